@@ -1,0 +1,163 @@
+#include "api.h"
+
+#include <cmath>
+
+#include "json_writer.h"
+#include "corrected.h"
+#include "input_limits.h"
+#include "request_json.h"
+#include "result_json.h"
+#include "step_model.h"
+
+#ifndef STEPCALC_VERSION
+#define STEPCALC_VERSION "0.0.0"
+#endif
+
+namespace stepcalc {
+namespace {
+
+Expected<std::string> price_request(const Request& request) {
+  const MfuTables& tables = embedded_h100_tables();
+  auto result = price_step(request, tables);
+  if (!result) return result.error();
+  return result_to_json(request, result.value(), tables);
+}
+
+bool apply_sweep_value(Request* r, const std::string& axis, int64_t v) {
+  Step& s = r->step;
+  if (axis == "prefill_tokens") {
+    if (s.prefill.empty()) s.prefill.push_back({0, 0});
+    s.prefill.front().new_tokens = v;
+  } else if (axis == "decode_batch") {
+    const std::vector<DecodeRequest> base = s.decode.empty() ? std::vector<DecodeRequest>{{1024, 1}} : s.decode;
+    s.decode.resize(static_cast<size_t>(v));
+    for (size_t i = 0; i < s.decode.size(); ++i) s.decode[i] = base[i % base.size()];
+  } else if (axis == "decode_kv") {
+    if (s.decode.empty()) s.decode.push_back({0, 1});
+    for (DecodeRequest& d : s.decode) d.progress_index = v;
+  } else if (axis == "tp") {
+    r->tp = v;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Expected<PricedDocument> price_document(std::string_view json, const std::string& mode_override) {
+  auto batch = parse_requests(json);
+  if (!batch) return batch.error();
+  PricedDocument out;
+  JsonWriter w;
+  if (batch->is_array) w.begin_array();
+  for (const Expected<Request>& parsed : batch->requests) {
+    if (!parsed) {
+      ++out.failures;
+      w.raw(error_to_json(parsed.error()));
+      continue;
+    }
+    Request request = parsed.value();
+    if (!mode_override.empty()) request.mode = mode_override;
+    auto priced = price_request(request);
+    if (!priced) ++out.failures;
+    w.raw(priced ? priced.value() : error_to_json(priced.error(), request.id, request.has_id));
+  }
+  if (batch->is_array) w.end_array();
+  out.json = w.take();
+  return out;
+}
+
+Expected<std::string> price_json(std::string_view json) {
+  auto request = parse_request(json);
+  if (!request) return request.error();
+  return price_request(request.value());
+}
+
+Expected<std::string> sweep_json(std::string_view json, const std::string& axis, const std::vector<double>& values) {
+  auto parsed = parse_request(json);
+  if (!parsed) return parsed.error();
+  if (values.size() > limits::kMaxSweepPoints)
+    return make_error("out_of_range", "values", "A sweep may have at most 100000 points.");
+  const Request base = parsed.value();
+  Request probe = base;
+  if (!apply_sweep_value(&probe, axis, 1))
+    return make_error("invalid_value", "axis",
+                      "Unknown sweep axis '" + axis.substr(0, 64) + "'; axes: prefill_tokens, decode_batch, decode_kv, tp.");
+  const MfuTables& tables = embedded_h100_tables();
+  const int64_t min = axis == "tp" || axis == "decode_batch" ? 1 : 0;
+  const int64_t max = axis == "tp" ? limits::kMaxTp : axis == "decode_batch" ? limits::kMaxRequestsPerStep : limits::kMaxTokens;
+  JsonWriter w;
+  w.begin_array();
+  Request r = base;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double v = values[i];
+    w.begin_object().field("value", v);
+    if (!std::isfinite(v) || v != std::trunc(v) || v < static_cast<double>(min) || v > static_cast<double>(max)) {
+      const Error e = make_error("invalid_value", "values[" + std::to_string(i) + "]",
+                                 "Sweep values for " + axis + " must be whole numbers in [" + std::to_string(min) +
+                                     ", " + std::to_string(max) + "].");
+      w.key("error").begin_object().field("code", e.code).field("path", e.path).field("message", e.message).end_object();
+      w.end_object();
+      continue;
+    }
+    if (axis == "decode_batch") r.step.decode = base.step.decode;
+    apply_sweep_value(&r, axis, static_cast<int64_t>(v));
+    auto priced = price_step(r, tables, false);
+    if (priced) {
+      w.field("step_time_us", priced->step_time_us)
+          .field("total_us", priced->total_us_before_rounding)
+          .field("bound", priced->bound)
+          .field("prefill_s", priced->prefill.time_s())
+          .field("decode_s", priced->decode.time_s());
+    } else {
+      const Error& e = priced.error();
+      w.key("error").begin_object().field("code", e.code).field("path", e.path).field("message", e.message).end_object();
+    }
+    w.end_object();
+  }
+  w.end_array();
+  return w.take();
+}
+
+std::string presets_json() {
+  JsonWriter w;
+  w.begin_object().key("models").begin_array();
+  for (const std::string& name : model_preset_names()) {
+    auto m = model_preset(name);
+    w.begin_object().field("name", name);
+    if (m) {
+      w.field("num_hidden_layers", m->num_layers)
+          .field("hidden_size", m->hidden_size)
+          .field("num_attention_heads", m->num_heads)
+          .field("num_key_value_heads", m->num_kv_heads)
+          .field("intermediate_size", m->intermediate_size)
+          .field("bytes_per_param", m->bytes_per_param)
+          .field("vocab_size", m->vocab_size)
+          .field("torch_dtype", m->dtype);
+      w.key("notes").begin_array();
+      for (const Warning& n : m->notes) w.value(n.message);
+      w.end_array();
+    }
+    w.end_object();
+  }
+  w.end_array().key("gpus").begin_array();
+  for (const std::string& gpu : gpu_names()) {
+    auto h = hardware_preset(gpu);
+    w.begin_object()
+        .field("name", gpu)
+        .field("TFlopsPeak", h->tflops_peak)
+        .field("BwPeakTBs", h->bw_peak_tbs)
+        .field("bwEfficiencyFactor", h->bw_efficiency)
+        .field("perLayerOverhead", h->per_layer_overhead_us)
+        .end_object();
+  }
+  w.end_array().key("modes").begin_array();
+  for (const std::string& mode : mode_names()) w.value(mode);
+  w.end_array().end_object();
+  return w.take();
+}
+
+const char* version() { return STEPCALC_VERSION; }
+
+}  // namespace stepcalc

@@ -1,0 +1,48 @@
+// A minimal streaming JSON writer: exact numbers, escaped strings, no allocation
+// beyond the output string.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace stepcalc {
+
+/// Shortest decimal text that reads back as exactly `v` (at most 17 digits).
+/// Non-finite values are written as null (JSON has no NaN/Infinity).
+std::string format_double(double v);
+
+class JsonWriter {
+ public:
+  JsonWriter& begin_object();
+  JsonWriter& end_object();
+  JsonWriter& begin_array();
+  JsonWriter& end_array();
+  JsonWriter& key(std::string_view name);
+  JsonWriter& value(double v);
+  JsonWriter& value(int64_t v);
+  JsonWriter& value(int v) { return value(static_cast<int64_t>(v)); }
+  JsonWriter& value(bool v);
+  JsonWriter& value(std::string_view v);
+  JsonWriter& value(const char* v) { return value(std::string_view(v)); }
+  JsonWriter& null();
+  /// Inserts already-serialised JSON as one value.
+  JsonWriter& raw(std::string_view json);
+  template <typename T>
+  JsonWriter& field(std::string_view name, const T& v) {
+    key(name);
+    return value(v);
+  }
+  const std::string& str() const { return out_; }
+  std::string take() { return std::move(out_); }
+
+ private:
+  void separate();
+  std::string out_;
+  bool need_comma_ = false;
+};
+
+/// `text` as a JSON string literal with quotes.
+std::string json_quote(std::string_view text);
+
+}  // namespace stepcalc

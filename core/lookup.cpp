@@ -1,0 +1,193 @@
+// MFU lookups, exactly as reference-model.md "MFU lookups" specifies.
+#include "lookup.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace stepcalc {
+
+const char* Provenance::how() const {
+  if (floor) return "floor";
+  if (fallback) return "fallback";
+  if (clamped_low || clamped_high) return "clamped";
+  if (exact) return "exact";
+  return "interpolated";
+}
+
+Bracket bracket(const double* axis, size_t size, double x) {
+  Bracket b;
+  if (size == 0) return b;
+  const size_t last = size - 1;
+  if (x <= axis[0]) {
+    b.clamped = x < axis[0] ? -1 : 0;
+    return b;
+  }
+  if (x >= axis[last]) {
+    b.i0 = b.i1 = last;
+    b.clamped = x > axis[last] ? 1 : 0;
+    return b;
+  }
+  const size_t i = static_cast<size_t>(std::lower_bound(axis, axis + size, x) - axis);
+  if (axis[i] == x) {
+    b.i0 = b.i1 = i;
+    return b;
+  }
+  b.i0 = i - 1;
+  b.i1 = i;
+  b.t = (x - axis[b.i0]) / (axis[b.i1] - axis[b.i0]);
+  return b;
+}
+
+namespace {
+
+void note_clamp(const Bracket& b, Provenance* p) {
+  if (b.clamped < 0) p->clamped_low = true;
+  if (b.clamped > 0) p->clamped_high = true;
+}
+
+double sq(double x) { return x * x; }
+
+}  // namespace
+
+GemmLookup gemm_mfu(const GemmTable& table, double m, double k, double n) {
+  GemmLookup out;
+  double best = std::numeric_limits<double>::infinity();
+  bool covered = false;
+  for (size_t i = 0; i < table.pairs.size(); ++i) {
+    const GemmPair& p = table.pairs[i];
+    if (p.k >= k && p.n >= n) {
+      const double distance = sq(p.k - k) + sq(p.n - n);
+      if (!covered || distance < best) best = distance, out.pair = i, covered = true;
+    }
+  }
+  if (!covered) {
+    double largest = -1;
+    for (size_t i = 0; i < table.pairs.size(); ++i) {
+      const double size = sq(table.pairs[i].k) + sq(table.pairs[i].n);
+      if (size > largest) largest = size, out.pair = i;
+    }
+    out.pair_largest = true;
+  }
+  if (table.pairs.empty()) return out;
+  const GemmPair& p = table.pairs[out.pair];
+  out.pair_exact = p.k == k && p.n == n;
+  out.m = bracket(p.m_axis.data(), p.m_axis.size(), m);
+  note_clamp(out.m, &out.provenance);
+  if (out.m.degenerate()) {
+    out.mfu = p.mfu[out.m.i0];
+    out.provenance.exact = out.m.clamped == 0 && out.pair_exact;
+    out.provenance.row = p.row[out.m.i0];
+  } else {
+    out.mfu = lerp(p.mfu[out.m.i0], p.mfu[out.m.i1], out.m.t);
+  }
+  if (out.mfu < kMinMfu) {
+    int row = -1;
+    double nearest = std::numeric_limits<double>::infinity();
+    for (size_t r = 0; r < table.mfu.size(); ++r) {
+      if (table.mfu[r] < kMinMfu) continue;
+      const double distance = sq(table.m[r] - m) + sq(table.k[r] - k) + sq(table.n[r] - n);
+      if (distance < nearest) nearest = distance, row = static_cast<int>(r);
+    }
+    out.provenance.fallback = row >= 0;
+    out.provenance.floor = row < 0;
+    out.provenance.row = row;
+    out.mfu = row >= 0 ? table.mfu[row] : kMinMfu;
+  }
+  return out;
+}
+
+PrefillLookup prefill_mfu(const PrefillTable& table, double seq) {
+  PrefillLookup out;
+  out.seq = bracket(table.seq_axis.data(), table.seq_axis.size(), seq);
+  note_clamp(out.seq, &out.provenance);
+  if (out.seq.degenerate()) {
+    out.mfu = table.mfu[out.seq.i0];
+    out.provenance.exact = out.seq.clamped == 0;
+    out.provenance.row = table.row[out.seq.i0];
+  } else {
+    out.mfu = lerp(table.mfu[out.seq.i0], table.mfu[out.seq.i1], out.seq.t);
+  }
+  if (out.mfu < kMinMfu) {
+    int row = -1;
+    double nearest = std::numeric_limits<double>::infinity();
+    for (size_t r = 0; r < table.file_seq.size(); ++r) {
+      if (table.file_mfu[r] < kMinMfu) continue;
+      const double distance = std::fabs(table.file_seq[r] - seq);
+      if (distance < nearest) nearest = distance, row = static_cast<int>(r);
+    }
+    out.provenance.fallback = row >= 0;
+    out.provenance.floor = row < 0;
+    out.provenance.row = row;
+    out.mfu = row >= 0 ? table.file_mfu[row] : kMinMfu;
+  }
+  return out;
+}
+
+DecodeLookup decode_mfu(const DecodeTable& table, double bs, double kv) {
+  DecodeLookup out;
+  out.bs = bracket(table.bs_axis.data(), table.bs_axis.size(), bs);
+  out.kv = bracket(table.kv_axis.data(), table.kv_axis.size(), kv);
+  note_clamp(out.bs, &out.provenance);
+  note_clamp(out.kv, &out.provenance);
+  // A corner with no measurement reads as 0 (reference QUIRK).
+  auto corner = [&](size_t ib, size_t ik) {
+    if (table.cell_row(ib, ik) < 0) out.provenance.missing_corner = true;
+    return table.cell_mfu(ib, ik);
+  };
+  const double q00 = corner(out.bs.i0, out.kv.i0);
+  if (out.bs.degenerate() && out.kv.degenerate()) {
+    out.mfu = q00;
+    out.provenance.exact = out.bs.clamped == 0 && out.kv.clamped == 0;
+    out.provenance.row = table.cell_row(out.bs.i0, out.kv.i0);
+  } else if (out.bs.degenerate()) {
+    out.mfu = lerp(q00, corner(out.bs.i0, out.kv.i1), out.kv.t);
+  } else if (out.kv.degenerate()) {
+    out.mfu = lerp(q00, corner(out.bs.i1, out.kv.i0), out.bs.t);
+  } else {
+    const double q10 = corner(out.bs.i1, out.kv.i0);
+    const double q01 = corner(out.bs.i0, out.kv.i1);
+    const double q11 = corner(out.bs.i1, out.kv.i1);
+    out.mfu = lerp(lerp(q00, q10, out.bs.t), lerp(q01, q11, out.bs.t), out.kv.t);
+  }
+  if (out.mfu < kMinMfu) {
+    int row = -1;
+    double nearest = std::numeric_limits<double>::infinity();
+    for (size_t r = 0; r < table.file_mfu.size(); ++r) {
+      if (table.file_mfu[r] < kMinMfu) continue;
+      const double distance = std::sqrt(sq(table.file_bs[r] - bs) + sq(table.file_kv[r] - kv));
+      if (distance < nearest) nearest = distance, row = static_cast<int>(r);
+    }
+    out.provenance.fallback = row >= 0;
+    out.provenance.floor = row < 0;
+    out.provenance.row = row;
+    out.mfu = row >= 0 ? table.file_mfu[row] : kMinMfu;
+  }
+  return out;
+}
+
+const PrefillTable* nearest_attention_config(const MfuTables& tables, int64_t heads, int64_t kv_heads,
+                                             int64_t head_dim) {
+  const PrefillTable* best = nullptr;
+  double nearest = std::numeric_limits<double>::infinity();
+  for (const PrefillTable& p : tables.prefill) {  // sorted by key: ties keep the first
+    const double distance = std::sqrt(sq(static_cast<double>(p.heads - heads)) +
+                                      sq(static_cast<double>(p.kv_heads - kv_heads)) +
+                                      sq(static_cast<double>(p.head_dim - head_dim)));
+    if (p.heads == heads && p.kv_heads == kv_heads && p.head_dim == head_dim) return &p;
+    if (distance < nearest) nearest = distance, best = &p;
+  }
+  return best;
+}
+
+const DecodeTable* decode_table_for(const MfuTables& tables, const std::string& key, int64_t tp) {
+  const DecodeTable* best = nullptr;
+  for (const DecodeTable& d : tables.decode) {  // sorted by tp within a key
+    if (d.key != key) continue;
+    if (d.tp == tp) return &d;
+    if (best == nullptr || std::llabs(d.tp - tp) < std::llabs(best->tp - tp)) best = &d;
+  }
+  return best;
+}
+
+}  // namespace stepcalc

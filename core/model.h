@@ -1,0 +1,72 @@
+// The inputs of one pricing: model shape, hardware, tensor parallelism, the step.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stepcalc {
+
+/// A plain-language note about an approximation; `code` is a stable word.
+struct Warning {
+  std::string code;
+  std::string message;
+};
+
+/// Transformer shape as the step model sees it (HuggingFace config names in comments).
+struct ModelShape {
+  int64_t num_layers = 0;         ///< L, num_hidden_layers
+  int64_t hidden_size = 0;        ///< d, hidden_size
+  int64_t num_heads = 0;          ///< H, num_attention_heads
+  int64_t num_kv_heads = 0;       ///< Hkv, after the KV-head fallbacks
+  int64_t intermediate_size = 0;  ///< dFF, after the ffn fallbacks (4*d)
+  double bytes_per_param = 0;     ///< bpp, from the dtype or given explicitly
+  int64_t vocab_size = 0;         ///< informational; the reference ignores it
+  std::string source;             ///< "preset:NAME", "config" (HF object) for display
+  std::string dtype;              ///< dtype name the bpp came from, if any
+  std::vector<Warning> notes;     ///< config features the step model ignores (MoE, MLA, ...)
+};
+
+/// GPU constants. `bw_efficiency` 0 means "none" (peak bandwidth used as is).
+struct Hardware {
+  std::string gpu = "H100";         ///< selects the MFU tables
+  double tflops_peak = 989.5;       ///< TFlopsPeak, dense BF16 TFLOP/s
+  double bw_peak_tbs = 3.35;        ///< BwPeakTBs, HBM TB/s
+  double bw_efficiency = 0.82;      ///< bwEfficiencyFactor, 0 or (0, 1]
+  double per_layer_overhead_us = 100;  ///< perLayerOverhead, CPU us per layer (/tp)
+};
+
+/// A request being prefilled: `progress_index` tokens already processed (cached
+/// prefix or earlier chunks), `new_tokens` processed in this step.
+struct PrefillRequest {
+  int64_t progress_index = 0;
+  int64_t new_tokens = 0;
+};
+
+/// A request decoding one token; `progress_index` tokens are in its KV cache.
+/// `new_tokens` is carried for round trips; the reference ignores it.
+struct DecodeRequest {
+  int64_t progress_index = 0;
+  int64_t new_tokens = 1;
+};
+
+struct Step {
+  std::vector<PrefillRequest> prefill;
+  std::vector<DecodeRequest> decode;
+};
+
+/// Everything one pricing needs, already validated.
+struct Request {
+  std::string id;        ///< echoed in the result when non-empty
+  bool has_id = false;
+  std::string mode = "blis-v2";
+  std::string model_name;  ///< informational label
+  ModelShape model;
+  Hardware hardware;
+  int64_t tp = 1;
+  Step step;
+  bool has_expected = false;          ///< conformance files: the reference's answer
+  int64_t expected_step_time_us = 0;
+};
+
+}  // namespace stepcalc

@@ -1,0 +1,231 @@
+#include "result_json.h"
+
+#include "json_writer.h"
+
+namespace stepcalc {
+namespace {
+
+void write_provenance(JsonWriter& w, const Provenance& p) {
+  w.field("how", p.how());
+  if (p.row >= 0) w.field("row", static_cast<int64_t>(p.row));
+  if (p.clamped_low) w.field("clamped_low", true);
+  if (p.clamped_high) w.field("clamped_high", true);
+  if (p.missing_corner) w.field("missing_corner", true);
+}
+
+void write_bracket(JsonWriter& w, const char* name, const Bracket& b, const std::vector<double>& axis) {
+  w.key(name).begin_array().value(axis[b.i0]).value(axis[b.i1]).end_array();
+  if (!b.degenerate()) w.field(std::string(name) + "_t", b.t);
+}
+
+void write_gemms(JsonWriter& w, const GemmSet& set, const MfuTables& t) {
+  w.key("gemms").begin_array();
+  for (int kind = 0; kind < kNumGemmKinds; ++kind) {
+    const GemmTerm& g = set.terms[kind];
+    const GemmPair& pair = t.gemm.pairs[g.lookup.pair];
+    w.begin_object()
+        .field("kind", gemm_kind_name(kind))
+        .field("m", g.m)
+        .field("k", g.k)
+        .field("n", g.n)
+        .field("flops_per_layer", g.flops)
+        .field("mfu", g.mfu)
+        .field("compute_s_per_layer", g.compute_s)
+        .field("weight_floor_s_per_layer", g.floor_s)
+        .field("floor_won", g.floor_won)
+        .field("time_s", g.time_s);
+    w.key("lookup").begin_object();
+    w.key("table_pair").begin_array().value(pair.k).value(pair.n).end_array();
+    w.field("pair_exact", g.lookup.pair_exact);
+    if (g.lookup.pair_largest) w.field("pair_largest", true);
+    write_bracket(w, "m_rows", g.lookup.m, pair.m_axis);
+    write_provenance(w, g.lookup.provenance);
+    w.end_object().end_object();
+  }
+  w.end_array();
+}
+
+void write_bytes(JsonWriter& w, const MemoryBytes& b) {
+  w.key("memory_bytes")
+      .begin_object()
+      .field("weights", b.weights)
+      .field("kv_read", b.kv_read)
+      .field("kv_write", b.kv_write)
+      .field("activations", b.activations)
+      .end_object();
+}
+
+void write_phase_common(JsonWriter& w, const PhaseResult& p) {
+  w.field("compute_s", p.compute_s)
+      .field("memory_s", p.memory_s)
+      .field("time_s", p.time_s())
+      .field("bound_by", p.memory_bound() ? "memory" : "compute")
+      .field("gemm_time_s", p.gemm_time_s)
+      .field("attn_core_time_s", p.attn_core_time_s)
+      .field("attn_core_flops", p.attn_core_flops);
+  if (p.comm_s > 0) w.field("comm_s", p.comm_s);
+  write_bytes(w, p.bytes);
+}
+
+void write_prefill(JsonWriter& w, const PrefillResult& p, const MfuTables& t, const std::string& attn_key) {
+  w.key("prefill");
+  if (!p.present) {
+    w.null();
+    return;
+  }
+  w.begin_object().field("num_requests", p.num_requests).field("new_tokens", p.new_tokens);
+  write_phase_common(w, p);
+  const PrefillTable* table = t.find_prefill(attn_key);
+  w.key("buckets").begin_array();
+  for (const PrefillBucket& b : p.buckets) {
+    w.begin_object()
+        .field("bucket", b.bucket)
+        .field("num_requests", b.num_requests)
+        .field("total_new_tokens", b.total_new_tokens)
+        .field("attn_mfu", b.attn_mfu)
+        .field("attn_core_flops", b.attn_core_flops)
+        .field("attn_core_time_s", b.attn_core_time_s)
+        .field("gemm_time_s", b.gemms.total_s);
+    w.key("attn_lookup").begin_object();
+    w.field("table", attn_key);
+    if (table != nullptr) write_bracket(w, "seq_rows", b.attn_lookup.seq, table->seq_axis);
+    write_provenance(w, b.attn_lookup.provenance);
+    w.end_object();
+    write_gemms(w, b.gemms, t);
+    w.end_object();
+  }
+  w.end_array().end_object();
+}
+
+void write_decode(JsonWriter& w, const DecodeResult& d, const MfuTables& t, const std::string& attn_key, int64_t tp) {
+  w.key("decode");
+  if (!d.present) {
+    w.null();
+    return;
+  }
+  w.begin_object().field("batch_size", d.batch_size).field("attn_effective_mfu", d.attn_effective_mfu);
+  write_phase_common(w, d);
+  const DecodeTable* table = decode_table_for(t, attn_key, tp);
+  w.key("attn_lookups").begin_array();
+  for (const DecodeAttnGroup& g : d.attn_groups) {
+    w.begin_object().field("kv_len", g.kv_len).field("count", g.count).field("mfu", g.lookup.mfu);
+    if (table != nullptr) {
+      write_bracket(w, "bs_rows", g.lookup.bs, table->bs_axis);
+      write_bracket(w, "kv_rows", g.lookup.kv, table->kv_axis);
+    }
+    write_provenance(w, g.lookup.provenance);
+    w.end_object();
+  }
+  w.end_array();
+  write_gemms(w, d.gemms, t);
+  w.end_object();
+}
+
+/// The flat breakdown of the conformance files, field for field.
+void write_breakdown(JsonWriter& w, const StepResult& r) {
+  const PrefillResult& p = r.prefill;
+  const DecodeResult& d = r.decode;
+  w.key("breakdown")
+      .begin_object()
+      .field("prefill_compute_s", p.compute_s)
+      .field("prefill_memory_s", p.memory_s)
+      .field("decode_compute_s", d.compute_s)
+      .field("decode_memory_s", d.memory_s)
+      .field("gemm_time_s", p.gemm_time_s + d.gemm_time_s)
+      .field("attn_core_time_s", p.attn_core_time_s + d.attn_core_time_s)
+      .field("overhead_us", r.overhead_us)
+      .field("decode_gemm_time_s", d.gemm_time_s)
+      .field("decode_attn_core_time_s", d.attn_core_time_s)
+      .field("decode_attn_core_flops", d.attn_core_flops)
+      .field("decode_attn_effective_mfu", d.attn_effective_mfu)
+      .field("prefill_gemm_time_s", p.gemm_time_s)
+      .field("prefill_attn_core_time_s", p.attn_core_time_s);
+  w.key("prefill_buckets").begin_array();
+  for (const PrefillBucket& b : p.buckets)
+    w.begin_object()
+        .field("bucket", b.bucket)
+        .field("num_requests", b.num_requests)
+        .field("total_new_tokens", b.total_new_tokens)
+        .field("attn_mfu", b.attn_mfu)
+        .field("attn_core_flops", b.attn_core_flops)
+        .field("gemm_time_s", b.gemms.total_s)
+        .field("attn_core_time_s", b.attn_core_time_s)
+        .end_object();
+  w.end_array()
+      .field("step_hardware_s", r.step_hardware_s)
+      .field("total_us_before_rounding", r.total_us_before_rounding)
+      .field("min_step_floor_applied", r.min_step_floor_applied)
+      .end_object();
+}
+
+}  // namespace
+
+std::string result_to_json(const Request& q, const StepResult& r, const MfuTables& t) {
+  JsonWriter w;
+  w.begin_object();
+  if (q.has_id) w.field("id", q.id);
+  const int64_t prefill_tokens = r.prefill.new_tokens;
+  const int64_t decode_tokens = r.decode.batch_size;
+  const double seconds = static_cast<double>(r.step_time_us) / 1e6;
+  w.field("mode", r.mode)
+      .field("step_time_us", r.step_time_us)
+      .field("step_time_ms", static_cast<double>(r.step_time_us) / 1e3)
+      .field("bound", r.bound);
+  w.key("tokens")
+      .begin_object()
+      .field("prefill", prefill_tokens)
+      .field("decode", decode_tokens)
+      .field("total", prefill_tokens + decode_tokens)
+      .end_object();
+  w.field("tokens_per_s", static_cast<double>(prefill_tokens + decode_tokens) / seconds)
+      .field("attn_config_model", r.attn_config_model)
+      .field("attn_config_used", r.attn_config_used)
+      .field("decode_mfu_tp_used", r.decode_mfu_tp_used)
+      .field("overhead_us", r.overhead_us);
+  write_breakdown(w, r);
+  w.key("phases").begin_object();
+  write_prefill(w, r.prefill, t, r.attn_config_used);
+  write_decode(w, r.decode, t, r.attn_config_used, r.decode_mfu_tp_used);
+  w.end_object();
+  const ModelShape& m = q.model;
+  w.key("model")
+      .begin_object()
+      .field("name", q.model_name)
+      .field("source", m.source)
+      .field("num_hidden_layers", m.num_layers)
+      .field("hidden_size", m.hidden_size)
+      .field("num_attention_heads", m.num_heads)
+      .field("num_key_value_heads", m.num_kv_heads)
+      .field("intermediate_size", m.intermediate_size)
+      .field("bytes_per_param", m.bytes_per_param)
+      .field("vocab_size", m.vocab_size)
+      .field("head_dim", m.hidden_size / m.num_heads)
+      .end_object();
+  const Hardware& h = q.hardware;
+  w.key("hardware")
+      .begin_object()
+      .field("gpu", h.gpu)
+      .field("TFlopsPeak", h.tflops_peak)
+      .field("BwPeakTBs", h.bw_peak_tbs)
+      .field("bwEfficiencyFactor", h.bw_efficiency)
+      .field("perLayerOverhead", h.per_layer_overhead_us)
+      .end_object();
+  w.field("tp", q.tp);
+  w.key("warnings").begin_array();
+  for (const Warning& warning : r.warnings)
+    w.begin_object().field("code", warning.code).field("message", warning.message).end_object();
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+std::string error_to_json(const Error& e, const std::string& id, bool has_id) {
+  JsonWriter w;
+  w.begin_object();
+  if (has_id) w.field("id", id);
+  w.key("error").begin_object().field("code", e.code).field("path", e.path).field("message", e.message).end_object();
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace stepcalc

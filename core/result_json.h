@@ -1,0 +1,19 @@
+// JSON out: a priced step (or an error) as the result object of docs/RESULT.md.
+#pragma once
+
+#include <string>
+
+#include "error.h"
+#include "model.h"
+#include "step_result.h"
+#include "tables.h"
+
+namespace stepcalc {
+
+/// The result object for `request` priced as `result`.
+std::string result_to_json(const Request& request, const StepResult& result, const MfuTables& tables);
+
+/// {"error": {"code", "path", "message"}} (plus "id" when the request had one).
+std::string error_to_json(const Error& error, const std::string& id = "", bool has_id = false);
+
+}  // namespace stepcalc

@@ -1,0 +1,126 @@
+#include "warnings.h"
+
+#include <cstdio>
+#include <set>
+#include <string>
+
+namespace stepcalc {
+namespace {
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+
+class Collector {
+ public:
+  void add(const std::string& code, const std::string& message) {
+    if (seen_.insert(code + "\n" + message).second) list_.push_back(Warning{code, message});
+  }
+  std::vector<Warning> take() { return std::move(list_); }
+
+ private:
+  std::set<std::string> seen_;
+  std::vector<Warning> list_;
+};
+
+void gemm_warnings(const GemmSet& set, const GemmTable& table, Collector* w) {
+  for (int kind = 0; kind < kNumGemmKinds; ++kind) {
+    const GemmTerm& g = set.terms[kind];
+    const GemmLookup& l = g.lookup;
+    const GemmPair& p = table.pairs[l.pair];
+    if (l.pair_largest)
+      w->add("gemm_shape_beyond_table", "GEMM " + std::string(gemm_kind_name(kind)) + " (k=" + num(g.k) +
+                                            ", n=" + num(g.n) + ") is larger than every measured shape; the largest, (" +
+                                            num(p.k) + ", " + num(p.n) + "), was used.");
+    else if (!l.pair_exact)
+      w->add("gemm_shape_not_measured", "GEMM shape (k=" + num(g.k) + ", n=" + num(g.n) +
+                                            ") is not measured; the nearest covering shape (" + num(p.k) + ", " +
+                                            num(p.n) + ") was used.");
+    if (l.provenance.clamped_low)
+      w->add("gemm_m_below_table", "GEMMs with M=" + num(g.m) + " tokens are below the smallest measured M=" +
+                                       num(p.m_axis.front()) + "; priced at M=" + num(p.m_axis.front()) + ".");
+    if (l.provenance.clamped_high)
+      w->add("gemm_m_above_table", "GEMMs with M=" + num(g.m) + " tokens are beyond the largest measured M=" +
+                                       num(p.m_axis.back()) + "; its MFU was used.");
+    if (l.provenance.fallback || l.provenance.floor)
+      w->add("gemm_mfu_fallback", "A GEMM MFU interpolated below 1e-4; the nearest non-zero measurement was used.");
+  }
+}
+
+}  // namespace
+
+std::vector<Warning> collect_warnings(const Request& r, const MfuTables& tables, const StepResult& out) {
+  Collector w;
+  const ModelShape& m = r.model;
+  for (const Warning& note : m.notes) w.add(note.code, note.message);
+  if (out.attn_config_model != out.attn_config_used)
+    w.add("attention_config_nearest", "No attention tables for config " + out.attn_config_model +
+                                          " (heads-KV heads-head dim); the nearest measured config " +
+                                          out.attn_config_used + " was used.");
+  if (m.hidden_size % m.num_heads != 0)
+    w.add("head_dim_not_integer", "hidden_size " + std::to_string(m.hidden_size) + " is not a multiple of " +
+                                      std::to_string(m.num_heads) +
+                                      " heads; GEMM shapes use the truncated head dim, memory the exact one.");
+  if (m.num_heads % r.tp != 0)
+    w.add("tp_does_not_divide_heads", "TP " + std::to_string(r.tp) + " does not divide the " +
+                                          std::to_string(m.num_heads) +
+                                          " attention heads; the model still divides every time by TP.");
+  if (r.tp > m.num_kv_heads)
+    w.add("tp_above_kv_heads", "TP " + std::to_string(r.tp) + " exceeds the " + std::to_string(m.num_kv_heads) +
+                                   " KV heads; real servers replicate KV heads, which the model ignores.");
+  if (out.decode.present && out.decode_mfu_tp_used != r.tp)
+    w.add("decode_tp_nearest", "No decode attention table for TP " + std::to_string(r.tp) + "; the TP " +
+                                   std::to_string(out.decode_mfu_tp_used) + " table was used.");
+
+  for (const PrefillBucket& b : out.prefill.buckets) {
+    gemm_warnings(b.gemms, tables.gemm, &w);
+    const Provenance& p = b.attn_lookup.provenance;
+    if (p.clamped_low || p.clamped_high)
+      w.add("prefill_bucket_clamped", "Prefill bucket " + std::to_string(b.bucket) +
+                                          " lies outside the measured lengths; the attention MFU of the nearest "
+                                          "end of the table was used.");
+    if (p.fallback || p.floor)
+      w.add("prefill_mfu_fallback", "The prefill attention MFU of bucket " + std::to_string(b.bucket) +
+                                        " interpolated below 1e-4; the nearest non-zero row was used.");
+  }
+  for (const PrefillRequest& q : r.step.prefill) {
+    if (q.new_tokens == 1)
+      w.add("prefill_one_token", "A prefill of exactly one new token gets the decode memory discounts (reference quirk).");
+    if (q.new_tokens == 0) w.add("prefill_zero_tokens", "A prefill request has no new tokens; it adds only memory traffic.");
+  }
+  if (!out.prefill.buckets.empty())
+    w.add("prefill_bucketed", "Prefill attention MFU is read at the power-of-two bucket of prefix + new tokens "
+                              "(512..65536), not at the request's own length.");
+
+  if (out.decode.present) {
+    gemm_warnings(out.decode.gemms, tables.gemm, &w);
+    int64_t clamped = 0, missing = 0, fallback = 0;
+    for (const DecodeAttnGroup& g : out.decode.attn_groups) {
+      const Provenance& p = g.lookup.provenance;
+      if (p.clamped_low || p.clamped_high) clamped += g.count;
+      if (p.missing_corner) missing += g.count;
+      if (p.fallback || p.floor) fallback += g.count;
+    }
+    if (clamped > 0)
+      w.add("decode_outside_table", std::to_string(clamped) + " decode request(s) fall outside the measured batch "
+                                                             "sizes or KV lengths; the table edge was used.");
+    if (missing > 0)
+      w.add("decode_missing_corner", std::to_string(missing) + " decode lookup(s) touch an unmeasured table cell, "
+                                                              "read as MFU 0 (drags the MFU down).");
+    if (fallback > 0)
+      w.add("decode_mfu_fallback", std::to_string(fallback) + " decode lookup(s) gave an MFU below 1e-4 (rounded "
+                                                               "zeros); the nearest non-zero measured cell was used.");
+    const bool mixed_kv = out.decode.attn_groups.size() > 1;
+    if (mixed_kv)
+      w.add("decode_mfu_arithmetic_mean", "Decode attention uses the FLOP-weighted arithmetic mean of per-request "
+                                          "MFUs; with mixed KV lengths this misprices attention time.");
+  }
+  if (out.prefill.present && out.decode.present)
+    w.add("mixed_batch_overlap", "Prefill and decode are assumed to overlap fully: the step costs the slower phase.");
+  if (out.min_step_floor_applied) w.add("min_step_floor", "The step was shorter than 1 us; it is priced at 1 us.");
+  return w.take();
+}
+
+}  // namespace stepcalc

@@ -1,0 +1,15 @@
+// Plain-language warnings for every fallback, clamp and approximation of a pricing.
+#pragma once
+
+#include <vector>
+
+#include "model.h"
+#include "step_result.h"
+#include "tables.h"
+
+namespace stepcalc {
+
+/// Warnings about `result` (already priced from `request`), one per distinct cause.
+std::vector<Warning> collect_warnings(const Request& request, const MfuTables& tables, const StepResult& result);
+
+}  // namespace stepcalc
