@@ -2,7 +2,6 @@
 #include "tables.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "embedded_data.h"
 
@@ -32,19 +31,30 @@ size_t index_of(const std::vector<double>& axis, double x) {
   return static_cast<size_t>(std::lower_bound(axis.begin(), axis.end(), x) - axis.begin());
 }
 
-// Parses "H-Hkv-D" (and an optional "-tpN" suffix); false when malformed.
+// Reads a decimal integer at text[*pos]; false when there is none.
+bool read_number(const std::string& text, size_t* pos, int64_t* out) {
+  const size_t start = *pos;
+  int64_t v = 0;
+  while (*pos < text.size() && text[*pos] >= '0' && text[*pos] <= '9' && v < (INT64_C(1) << 40))
+    v = v * 10 + (text[(*pos)++] - '0');
+  *out = v;
+  return *pos > start;
+}
+
+// Parses "H-Hkv-D" (and, with `tp`, a "-tpN" suffix); false when malformed.
 bool parse_key(const std::string& text, int64_t* h, int64_t* hkv, int64_t* d, int64_t* tp) {
-  long long a = 0, b = 0, c = 0, t = 0;
-  int used = 0;
-  if (tp != nullptr) {
-    if (std::sscanf(text.c_str(), "%lld-%lld-%lld-tp%lld%n", &a, &b, &c, &t, &used) != 4) return false;
-  } else if (std::sscanf(text.c_str(), "%lld-%lld-%lld%n", &a, &b, &c, &used) != 3) {
+  size_t pos = 0;
+  auto dash = [&](const char* sep) {
+    const size_t n = std::char_traits<char>::length(sep);
+    if (text.compare(pos, n, sep) != 0) return false;
+    pos += n;
+    return true;
+  };
+  if (!read_number(text, &pos, h) || !dash("-") || !read_number(text, &pos, hkv) || !dash("-") ||
+      !read_number(text, &pos, d))
     return false;
-  }
-  if (static_cast<size_t>(used) != text.size()) return false;
-  *h = a, *hkv = b, *d = c;
-  if (tp != nullptr) *tp = t;
-  return true;
+  if (tp != nullptr && (!dash("-tp") || !read_number(text, &pos, tp))) return false;
+  return pos == text.size();
 }
 
 Expected<GemmTable> build_gemm(const RawTable& t) {

@@ -57,7 +57,7 @@ if [ ! -f "$vendor/simdjson.cpp" ]; then
 fi
 
 # npm packages (playwright-core only drives the system chromium; it downloads nothing).
-if [ ! -d "$here/node_modules/playwright-core" ]; then
+if [ ! -d "$here/node_modules/playwright-core" ] || [ ! -d "$here/node_modules/typescript" ]; then
   (cd "$here" && npm install --no-audit --no-fund --loglevel=error)
 fi
 echo "install: ok"

@@ -97,13 +97,30 @@ for (const rel of files) {
 }
 const blob = Buffer.from(bytes);
 
+// Only the config keys the core reads are embedded (the full configs stay in
+// presets/models/); this keeps the Wasm module small.
+const MODEL_KEYS = new Set([
+  'num_hidden_layers', 'hidden_size', 'num_attention_heads', 'num_key_value_heads', 'num_kv_heads',
+  'multi_query_group_num', 'intermediate_size', 'ffn_hidden_size', 'torch_dtype', 'dtype', 'vocab_size',
+  'head_dim', 'num_local_experts', 'n_routed_experts', 'num_experts', 'num_experts_per_tok', 'kv_lora_rank',
+  'sliding_window', 'use_sliding_window', 'moe_intermediate_size', 'text_config',
+]);
+function keepModelKeys(config) {
+  const out = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (!MODEL_KEYS.has(key)) continue;
+    out[key] = key === 'text_config' && value && typeof value === 'object' ? keepModelKeys(value) : value;
+  }
+  return out;
+}
+
 const presets = fs
   .readdirSync(presetDir)
   .filter((f) => f.endsWith('.json'))
   .sort()
   .map((f) => {
     const json = JSON.parse(fs.readFileSync(path.join(presetDir, f), 'utf8'));
-    return { name: f.replace(/\.json$/, ''), json: JSON.stringify(json) };
+    return { name: f.replace(/\.json$/, ''), json: JSON.stringify(keepModelKeys(json)) };
   });
 
 const hex = [...blob].map((b) => `0x${b.toString(16).padStart(2, '0')}`);

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds everything into build/: the native core, CLI (build/stepcalc) and tests,
+# then the Wasm module (wasm/dist/) and the core tests compiled to Wasm (build/wasm/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"  # emcc's JS optimizer needs acorn from here
+jobs=$(nproc 2>/dev/null || echo 2)
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$jobs"
+
+emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/wasm -j"$jobs"
+echo "build: ok (native CLI build/stepcalc, Wasm wasm/dist/)"

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs every test layer over a finished build (scripts/build.sh): native core and
+# conformance (ctest), the core suite compiled to Wasm under node, the Wasm module
+# and loader (node --test), the page in headless Chromium, and the loader's types.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== native core tests and conformance (ctest)"
+ctest --test-dir build --output-on-failure
+
+echo "== core tests compiled to Wasm, under node"
+node build/wasm/stepcalc_tests_wasm.js
+
+echo "== loader types (tsc)"
+node node_modules/typescript/bin/tsc -p tests/types/tsconfig.json
+
+echo "== Wasm module and page (node --test)"
+node --test --test-concurrency=1 tests/wasm/ tests/web/
+
+if [ -f scripts/test-hardening.sh ]; then
+  echo "== hardening: sanitizers and fuzzing"
+  bash scripts/test-hardening.sh
+fi

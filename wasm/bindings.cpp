@@ -1,0 +1,62 @@
+// Embind bindings: the core's JSON API as plain value objects. Nothing crosses that
+// the caller must delete; errors are values that the loader turns into StepCalcError.
+#include <emscripten/bind.h>
+
+#include <string>
+#include <vector>
+
+#include "api.h"
+
+namespace {
+
+/// What every call returns: the JSON text, or an error (code, path, message).
+struct Outcome {
+  bool ok = false;
+  std::string json;
+  std::string code;
+  std::string path;
+  std::string message;
+};
+
+Outcome from(const stepcalc::Expected<std::string>& r) {
+  Outcome out;
+  out.ok = r.ok();
+  if (r.ok()) {
+    out.json = r.value();
+  } else {
+    out.code = r.error().code;
+    out.path = r.error().path;
+    out.message = r.error().message;
+  }
+  return out;
+}
+
+Outcome price(const std::string& request_json) { return from(stepcalc::price_json(request_json)); }
+
+Outcome price_document(const std::string& document_json, const std::string& mode) {
+  auto priced = stepcalc::price_document(document_json, mode);
+  return from(priced ? stepcalc::Expected<std::string>(priced->json) : stepcalc::Expected<std::string>(priced.error()));
+}
+
+Outcome sweep(const std::string& request_json, const std::string& axis, const emscripten::val& values) {
+  return from(stepcalc::sweep_json(request_json, axis, emscripten::vecFromJSArray<double>(values)));
+}
+
+std::string presets() { return stepcalc::presets_json(); }
+std::string version() { return stepcalc::version(); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(stepcalc) {
+  emscripten::value_object<Outcome>("Outcome")
+      .field("ok", &Outcome::ok)
+      .field("json", &Outcome::json)
+      .field("code", &Outcome::code)
+      .field("path", &Outcome::path)
+      .field("message", &Outcome::message);
+  emscripten::function("price", &price);
+  emscripten::function("priceDocument", &price_document);
+  emscripten::function("sweep", &sweep);
+  emscripten::function("presets", &presets);
+  emscripten::function("version", &version);
+}
