@@ -254,13 +254,14 @@ Expected<StepResult> price_step(const Request& r, const MfuTables& tables, bool 
   const PrefillTable* attn = nearest_attention_config(tables, m.num_heads, m.num_kv_heads, head_dim);
   out.attn_config_used = attn->key;
 
+  const DecodeTable* decode_table = decode_table_for(tables, attn->key, r.tp);
+  if (decode_table != nullptr) out.decode_mfu_tp_used = decode_table->tp;  // reported even without decodes
+
   if (!r.step.prefill.empty()) price_prefill(r, d, tables, *attn, sw, &out.prefill);
   if (!r.step.decode.empty()) {
-    const DecodeTable* table = decode_table_for(tables, attn->key, r.tp);
-    if (table == nullptr)
+    if (decode_table == nullptr)
       return make_error("no_tables", "gpu", "No decode attention table for config " + attn->key + ".");
-    out.decode_mfu_tp_used = table->tp;
-    price_decode(r, d, tables, table, sw, detail, &out.decode);
+    price_decode(r, d, tables, decode_table, sw, detail, &out.decode);
   }
   if (sw.any()) apply_corrections(sw, r, d.tp_scaling, &out);
 

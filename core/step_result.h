@@ -99,7 +99,7 @@ struct StepResult {
   DecodeResult decode;
   std::string attn_config_model;  ///< "H-Hkv-D" of the model
   std::string attn_config_used;   ///< the measured config actually used
-  int64_t decode_mfu_tp_used = 0; ///< TP of the decode table used (0: no decode)
+  int64_t decode_mfu_tp_used = 0; ///< TP of the decode table for this config and tp
   std::vector<Warning> warnings;
 };
 
