@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "corrected_config.h"
+
 namespace stepcalc {
 
 /// A plain-language note about an approximation; `code` is a stable word.
@@ -65,6 +67,7 @@ struct Request {
   Hardware hardware;
   int64_t tp = 1;
   Step step;
+  CorrectedOverrides corrected;       ///< optional `corrected` object: switch/param overrides
   bool has_expected = false;          ///< conformance files: the reference's answer
   int64_t expected_step_time_us = 0;
 };

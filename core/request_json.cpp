@@ -282,6 +282,46 @@ Expected<Step> step_from(element e, const std::string& path) {
   return step;
 }
 
+/// The optional `corrected` object: {"switches": {NAME: bool}, "params": {NAME: number}}.
+Expected<CorrectedOverrides> corrected_from(element e, const std::string& path) {
+  object o;
+  if (e.get_object().get(o) != simdjson::SUCCESS) return type_error(path, e, "an object");
+  CorrectedOverrides out;
+  out.present = true;
+  std::string switch_names, param_names;
+  for (int i = 0; i < kNumCorrectedSwitches; ++i) switch_names += std::string(i ? ", " : "") + corrected_switch_name(i);
+  for (int i = 0; i < kNumCorrectedParams; ++i) param_names += std::string(i ? ", " : "") + corrected_param_name(i);
+  for (auto field : o) {
+    const std::string where = join(path, field.key);
+    const bool switches = field.key == "switches";
+    if (!switches && field.key != "params") return unknown_field(path, field.key, "switches, params");
+    object items;
+    if (field.value.get_object().get(items) != simdjson::SUCCESS) return type_error(where, field.value, "an object");
+    for (auto item : items) {
+      const std::string item_path = join(where, item.key);
+      if (switches) {
+        const int index = corrected_switch_index(item.key);
+        if (index < 0) return unknown_field(where, item.key, switch_names.c_str());
+        bool on = false;
+        if (item.value.get_bool().get(on) != simdjson::SUCCESS) return type_error(item_path, item.value, "true or false");
+        out.switch_state[index] = on ? 1 : 0;
+      } else {
+        const int index = corrected_param_index(item.key);
+        if (index < 0) return unknown_field(where, item.key, param_names.c_str());
+        auto v = read_number(item.value, item_path);
+        if (!v) return v.error();
+        const bool positive = index == kGemmTablePeakTflops || index == kNvlinkBwGBs;
+        if (!std::isfinite(v.value()) || v.value() < 0 || (positive && v.value() == 0))
+          return make_error("invalid_value", item_path,
+                            item_path + (positive ? " must be a finite number > 0." : " must be a finite number >= 0."));
+        out.param[index] = v.value();
+        out.param_set[index] = true;
+      }
+    }
+  }
+  return out;
+}
+
 Expected<Request> request_from(element e, const std::string& path) {
   object o;
   if (e.get_object().get(o) != simdjson::SUCCESS) return type_error(path.empty() ? "request" : path, e, "an object");
@@ -305,6 +345,10 @@ Expected<Request> request_from(element e, const std::string& path) {
       auto mode = read_string(field.value, where);
       if (!mode) return mode.error();
       r.mode = mode.value();
+    } else if (field.key == "corrected") {
+      auto corrected = corrected_from(field.value, where);
+      if (!corrected) return corrected.error();
+      r.corrected = corrected.value();
     } else if (field.key == "id") {
       auto id = read_string(field.value, where);
       if (!id) return id.error();
@@ -332,7 +376,7 @@ Expected<Request> request_from(element e, const std::string& path) {
         r.expected_step_time_us = v.value();
       }
     } else {
-      return unknown_field(path, field.key, "model, gpu, hardware, tp, step, mode, id, model_name, tags, expected");
+      return unknown_field(path, field.key, "model, gpu, hardware, tp, step, mode, corrected, id, model_name, tags, expected");
     }
   }
   if (!have_model) return make_error("missing_field", join(path, "model"), "The request needs a model (preset name or config object).");

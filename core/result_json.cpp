@@ -34,6 +34,7 @@ void write_gemms(JsonWriter& w, const GemmSet& set, const MfuTables& t) {
         .field("weight_floor_s_per_layer", g.floor_s)
         .field("floor_won", g.floor_won)
         .field("time_s", g.time_s);
+    if (g.kernel_floor_s > 0) w.field("kernel_floor_s_per_layer", g.kernel_floor_s);
     w.key("lookup").begin_object();
     w.key("table_pair").begin_array().value(pair.k).value(pair.n).end_array();
     w.field("pair_exact", g.lookup.pair_exact);
@@ -158,6 +159,38 @@ void write_breakdown(JsonWriter& w, const StepResult& r) {
       .end_object();
 }
 
+/// Corrected mode (or overrides given): every switch, every parameter, and the parts
+/// of the step that only the corrected mode has.
+void write_corrected(JsonWriter& w, const Request& q, const StepResult& r, const MfuTables& t) {
+  const CorrectedSettings& c = r.corrected;
+  w.key("corrected").begin_object().key("switches").begin_object();
+  for (int s = 0; s < kNumCorrectedSwitches; ++s) w.field(corrected_switch_name(s), c.on[s]);
+  w.end_object().key("params").begin_object();
+  for (int p = 0; p < kNumCorrectedParams; ++p) w.field(corrected_param_name(p), c.param[p]);
+  w.end_object();
+  const double requests = static_cast<double>(q.step.prefill.size() + q.step.decode.size());
+  w.field("requests", static_cast<int64_t>(requests))
+      .field("comm_s", r.prefill.comm_s + r.decode.comm_s)
+      .field("prefill_comm_s", r.prefill.comm_s)
+      .field("decode_comm_s", r.decode.comm_s);
+  w.key("fused");
+  if (!r.fused.present) {
+    w.null();
+  } else {
+    w.begin_object()
+        .field("tokens", r.fused.tokens)
+        .field("compute_s", r.fused.compute_s)
+        .field("memory_s", r.fused.memory_s)
+        .field("comm_s", r.fused.comm_s)
+        .field("time_s", r.fused.time_s())
+        .field("gemm_time_s", r.fused.gemm_time_s)
+        .field("attn_core_time_s", r.fused.attn_core_time_s);
+    write_gemms(w, r.fused.gemms, t);
+    w.end_object();
+  }
+  w.end_object();
+}
+
 }  // namespace
 
 std::string result_to_json(const Request& q, const StepResult& r, const MfuTables& t) {
@@ -183,6 +216,7 @@ std::string result_to_json(const Request& q, const StepResult& r, const MfuTable
       .field("decode_mfu_tp_used", r.decode_mfu_tp_used)
       .field("overhead_us", r.overhead_us);
   write_breakdown(w, r);
+  if (r.corrected.listed || r.corrected.any()) write_corrected(w, q, r, t);
   w.key("phases").begin_object();
   write_prefill(w, r.prefill, t, r.attn_config_used);
   write_decode(w, r.decode, t, r.attn_config_used, r.decode_mfu_tp_used);

@@ -57,7 +57,7 @@ Derived derive(const Request& r) {
   return d;
 }
 
-GemmSet gemm_times(const Derived& d, const MfuTables& t, double m) {
+GemmSet gemm_times(const Derived& d, const MfuTables& t, double m, const CorrectedSwitches& sw) {
   const double shapes[kNumGemmKinds][2] = {{d.hidden, d.hidden}, {d.hidden, d.kv_dim}, {d.hidden, d.kv_dim},
                                            {d.hidden, d.hidden}, {d.hidden, d.ffn},    {d.hidden, d.ffn},
                                            {d.ffn, d.hidden}};
@@ -75,7 +75,8 @@ GemmSet gemm_times(const Derived& d, const MfuTables& t, double m) {
     g.compute_s = g.flops / efficiency;
     g.floor_s = d.peak_bw > 0 ? g.k * g.n * d.bpp / d.peak_bw : 0;
     g.floor_won = g.floor_s > g.compute_s;
-    const double per_layer = std::max(g.compute_s, g.floor_s);
+    double per_layer = std::max(g.compute_s, g.floor_s);
+    if (sw.has(kGemmRoofline)) per_layer = gemm_roofline_s(sw, t.gemm, d.peak_flops, d.peak_bw, d.bpp, &g);
     g.time_s = per_layer * d.tp_scaling * d.layers;
     sum += per_layer;
   }
@@ -116,20 +117,22 @@ int64_t prefill_bucket(int64_t tokens) {
 }
 
 void price_decode(const Request& r, const Derived& d, const MfuTables& t, const DecodeTable* table,
-                  const CorrectedSwitches& sw, bool detail, DecodeResult* out) {
+                  const PrefillTable& config, const CorrectedSwitches& sw, bool detail, DecodeResult* out) {
   const std::vector<DecodeRequest>& reqs = r.step.decode;
   out->present = true;
   out->batch_size = static_cast<int64_t>(reqs.size());
   const double batch = static_cast<double>(reqs.size());
-  out->gemms = gemm_times(d, t, batch);
-  double flops = 0, weighted = 0, dynamic = 0, corrected_attn_s = 0;
+  out->gemms = gemm_times(d, t, batch, sw);
+  double flops = 0, weighted = 0, dynamic = 0, per_request_s = 0;
   for (const DecodeRequest& q : reqs) {
     const double kv = static_cast<double>(q.progress_index);
     const double f = attn_flops(d, 1, kv) * d.layers;
     const DecodeLookup lookup = decode_mfu(*table, batch, kv);
+    double mfu = lookup.mfu;
+    if (sw.has(kDecodeAttentionLatency)) mfu = decode_latency_mfu(r, *table, config, batch, kv, f, d.peak_flops);
     flops += f;
-    weighted += f * lookup.mfu;
-    if (sw.any()) corrected_attn_s += corrected_decode_attn_s(sw, r, *table, lookup, batch, f, d.peak_flops);
+    weighted += f * mfu;
+    if (mfu > 0) per_request_s += f / (d.peak_flops * mfu);  // harmonic: the sum of the requests' times
     const RequestBytes b = request_bytes(d, kv, 1);
     dynamic += b.dynamic * d.tp_scaling;
     add_bytes(d, b, &out->bytes);
@@ -140,9 +143,9 @@ void price_decode(const Request& r, const Derived& d, const MfuTables& t, const 
     out->attn_effective_mfu = weighted / flops;
     attn_s = flops / (d.peak_flops * (weighted / flops)) * d.tp_scaling;
   }
-  if (sw.any()) {
-    attn_s = corrected_attn_s * d.tp_scaling;
-    if (attn_s > 0) out->attn_effective_mfu = flops * d.tp_scaling / (d.peak_flops * attn_s);
+  if (sw.has(kDecodeHarmonicMean)) {
+    attn_s = per_request_s * d.tp_scaling;
+    out->attn_effective_mfu = attn_s > 0 ? flops * d.tp_scaling / (d.peak_flops * attn_s) : 0;
   }
   out->attn_core_time_s = attn_s;
   out->gemm_time_s = out->gemms.total_s;
@@ -160,6 +163,7 @@ void price_decode(const Request& r, const Derived& d, const MfuTables& t, const 
 
 void price_prefill(const Request& r, const Derived& d, const MfuTables& t, const PrefillTable& table,
                    const CorrectedSwitches& sw, PrefillResult* out) {
+  const bool at_length = sw.has(kPrefillAttentionLength);
   const std::vector<PrefillRequest>& reqs = r.step.prefill;
   out->present = true;
   out->num_requests = static_cast<int64_t>(reqs.size());
@@ -184,14 +188,17 @@ void price_prefill(const Request& r, const Derived& d, const MfuTables& t, const
       tokens += n;
       const double f = attn_flops(d, n, p + n) * d.layers;
       flops += f;
-      if (sw.any()) corrected_attn_s += corrected_prefill_attn_s(sw, r, table, p, n, f, d.peak_flops);
+      if (at_length) corrected_attn_s += prefill_chunk_attn_s(r, table, p, n, d.layers);
     }
-    b.gemms = gemm_times(d, t, tokens);
+    b.gemms = gemm_times(d, t, tokens, sw);
     b.attn_lookup = prefill_mfu(table, static_cast<double>(bucket));
     b.attn_mfu = b.attn_lookup.mfu;
     b.attn_core_flops = flops;
     b.attn_core_time_s = flops / 1.8 / (d.peak_flops * b.attn_mfu) * d.tp_scaling;
-    if (sw.any()) b.attn_core_time_s = corrected_attn_s * d.tp_scaling;
+    if (at_length) {
+      b.attn_core_time_s = corrected_attn_s * d.tp_scaling;
+      b.attn_mfu = b.attn_core_time_s > 0 ? flops / 1.8 * d.tp_scaling / (d.peak_flops * b.attn_core_time_s) : 0;
+    }
     out->compute_s += b.gemms.total_s + b.attn_core_time_s;
     out->gemm_time_s += b.gemms.total_s;
     out->attn_core_time_s += b.attn_core_time_s;
@@ -207,6 +214,22 @@ void price_prefill(const Request& r, const Derived& d, const MfuTables& t, const
   }
   out->bytes.weights = d.weights_bytes * d.tp_scaling;
   out->memory_s = (d.weights_bytes * d.tp_scaling + dynamic) / d.peak_bw;
+}
+
+/// `fused_mixed_batch`: both phases as one forward pass over all their tokens.
+void price_fused(const Request& r, const Derived& d, const MfuTables& t, const CorrectedSwitches& sw, StepResult* out) {
+  FusedPass& f = out->fused;
+  f.present = true;
+  f.tokens = static_cast<double>(out->prefill.new_tokens + out->decode.batch_size);
+  f.gemms = gemm_times(d, t, f.tokens, sw);
+  f.gemm_time_s = f.gemms.total_s;
+  f.attn_core_time_s = out->prefill.attn_core_time_s + out->decode.attn_core_time_s;
+  f.compute_s = f.gemm_time_s + f.attn_core_time_s;
+  const MemoryBytes& p = out->prefill.bytes;
+  const MemoryBytes& q = out->decode.bytes;
+  const double dynamic = p.kv_read + p.kv_write + p.activations + q.kv_read + q.kv_write + q.activations;
+  f.memory_s = (d.weights_bytes * d.tp_scaling + dynamic) / d.peak_bw;
+  if (sw.has(kTpAllreduce)) f.comm_s = allreduce_s(sw, r, f.tokens);
 }
 
 std::string config_key(int64_t h, int64_t hkv, int64_t dim) {
@@ -239,7 +262,7 @@ Expected<bool> validate_for_pricing(const Request& r) {
 Expected<StepResult> price_step(const Request& r, const MfuTables& tables, bool detail) {
   const Expected<bool> valid = validate_for_pricing(r);
   if (!valid) return valid.error();
-  const Expected<CorrectedSwitches> switches = switches_for_mode(r.mode);
+  const Expected<CorrectedSwitches> switches = switches_for_request(r);
   if (!switches) return switches.error();
   if (tables.prefill.empty() || tables.gemm.pairs.empty())
     return make_error("no_tables", "gpu", "No MFU tables are available for " + r.hardware.gpu + ".");
@@ -248,6 +271,7 @@ Expected<StepResult> price_step(const Request& r, const MfuTables& tables, bool 
 
   StepResult out;
   out.mode = r.mode;
+  out.corrected = sw;
   const ModelShape& m = r.model;
   const int64_t head_dim = m.hidden_size / m.num_heads;
   out.attn_config_model = config_key(m.num_heads, m.num_kv_heads, head_dim);
@@ -261,13 +285,18 @@ Expected<StepResult> price_step(const Request& r, const MfuTables& tables, bool 
   if (!r.step.decode.empty()) {
     if (decode_table == nullptr)
       return make_error("no_tables", "gpu", "No decode attention table for config " + attn->key + ".");
-    price_decode(r, d, tables, decode_table, sw, detail, &out.decode);
+    price_decode(r, d, tables, decode_table, *attn, sw, detail, &out.decode);
   }
-  if (sw.any()) apply_corrections(sw, r, d.tp_scaling, &out);
+  if (sw.has(kTpAllreduce)) {
+    if (out.prefill.present) out.prefill.comm_s = allreduce_s(sw, r, static_cast<double>(out.prefill.new_tokens));
+    if (out.decode.present) out.decode.comm_s = allreduce_s(sw, r, static_cast<double>(out.decode.batch_size));
+  }
+  if (sw.has(kFusedMixedBatch) && out.prefill.present && out.decode.present) price_fused(r, d, tables, sw, &out);
 
   const double prefill_s = out.prefill.time_s(), decode_s = out.decode.time_s();
   double hw = 0;
-  if (out.prefill.present && out.decode.present) hw = std::max(prefill_s, decode_s);
+  if (out.fused.present) hw = out.fused.time_s();
+  else if (out.prefill.present && out.decode.present) hw = std::max(prefill_s, decode_s);
   else if (out.prefill.present) hw = prefill_s;
   else if (out.decode.present) hw = decode_s;
   out.bound = !out.prefill.present && !out.decode.present ? "overhead"

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "corrected_config.h"
 #include "lookup.h"
 #include "model.h"
 
@@ -23,6 +24,7 @@ struct GemmTerm {
   double compute_s = 0;  ///< flops / (peak * mfu), one layer, unsharded
   double floor_s = 0;    ///< weight load k*n*bpp / bandwidth, one layer, unsharded
   double time_s = 0;     ///< max(compute, floor) * L / tp: its share of the phase
+  double kernel_floor_s = 0;  ///< corrected gemm_roofline: measured FP8 kernel time, one layer, unsharded
   bool floor_won = false;
   GemmLookup lookup;
 };
@@ -65,7 +67,8 @@ struct PhaseResult {
   bool present = false;
   double compute_s = 0;
   double memory_s = 0;
-  double time_s() const { return compute_s > memory_s ? compute_s : memory_s; }
+  /// max(compute, memory) plus communication (0 in blis-v2, so adding it is exact).
+  double time_s() const { return (compute_s > memory_s ? compute_s : memory_s) + comm_s; }
   bool memory_bound() const { return memory_s > compute_s; }
   double gemm_time_s = 0;
   double attn_core_time_s = 0;
@@ -87,8 +90,24 @@ struct DecodeResult : PhaseResult {
   std::vector<DecodeAttnGroup> attn_groups;  ///< sorted by kv_len
 };
 
+/// Corrected `fused_mixed_batch`: a step with both phases as ONE forward pass, GEMMs
+/// over all its tokens, both attentions, one weight read.
+struct FusedPass {
+  bool present = false;
+  double tokens = 0;
+  double gemm_time_s = 0;
+  double attn_core_time_s = 0;
+  double compute_s = 0;
+  double memory_s = 0;
+  double comm_s = 0;
+  double time_s() const { return (compute_s > memory_s ? compute_s : memory_s) + comm_s; }
+  GemmSet gemms;
+};
+
 struct StepResult {
   std::string mode;
+  CorrectedSettings corrected;  ///< the switches and parameters used (all off in blis-v2)
+  FusedPass fused;
   int64_t step_time_us = 0;
   double total_us_before_rounding = 0;
   bool min_step_floor_applied = false;

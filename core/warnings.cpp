@@ -25,7 +25,7 @@ class Collector {
   std::vector<Warning> list_;
 };
 
-void gemm_warnings(const GemmSet& set, const GemmTable& table, Collector* w) {
+void gemm_warnings(const GemmSet& set, const GemmTable& table, bool roofline, Collector* w) {
   for (int kind = 0; kind < kNumGemmKinds; ++kind) {
     const GemmTerm& g = set.terms[kind];
     const GemmLookup& l = g.lookup;
@@ -38,13 +38,17 @@ void gemm_warnings(const GemmSet& set, const GemmTable& table, Collector* w) {
       w->add("gemm_shape_not_measured", "GEMM shape (k=" + num(g.k) + ", n=" + num(g.n) +
                                             ") is not measured; the nearest covering shape (" + num(p.k) + ", " +
                                             num(p.n) + ") was used.");
-    if (l.provenance.clamped_low)
+    if (l.provenance.clamped_low && roofline)
+      w->add("gemm_m_below_table", "GEMMs with M=" + num(g.m) + " tokens are below the smallest measured M=" +
+                                       num(p.m_axis.front()) + "; the measured M=" + num(p.m_axis.front()) +
+                                       " kernel time is their floor (the weights are read anyway).");
+    else if (l.provenance.clamped_low)
       w->add("gemm_m_below_table", "GEMMs with M=" + num(g.m) + " tokens are below the smallest measured M=" +
                                        num(p.m_axis.front()) + "; priced at M=" + num(p.m_axis.front()) + ".");
     if (l.provenance.clamped_high)
       w->add("gemm_m_above_table", "GEMMs with M=" + num(g.m) + " tokens are beyond the largest measured M=" +
                                        num(p.m_axis.back()) + "; its MFU was used.");
-    if (l.provenance.fallback || l.provenance.floor)
+    if ((l.provenance.fallback || l.provenance.floor) && !roofline)
       w->add("gemm_mfu_fallback", "A GEMM MFU interpolated below 1e-4; the nearest non-zero measurement was used.");
   }
 }
@@ -54,6 +58,8 @@ void gemm_warnings(const GemmSet& set, const GemmTable& table, Collector* w) {
 std::vector<Warning> collect_warnings(const Request& r, const MfuTables& tables, const StepResult& out) {
   Collector w;
   const ModelShape& m = r.model;
+  const CorrectedSettings& c = out.corrected;
+  const bool roofline = c.has(kGemmRoofline), latency = c.has(kDecodeAttentionLatency);
   for (const Warning& note : m.notes) w.add(note.code, note.message);
   if (out.attn_config_model != out.attn_config_used)
     w.add("attention_config_nearest", "No attention tables for config " + out.attn_config_model +
@@ -75,7 +81,8 @@ std::vector<Warning> collect_warnings(const Request& r, const MfuTables& tables,
                                    std::to_string(out.decode_mfu_tp_used) + " table was used.");
 
   for (const PrefillBucket& b : out.prefill.buckets) {
-    gemm_warnings(b.gemms, tables.gemm, &w);
+    gemm_warnings(b.gemms, tables.gemm, roofline, &w);
+    if (c.has(kPrefillAttentionLength)) continue;
     const Provenance& p = b.attn_lookup.provenance;
     if (p.clamped_low || p.clamped_high)
       w.add("prefill_bucket_clamped", "Prefill bucket " + std::to_string(b.bucket) +
@@ -86,16 +93,16 @@ std::vector<Warning> collect_warnings(const Request& r, const MfuTables& tables,
                                         " interpolated below 1e-4; the nearest non-zero row was used.");
   }
   for (const PrefillRequest& q : r.step.prefill) {
-    if (q.new_tokens == 1)
+    if (q.new_tokens == 1 && !c.any())
       w.add("prefill_one_token", "A prefill of exactly one new token gets the decode memory discounts (reference quirk).");
     if (q.new_tokens == 0) w.add("prefill_zero_tokens", "A prefill request has no new tokens; it adds only memory traffic.");
   }
-  if (!out.prefill.buckets.empty())
+  if (!out.prefill.buckets.empty() && !c.has(kPrefillAttentionLength))
     w.add("prefill_bucketed", "Prefill attention MFU is read at the power-of-two bucket of prefix + new tokens "
                               "(512..65536), not at the request's own length.");
 
   if (out.decode.present) {
-    gemm_warnings(out.decode.gemms, tables.gemm, &w);
+    gemm_warnings(out.decode.gemms, tables.gemm, roofline, &w);
     int64_t clamped = 0, missing = 0, fallback = 0;
     for (const DecodeAttnGroup& g : out.decode.attn_groups) {
       const Provenance& p = g.lookup.provenance;
@@ -106,19 +113,24 @@ std::vector<Warning> collect_warnings(const Request& r, const MfuTables& tables,
     if (clamped > 0)
       w.add("decode_outside_table", std::to_string(clamped) + " decode request(s) fall outside the measured batch "
                                                              "sizes or KV lengths; the table edge was used.");
-    if (missing > 0)
+    if (missing > 0 && !latency)
       w.add("decode_missing_corner", std::to_string(missing) + " decode lookup(s) touch an unmeasured table cell, "
                                                               "read as MFU 0 (drags the MFU down).");
-    if (fallback > 0)
+    if (fallback > 0 && !latency)
       w.add("decode_mfu_fallback", std::to_string(fallback) + " decode lookup(s) gave an MFU below 1e-4 (rounded "
                                                                "zeros); the nearest non-zero measured cell was used.");
     const bool mixed_kv = out.decode.attn_groups.size() > 1;
-    if (mixed_kv)
+    if (mixed_kv && !c.has(kDecodeHarmonicMean))
       w.add("decode_mfu_arithmetic_mean", "Decode attention uses the FLOP-weighted arithmetic mean of per-request "
                                           "MFUs; with mixed KV lengths this misprices attention time.");
   }
-  if (out.prefill.present && out.decode.present)
+  if (out.prefill.present && out.decode.present && !c.has(kFusedMixedBatch))
     w.add("mixed_batch_overlap", "Prefill and decode are assumed to overlap fully: the step costs the slower phase.");
+  if (r.tp > 1 && c.any() && !c.has(kTpAllreduce))
+    w.add("no_communication_term", "Tensor-parallel all-reduces are not priced (switch tp_allreduce is off).");
+  if (latency && out.decode.present && out.decode_mfu_tp_used != r.tp)
+    w.add("decode_latency_tp_scaled", "Decode attention latency of the TP " + std::to_string(out.decode_mfu_tp_used) +
+                                          " table is scaled by heads per GPU to TP " + std::to_string(r.tp) + ".");
   if (out.min_step_floor_applied) w.add("min_step_floor", "The step was shorter than 1 us; it is priced at 1 us.");
   return w.take();
 }
