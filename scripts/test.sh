@@ -9,7 +9,7 @@ echo "== native core tests and conformance (ctest)"
 ctest --test-dir build --output-on-failure
 
 echo "== core tests compiled to Wasm, under node"
-node build/wasm/stepcalc_tests_wasm.js
+node build/wasm/stepcalc_tests_wasm.cjs --no-colors
 
 echo "== loader types (tsc)"
 node node_modules/typescript/bin/tsc -p tests/types/tsconfig.json

@@ -1,1 +1,115 @@
+// The JSON front door: result documents, batches, sweeps, presets.
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "api.h"
 #include "doctest.h"
+#include "json_writer.h"
+#include "simdjson.h"
+
+using namespace stepcalc;
+
+namespace {
+
+const std::string kRequest = R"({"model":"llama-3.1-8b-instruct","step":{
+    "prefill_requests":[{"progress_index":0,"num_new_prefill_tokens":2048}],
+    "decode_requests":[{"progress_index":1000},{"progress_index":3000}]}})";
+
+int64_t step_time(const std::string& json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(json).get(doc) == simdjson::SUCCESS);
+  int64_t us = -1;
+  REQUIRE(doc["step_time_us"].get_int64().get(us) == simdjson::SUCCESS);
+  return us;
+}
+
+std::vector<simdjson::dom::element> items(simdjson::dom::element array) {
+  std::vector<simdjson::dom::element> out;
+  const simdjson::dom::array list = array.get_array().value_unsafe();  // a copy: the result is a temporary
+  for (simdjson::dom::element e : list) out.push_back(e);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("format_double writes the shortest text that reads back exactly") {
+  CHECK(format_double(0.1) == "0.1");
+  CHECK(format_double(0.1 + 0.2) == "0.30000000000000004");
+  CHECK(format_double(3200) == "3200");
+  CHECK(format_double(1e-9) == "1e-09");
+  for (double v : {1.0000000000000002e-9, 0.1 * 3, 1.0 / 3, 6.02214076e23, 5e-324})
+    CHECK(std::strtod(format_double(v).c_str(), nullptr) == v);
+  CHECK(format_double(-2.5) == "-2.5");
+  CHECK(format_double(1.0 / 0.0) == "null");
+  CHECK(json_quote("a\"b\\\n\x01") == "\"a\\\"b\\\\\\n\\u0001\"");
+}
+
+TEST_CASE("price_json gives a complete result document") {
+  auto out = price_json(kRequest);
+  REQUIRE(out.ok());
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(out.value()).get(doc) == simdjson::SUCCESS);
+  CHECK(doc["step_time_us"].get_int64().value_unsafe() == 55011);
+  CHECK(std::string(doc["bound"].get_string().value_unsafe()) == "prefill");
+  CHECK(doc["tokens"]["total"].get_int64().value_unsafe() == 2050);
+  CHECK(doc["phases"]["prefill"]["buckets"].get_array().value_unsafe().size() == 1);
+  CHECK(doc["phases"]["decode"]["gemms"].get_array().value_unsafe().size() == 7);
+  CHECK(doc["breakdown"]["overhead_us"].get_double().value_unsafe() == 3200);
+  CHECK(doc["model"]["num_key_value_heads"].get_int64().value_unsafe() == 8);
+  CHECK(doc["warnings"].get_array().value_unsafe().size() > 0);
+}
+
+TEST_CASE("price_document keeps order and puts each error in its slot") {
+  auto out = price_document("[" + kRequest + R"(,{"model":"nope","step":{}},)" + kRequest + "]");
+  REQUIRE(out.ok());
+  CHECK(out->failures == 1);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(out->json).get(doc) == simdjson::SUCCESS);
+  CHECK(items(doc)[0]["step_time_us"].get_int64().value_unsafe() == 55011);
+  CHECK(std::string(items(doc)[1]["error"]["code"].get_string().value_unsafe()) == "unknown_preset");
+  CHECK(std::string(items(doc)[1]["error"]["path"].get_string().value_unsafe()) == "[1].model");
+  CHECK(items(doc)[2]["step_time_us"].get_int64().value_unsafe() == 55011);
+}
+
+TEST_CASE("mode override applies to every element") {
+  auto out = price_document(kRequest, "no-such-mode");
+  REQUIRE(out.ok());
+  CHECK(out->failures == 1);
+}
+
+TEST_CASE("sweep: one point per value, the current step reproduced exactly") {
+  auto out = sweep_json(kRequest, "prefill_tokens", {1024, 2048, 4096});
+  REQUIRE(out.ok());
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(out.value()).get(doc) == simdjson::SUCCESS);
+  REQUIRE(doc.get_array().value_unsafe().size() == 3);
+  CHECK(items(doc)[1]["step_time_us"].get_int64().value_unsafe() == step_time(price_json(kRequest).value()));
+  CHECK(items(doc)[0]["step_time_us"].get_int64().value_unsafe() < items(doc)[2]["step_time_us"].get_int64().value_unsafe());
+}
+
+TEST_CASE("sweep axes and their errors") {
+  for (const char* axis : {"prefill_tokens", "decode_batch", "decode_kv", "tp"}) {
+    auto out = sweep_json(kRequest, axis, {1, 2, 4});
+    CHECK_MESSAGE(out.ok(), axis);
+  }
+  CHECK(sweep_json(kRequest, "width", {1}).error().path == "axis");
+  auto bad = sweep_json(kRequest, "tp", {0, 1.5});
+  REQUIRE(bad.ok());
+  CHECK(bad.value().find("\"path\":\"values[0]\"") != std::string::npos);
+  CHECK(bad.value().find("\"path\":\"values[1]\"") != std::string::npos);
+  auto batch = sweep_json(R"({"model":"llama-3.1-8b-instruct","step":{}})", "decode_batch", {64});
+  REQUIRE(batch.ok());
+  CHECK(batch.value().find("\"step_time_us\"") != std::string::npos);
+}
+
+TEST_CASE("presets list models, GPUs and modes") {
+  const std::string p = presets_json();
+  CHECK(p.find("\"llama-3.1-8b-instruct\"") != std::string::npos);
+  CHECK(p.find("\"H100\"") != std::string::npos);
+  CHECK(p.find("\"blis-v2\"") != std::string::npos);
+}

@@ -1,1 +1,147 @@
+// JSON in: HF config reading (text_config, fallbacks, dtypes, truncation), presets,
+// and errors that name their JSON path.
+#include <string>
+
 #include "doctest.h"
+#include "request_json.h"
+
+using namespace stepcalc;
+
+namespace {
+
+ModelShape model(const std::string& json) {
+  auto m = parse_model_config(json);
+  REQUIRE_MESSAGE(m.ok(), m.error().path << ": " << m.error().message);
+  return m.value();
+}
+
+Error request_error(const std::string& json) {
+  auto r = parse_request(json);
+  REQUIRE_FALSE(r.ok());
+  return r.error();
+}
+
+const char* kStep = R"("step":{"prefill_requests":[],"decode_requests":[]})";
+
+}  // namespace
+
+TEST_CASE("HF config: the basic fields and the dtype's bytes per parameter") {
+  const ModelShape m = model(R"({"num_hidden_layers":32,"hidden_size":4096,"num_attention_heads":32,
+      "num_key_value_heads":8,"intermediate_size":14336,"torch_dtype":"bfloat16","vocab_size":128256})");
+  CHECK(m.num_layers == 32);
+  CHECK(m.num_kv_heads == 8);
+  CHECK(m.intermediate_size == 14336);
+  CHECK(m.bytes_per_param == 2);
+  CHECK(m.vocab_size == 128256);
+}
+
+TEST_CASE("HF config: KV heads fall back through num_kv_heads and multi_query_group_num to H") {
+  const char* base = R"("num_hidden_layers":2,"hidden_size":64,"num_attention_heads":8,"torch_dtype":"float16")";
+  CHECK(model(std::string("{") + base + R"(,"num_key_value_heads":0,"num_kv_heads":4})").num_kv_heads == 4);
+  CHECK(model(std::string("{") + base + R"(,"multi_query_group_num":2})").num_kv_heads == 2);
+  CHECK(model(std::string("{") + base + "}").num_kv_heads == 8);
+  CHECK(model(std::string("{") + base + R"(,"num_key_value_heads":null})").num_kv_heads == 8);
+}
+
+TEST_CASE("HF config: FFN width falls back to ffn_hidden_size, then 4*d") {
+  const char* base = R"("num_hidden_layers":2,"hidden_size":64,"num_attention_heads":8,"torch_dtype":"float16")";
+  CHECK(model(std::string("{") + base + R"(,"ffn_hidden_size":100})").intermediate_size == 100);
+  CHECK(model(std::string("{") + base + R"(,"intermediate_size":0})").intermediate_size == 256);
+}
+
+TEST_CASE("HF config: text_config keys are merged over the top level") {
+  const ModelShape m = model(R"({"torch_dtype":"bfloat16","hidden_size":1,"text_config":{
+      "num_hidden_layers":48,"hidden_size":5120,"num_attention_heads":40,"num_key_value_heads":8,
+      "intermediate_size":8192}})");
+  CHECK(m.num_layers == 48);
+  CHECK(m.hidden_size == 5120);
+  CHECK(m.bytes_per_param == 2);
+}
+
+TEST_CASE("HF config: integers are truncated toward zero; dtype falls back to `dtype`") {
+  const ModelShape m = model(R"({"num_hidden_layers":32.9,"hidden_size":4096,"num_attention_heads":32,"dtype":"fp8"})");
+  CHECK(m.num_layers == 32);
+  CHECK(m.bytes_per_param == 1);
+}
+
+TEST_CASE("dtype names") {
+  CHECK(bytes_per_param_of_dtype("float32") == 4);
+  CHECK(bytes_per_param_of_dtype("float16") == 2);
+  CHECK(bytes_per_param_of_dtype("bfloat16") == 2);
+  for (const char* one : {"int8", "uint8", "fp8", "int4", "nf4"}) CHECK(bytes_per_param_of_dtype(one) == 1);
+  CHECK(bytes_per_param_of_dtype("float8_e4m3fn") == 0);
+}
+
+TEST_CASE("HF config: unknown dtype and missing fields are errors naming the field") {
+  auto e = parse_model_config(R"({"num_hidden_layers":2,"hidden_size":64,"num_attention_heads":8,"torch_dtype":"weird"})");
+  CHECK(e.error().path == "model.torch_dtype");
+  e = parse_model_config(R"({"num_hidden_layers":2,"hidden_size":64,"torch_dtype":"float16"})");
+  CHECK(e.error().path == "model.num_attention_heads");
+  e = parse_model_config(R"({"num_hidden_layers":"2","hidden_size":64,"num_attention_heads":8,"torch_dtype":"float16"})");
+  CHECK(e.error().code == "type_error");
+  CHECK(e.error().path == "model.num_hidden_layers");
+}
+
+TEST_CASE("bytes_per_param given explicitly wins over the dtype") {
+  CHECK(model(R"({"num_hidden_layers":2,"hidden_size":64,"num_attention_heads":8,"torch_dtype":"float32",
+                  "bytes_per_param":1})").bytes_per_param == 1);
+}
+
+TEST_CASE("every preset parses; names match case-insensitively and after an org prefix") {
+  CHECK(model_preset_names().size() == 14);
+  for (const std::string& name : model_preset_names()) {
+    CAPTURE(name);
+    auto m = model_preset(name);
+    REQUIRE(m.ok());
+    CHECK(m->num_layers > 0);
+    CHECK(m->bytes_per_param > 0);
+  }
+  auto m = model_preset("meta-llama/Llama-3.1-8B-Instruct");
+  REQUIRE(m.ok());
+  CHECK(m->hidden_size == 4096);
+  CHECK(model_preset("llama-9").error().code == "unknown_preset");
+  auto scout = model_preset("llama-4-scout-17b-16e-instruct-fp8-dynamic");  // text_config
+  REQUIRE(scout.ok());
+  CHECK(scout->num_layers == 48);
+  CHECK_FALSE(scout->notes.empty());  // MoE is said to be ignored
+}
+
+TEST_CASE("request: defaults, hardware overrides and the echoed id") {
+  auto r = parse_request(std::string(R"({"id":"a1","model":"llama-2-7b-hf","hardware":{"perLayerOverhead":50},)") +
+                         kStep + "}");
+  REQUIRE(r.ok());
+  CHECK(r->id == "a1");
+  CHECK(r->tp == 1);
+  CHECK(r->hardware.tflops_peak == 989.5);
+  CHECK(r->hardware.per_layer_overhead_us == 50);
+  CHECK(r->mode == "blis-v2");
+}
+
+TEST_CASE("request errors name the JSON path") {
+  CHECK(request_error(R"({"model":"llama-2-7b-hf","step":{"decode_requests":[{"progress_index":1},
+      {"progress_index":2},{"progress_index":3},{"progress_index":-4}]}})")
+            .path == "step.decode_requests[3].progress_index");
+  CHECK(request_error(R"({"model":"llama-2-7b-hf","step":{"prefill_requests":[{"progress_index":0,
+      "num_new_prefill_tokens":1.5}]}})")
+            .code == "not_integer");
+  CHECK(request_error(std::string(R"({"model":"llama-2-7b-hf","tp":0,)") + kStep + "}").path == "tp");
+  CHECK(request_error(std::string(R"({"model":"llama-2-7b-hf","tpp":2,)") + kStep + "}").code == "unknown_field");
+  CHECK(request_error(std::string(R"({"model":"llama-2-7b-hf","hardware":{"TFlopPeak":1},)") + kStep + "}").path ==
+        "hardware.TFlopPeak");
+  CHECK(request_error(R"({"model":"llama-2-7b-hf"})").path == "step");
+  CHECK(request_error(R"({"model":"llama-2-7b-hf","step":{"prefill_requests":[{"progress_index":0}]}})").path ==
+        "step.prefill_requests[0].num_new_prefill_tokens");
+  CHECK(request_error(std::string(R"({"model":"llama-2-7b-hf","gpu":"B200",)") + kStep + "}").code == "unknown_gpu");
+  CHECK(request_error(R"({"model":)").code == "parse_error");
+  CHECK(request_error("[1,2]").code == "type_error");
+  CHECK(request_error(std::string(R"({"model":42,)") + kStep + "}").path == "model");
+}
+
+TEST_CASE("a batch reports each bad element at its own index") {
+  auto batch = parse_requests(std::string(R"([{"model":"llama-2-7b-hf",)") + kStep + R"(},{"model":"nope",)" + kStep +
+                              "}]");
+  REQUIRE(batch.ok());
+  REQUIRE(batch->requests.size() == 2);
+  CHECK(batch->requests[0].ok());
+  CHECK(batch->requests[1].error().path == "[1].model");
+}

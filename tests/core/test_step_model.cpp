@@ -1,1 +1,164 @@
+// The step model's own rules: bucketing, phases, overhead, the 1 us floor, rounding,
+// validation, and the warnings that accompany approximations.
+#include <string>
+
 #include "doctest.h"
+#include "request_json.h"
+#include "step_model.h"
+
+using namespace stepcalc;
+
+namespace {
+
+Request request(const std::string& step, const std::string& extra = "") {
+  auto r = parse_request(R"({"model":"llama-3.1-8b-instruct",)" + extra + R"("step":)" + step + "}");
+  REQUIRE_MESSAGE(r.ok(), r.error().path << ": " << r.error().message);
+  return r.value();
+}
+
+StepResult price(const Request& r) {
+  auto result = price_step(r, embedded_h100_tables());
+  REQUIRE_MESSAGE(result.ok(), result.error().path << ": " << result.error().message);
+  return result.value();
+}
+
+std::string prefill(long p, long n) {
+  return R"({"prefill_requests":[{"progress_index":)" + std::to_string(p) + R"(,"num_new_prefill_tokens":)" +
+         std::to_string(n) + "}]}";
+}
+
+bool has_warning(const StepResult& r, const std::string& code) {
+  for (const Warning& w : r.warnings)
+    if (w.code == code) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("round half away from zero") {
+  CHECK(round_half_away(2.5) == 3);
+  CHECK(round_half_away(3.5) == 4);
+  CHECK(round_half_away(2.4999999) == 2);
+  CHECK(round_half_away(3200.5) == 3201);
+  CHECK(round_half_away(-2.5) == -3);
+}
+
+TEST_CASE("prefill buckets: 512 up to 65536 by doubling, keyed on prefix + new tokens") {
+  struct Case { long p, n, bucket; };
+  for (Case c : {Case{0, 1, 512}, Case{0, 512, 512}, Case{0, 513, 1024}, Case{0, 1025, 2048},
+                 Case{1000, 24, 1024}, Case{0, 65536, 65536}, Case{0, 70000, 65536}, Case{100000, 2048, 65536}}) {
+    CAPTURE(c.p);
+    CAPTURE(c.n);
+    const StepResult r = price(request(prefill(c.p, c.n)));
+    REQUIRE(r.prefill.buckets.size() == 1);
+    CHECK(r.prefill.buckets[0].bucket == c.bucket);
+  }
+}
+
+TEST_CASE("prefill buckets are visited in ascending order with input order kept inside") {
+  const StepResult r = price(request(R"({"prefill_requests":[
+      {"progress_index":0,"num_new_prefill_tokens":3000},
+      {"progress_index":0,"num_new_prefill_tokens":100},
+      {"progress_index":0,"num_new_prefill_tokens":200}]})"));
+  REQUIRE(r.prefill.buckets.size() == 2);
+  CHECK(r.prefill.buckets[0].bucket == 512);
+  CHECK(r.prefill.buckets[0].total_new_tokens == 300);
+  CHECK(r.prefill.buckets[1].bucket == 4096);
+  CHECK(r.prefill.new_tokens == 3300);
+}
+
+TEST_CASE("an empty step costs the CPU overhead only: perLayerOverhead * L / tp") {
+  StepResult r = price(request(R"({"prefill_requests":[],"decode_requests":[]})"));
+  CHECK(r.step_time_us == 3200);
+  CHECK(r.bound == "overhead");
+  r = price(request(R"({})", R"("tp":2,)"));
+  CHECK(r.step_time_us == 1600);
+}
+
+TEST_CASE("a step under 1 us is priced at 1 us") {
+  const StepResult r = price(request(R"({})", R"("hardware":{"perLayerOverhead":0},)"));
+  CHECK(r.step_time_us == 1);
+  CHECK(r.min_step_floor_applied);
+  CHECK(r.total_us_before_rounding == 0);
+  CHECK(has_warning(r, "min_step_floor"));
+}
+
+TEST_CASE("a mixed step costs the slower phase (full overlap)") {
+  const std::string both = R"({"prefill_requests":[{"progress_index":0,"num_new_prefill_tokens":4096}],
+                               "decode_requests":[{"progress_index":1000}]})";
+  const StepResult r = price(request(both));
+  CHECK(r.prefill.present);
+  CHECK(r.decode.present);
+  CHECK(r.bound == "prefill");
+  CHECK(r.step_hardware_s == r.prefill.time_s());
+  CHECK(r.step_hardware_s > r.decode.time_s());
+  CHECK(has_warning(r, "mixed_batch_overlap"));
+}
+
+TEST_CASE("decode: phase is memory bound at small batch, weights dominate the bytes") {
+  const StepResult r = price(request(R"({"decode_requests":[{"progress_index":1000}]})"));
+  CHECK(r.decode.batch_size == 1);
+  CHECK(r.decode.memory_s > 0);
+  CHECK(r.decode.bytes.weights > r.decode.bytes.kv_read);
+  CHECK(r.decode_mfu_tp_used == 1);
+  REQUIRE(r.decode.attn_groups.size() == 1);
+  CHECK(r.decode.attn_groups[0].kv_len == 1000);
+}
+
+TEST_CASE("decode lookups are grouped by KV length with counts") {
+  const StepResult r = price(request(
+      R"({"decode_requests":[{"progress_index":5000},{"progress_index":100},{"progress_index":5000}]})"));
+  REQUIRE(r.decode.attn_groups.size() == 2);
+  CHECK(r.decode.attn_groups[0].kv_len == 100);
+  CHECK(r.decode.attn_groups[1].count == 2);
+}
+
+TEST_CASE("GEMM breakdown: seven kinds in order, per-kind times add up to the phase GEMM time") {
+  const StepResult r = price(request(prefill(0, 2048)));
+  const GemmSet& g = r.prefill.buckets.at(0).gemms;
+  double sum = 0;
+  for (int k = 0; k < kNumGemmKinds; ++k) sum += g.terms[k].time_s;
+  CHECK(sum == doctest::Approx(g.total_s).epsilon(1e-12));
+  CHECK(std::string(gemm_kind_name(kDown)) == "down");
+  CHECK(g.terms[kDown].k == 14336);
+  CHECK(g.terms[kK].n == 1024);  // 8 KV heads x 128
+}
+
+TEST_CASE("shapes the reference still prices come with warnings") {
+  StepResult r = price(request(prefill(0, 100), R"("tp":3,)"));
+  CHECK(has_warning(r, "tp_does_not_divide_heads"));
+  CHECK(r.decode_mfu_tp_used == 2);
+  r = price(request(R"({"decode_requests":[{"progress_index":10}]})", R"("tp":16,)"));
+  CHECK(has_warning(r, "tp_above_kv_heads"));
+  CHECK(has_warning(r, "decode_tp_nearest"));
+  r = price(request(prefill(0, 1)));
+  CHECK(has_warning(r, "prefill_one_token"));
+  CHECK(has_warning(r, "gemm_m_below_table"));
+  CHECK(has_warning(r, "gemm_shape_not_measured"));
+}
+
+TEST_CASE("validation refuses what the reference refuses, naming the field") {
+  Request r = request(prefill(0, 10));
+  r.model.num_heads = 0;
+  CHECK(price_step(r, embedded_h100_tables()).error().path == "model.num_attention_heads");
+  r = request(prefill(0, 10));
+  r.hardware.bw_efficiency = 1.5;
+  CHECK(price_step(r, embedded_h100_tables()).error().path == "hardware.bwEfficiencyFactor");
+  r = request(prefill(0, 10));
+  r.hardware.tflops_peak = 0;
+  CHECK(price_step(r, embedded_h100_tables()).error().path == "hardware.TFlopsPeak");
+  r = request(prefill(0, 10));
+  r.tp = 0;
+  CHECK(price_step(r, embedded_h100_tables()).error().path == "tp");
+  r = request(prefill(0, 10));
+  r.mode = "nonsense";
+  CHECK(price_step(r, embedded_h100_tables()).error().code == "unknown_mode");
+}
+
+TEST_CASE("bandwidth efficiency 0 means none: the raw peak bandwidth is used") {
+  Request a = request(R"({"decode_requests":[{"progress_index":10}]})");
+  Request b = a;
+  b.hardware.bw_efficiency = 0;
+  const double ratio = price(a).decode.memory_s / price(b).decode.memory_s;
+  CHECK(ratio == doctest::Approx(1 / 0.82));
+}

@@ -1,0 +1,36 @@
+// Helpers shared by the core tests: small synthetic tables, file reading.
+#pragma once
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "doctest.h"
+#include "tables.h"
+
+namespace stepcalc::test {
+
+inline std::string read_file(const std::string& relative) {
+  std::ifstream in(std::string(STEPCALC_SOURCE_DIR) + "/" + relative, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "cannot read " << relative);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Tables built from CSV texts: {{"gemm/t/data", "m,k,n,latency_us,mfu\n..."}, ...}.
+inline MfuTables tables_from_csv(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<RawTable> raw;
+  for (const auto& [name, text] : files) {
+    auto t = parse_csv_table(name, text);
+    REQUIRE_MESSAGE(t.ok(), t.error().message);
+    raw.push_back(t.value());
+  }
+  auto built = MfuTables::build(raw, "t");
+  REQUIRE_MESSAGE(built.ok(), built.error().message);
+  return built.value();
+}
+
+}  // namespace stepcalc::test
