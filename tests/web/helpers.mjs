@@ -1,0 +1,85 @@
+// Shared by the page tests and measure.mjs: the static server in-process, headless
+// Chromium, the CLI, and a page that records console errors.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { createServer, listen } from '../../scripts/serve.mjs';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const artifacts = path.join(root, 'test-results');
+
+/** Starts the server on a free port and Chromium; returns {base, browser, close}. */
+export async function start() {
+  const server = createServer();
+  const port = await listen(server, 0);
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  return {
+    base: `http://127.0.0.1:${port}/`,
+    browser,
+    async close() {
+      await browser.close();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/**
+ * STEPCALC_WASM_DIST=<dir> serves wasm/dist/* from another build of the module (a
+ * variant with different link flags) without touching the tree.
+ */
+export async function routeWasm(page) {
+  const dist = process.env.STEPCALC_WASM_DIST;
+  if (!dist) return;
+  await page.route('**/wasm/dist/*', (route) => {
+    const name = path.basename(new URL(route.request().url()).pathname);
+    const type = name.endsWith('.wasm') ? 'application/wasm' : 'text/javascript';
+    route.fulfill({ body: readFileSync(path.join(dist, name)), contentType: type });
+  });
+}
+
+/** A new page whose console errors and page errors land in `page.problems`. */
+export async function openPage(browser, url, viewport = { width: 1280, height: 900 }) {
+  const page = await browser.newPage({ viewport });
+  page.problems = [];
+  await routeWasm(page);
+  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
+  await page.goto(url);
+  await page.waitForSelector('[data-testid="step-time-us"]');
+  return page;
+}
+
+/** The displayed integer step time. */
+export async function shownStepTime(page) {
+  return Number(await page.textContent('[data-testid="step-time-us"]'));
+}
+
+/** Waits until the shown step time differs from `before`; returns it. */
+export async function nextStepTime(page, before) {
+  await page.waitForFunction((b) => document.querySelector('[data-testid="step-time-us"]')?.textContent !== String(b), before);
+  return shownStepTime(page);
+}
+
+/** The CLI's step_time_us for a request object (build/stepcalc price). */
+export function cliStepTime(request) {
+  const out = execFileSync(path.join(root, 'build/stepcalc'), ['price'], { input: JSON.stringify(request) });
+  return JSON.parse(out.toString()).step_time_us;
+}
+
+/** The request the page currently shows, from its JSON export. */
+export async function pageRequest(page) {
+  if (!(await page.isVisible('#request-json'))) await page.click('#io summary');
+  await page.click('#export-json');
+  return JSON.parse(await page.inputValue('#request-json'));
+}
+
+export function artifactPath(name) {
+  mkdirSync(artifacts, { recursive: true });
+  return path.join(artifacts, name);
+}

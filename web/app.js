@@ -1,0 +1,143 @@
+// The calculator page: loads the module, builds the panels, and reprices on every
+// edit (coalesced to one animation frame). The URL always holds the priced state.
+import { load } from '../wasm/stepcalc.js';
+import { $, h } from './dom.js';
+import { FieldRegistry } from './errors.js';
+import { defaultState, toRequest, fromRequest, encodeHash, decodeHash, clone } from './state.js';
+import { modelPanel, trimConfig, configName } from './model-panel.js';
+import { setupPanel } from './setup-panel.js';
+import { stepEditor } from './step-editor.js';
+import { ioPanel } from './io-panel.js';
+import { headline, renderDetails } from './results.js';
+import { breakdownChart } from './charts.js';
+import { renderSweeps } from './sweeps.js';
+import { renderModes } from './modes.js';
+
+const embed = new URLSearchParams(location.search).get('embed') === '1';
+const widthOf = (el) => Math.max(260, Math.floor(el.clientWidth || 600));
+
+async function main() {
+  const calc = await load();
+  const app = { calc, presets: calc.presets(), state: defaultState(), fields: new FieldRegistry($('#errors')) };
+  let scheduled = false;
+  let good = null; // {state, request, result} of the last priced state
+  let firstDone = false;
+
+  /** A state from a request object (CLI format); config models are trimmed by the core. */
+  function stateFromRequest(request) {
+    const s = fromRequest(request);
+    if (typeof s.model === 'object') {
+      s.modelName = s.modelName || configName(s.model);
+      s.model = trimConfig(calc, s.model);
+    }
+    return s;
+  }
+
+  /** The state the location hash asks for, or the defaults and why. */
+  function stateFromHash() {
+    try {
+      const decoded = decodeHash(location.hash);
+      if (!decoded) return { state: defaultState() };
+      const s = decoded.state ? decoded.state : stateFromRequest(decoded.request);
+      if (decoded.state && typeof s.model === 'object') s.model = trimConfig(calc, s.model);
+      calc.price(toRequest(s));
+      return { state: s };
+    } catch (error) {
+      const where = error.path ? `${error.path}: ` : '';
+      return { state: defaultState(), error: `This link's step cannot be shown (${where}${error.message}) The default step is shown instead.` };
+    }
+  }
+
+  const linkError = $('#link-error');
+  function showLinkError(message) {
+    linkError.replaceChildren(message ? h('p', { class: 'field-error', 'data-testid': 'error', role: 'alert', text: message }) : '');
+  }
+
+  const panels = embed ? [] : [
+    modelPanel(app, $('#model-panel')),
+    setupPanel(app, $('#setup-panel')),
+    stepEditor(app, $('#step-panel')),
+  ];
+  const io = embed ? null : ioPanel(app, $('#share'), $('#io-panel'));
+
+  function renderCharts() {
+    if (!good) return;
+    $('#breakdown').replaceChildren(breakdownChart(good.result, widthOf($('#breakdown'))));
+    if (!embed) renderSweeps(calc, good.request, good.state, good.result, $('#sweeps'), widthOf($('#sweeps')));
+  }
+
+  function writeUrl() {
+    const hash = `#${encodeHash(app.state)}`;
+    if (hash !== location.hash) history.replaceState(null, '', `${location.pathname}${location.search}${hash}`);
+    $('#open-full').href = `${location.pathname}${hash}`;
+    io?.render();
+  }
+
+  function update() {
+    scheduled = false;
+    const started = performance.now();
+    const request = toRequest(app.state);
+    const errors = app.fields.typedErrors();
+    let result = null;
+    try {
+      result = calc.price(request);
+    } catch (error) {
+      if (!errors.some((e) => e.path === error.path)) errors.push({ path: error.path, message: error.message });
+    }
+    app.fields.show(errors);
+    $('#results').classList.toggle('stale', !result);
+    $('#stale').textContent = result ? '' : 'Showing the last good result: fix the marked field to update it.';
+    if (!result) return;
+    good = { state: clone(app.state), request, result };
+    $('#headline').replaceChildren(headline(result));
+    if (!embed) {
+      renderModes(app, result, $('#modes'));
+      renderDetails(result, $('#details'));
+    }
+    renderCharts();
+    writeUrl();
+    performance.measure('stepcalc:update', { start: started });
+    if (!firstDone) {
+      firstDone = true;
+      performance.mark('stepcalc:first-result');
+    }
+  }
+
+  app.changed = () => {
+    showLinkError('');
+    if (!scheduled) {
+      scheduled = true;
+      requestAnimationFrame(update);
+    }
+  };
+  const renderPanels = () => panels.forEach((p) => p.render());
+  app.load = async (request) => {
+    app.state = stateFromRequest(request);
+    renderPanels();
+    app.changed();
+  };
+
+  function fromLocation() {
+    const { state, error } = stateFromHash();
+    app.state = state;
+    renderPanels();
+    update();
+    showLinkError(error);
+  }
+  window.addEventListener('hashchange', fromLocation);
+  let lastWidth = 0;
+  new ResizeObserver(() => {
+    const w = widthOf($('#breakdown'));
+    if (w !== lastWidth) {
+      lastWidth = w;
+      renderCharts();
+    }
+  }).observe($('#breakdown'));
+  fromLocation();
+}
+
+document.body.classList.toggle('embed', embed);
+main().catch((error) => {
+  $('#headline').replaceChildren(h('p', { class: 'field-error', 'data-testid': 'error', role: 'alert',
+    text: `The pricing module did not load: ${error.message}` }));
+});

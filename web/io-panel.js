@@ -1,0 +1,70 @@
+// Share and move the step: copy a link, and import or export the request as JSON in
+// the CLI's format (the file `stepcalc price` reads).
+import { h } from './dom.js';
+import { setFieldError, clearFieldError } from './errors.js';
+import { toRequest, LIMITS } from './state.js';
+
+export function ioPanel(app, shareRoot, jsonRoot) {
+  const status = h('span', { class: 'status', role: 'status' });
+  const link = h('input', { type: 'text', readonly: true, id: 'share-link', 'aria-label': 'Link to this step' });
+  const copyLink = h('button', { type: 'button', id: 'copy-link', text: 'Copy link' });
+  const text = h('textarea', { id: 'request-json', rows: 8, spellcheck: 'false', 'aria-label': 'Request JSON (CLI format)' });
+  const block = h('div', { class: 'block' }, text);
+  const button = (label, onclick, id) => h('button', { type: 'button', text: label, onclick, id });
+  const say = (message) => {
+    status.textContent = message;
+    setTimeout(() => { if (status.textContent === message) status.textContent = ''; }, 2500);
+  };
+
+  async function copy(value, done) {
+    try {
+      await navigator.clipboard.writeText(value);
+      say(done);
+    } catch {
+      say('Copying is blocked here: select the text and copy it.');
+    }
+  }
+
+  copyLink.addEventListener('click', () => {
+    link.value = location.href;
+    link.select();
+    copy(location.href, 'Link copied.');
+  });
+  const exportJson = () => {
+    text.value = JSON.stringify(toRequest(app.state), null, 1);
+    clearFieldError(text);
+  };
+  const importJson = async () => {
+    if (text.value.length > LIMITS.jsonChars * 16) return setFieldError(text, 'That JSON is too large.');
+    try {
+      await app.load(JSON.parse(text.value));
+      clearFieldError(text);
+      say('Imported.');
+    } catch (error) {
+      setFieldError(text, `Cannot import: ${error.path ? `${error.path}: ` : ''}${error.message}`);
+    }
+  };
+  const download = () => {
+    const url = URL.createObjectURL(new Blob([JSON.stringify(toRequest(app.state), null, 1)], { type: 'application/json' }));
+    const a = h('a', { href: url, download: 'step-request.json' });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  };
+  const file = h('input', { type: 'file', accept: '.json,application/json', 'aria-label': 'Open a request JSON file' });
+  file.addEventListener('change', async () => {
+    if (!file.files[0]) return;
+    text.value = await file.files[0].text();
+    importJson();
+  });
+
+  shareRoot.append(h('div', { class: 'actions share' }, copyLink, link, status));
+  jsonRoot.append(
+    h('details', { id: 'io' }, h('summary', { text: 'Import or export the step as JSON (CLI request format)' }),
+      block,
+      h('div', { class: 'actions' }, button('Show current request', exportJson, 'export-json'), button('Import', importJson, 'import-json'),
+        button('Copy JSON', () => { exportJson(); copy(text.value, 'JSON copied.'); }), button('Download', download), file),
+      h('small', { class: 'muted', text: 'Same format as: stepcalc price request.json' })));
+  return { render: () => { link.value = location.href; } };
+}

@@ -1,0 +1,154 @@
+// The model: a preset picker, the shape fields (editing one makes a custom model),
+// and a HuggingFace config.json pasted, opened or dropped onto the panel.
+import { h, field, parseTyped } from './dom.js';
+import { setFieldError, clearFieldError } from './errors.js';
+import { SHAPE_FIELDS, NOTE_FIELDS } from './state.js';
+
+const CUSTOM = '__custom';
+const LABELS = {
+  num_hidden_layers: 'Layers', hidden_size: 'Hidden size', num_attention_heads: 'Attention heads',
+  num_key_value_heads: 'KV heads', intermediate_size: 'FFN size', vocab_size: 'Vocabulary', bytes_per_param: 'Bytes / param',
+};
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * A config object reduced to what prices it: the shape the core resolves (dtype to
+ * bytes, text_config, fallbacks) plus the keys that only raise notes. Throws the
+ * core's StepCalcError (path under `model`) for a config it refuses.
+ */
+export function trimConfig(calc, config) {
+  const resolved = calc.price({ model: config, step: {} }).model;
+  const shape = {};
+  for (const key of SHAPE_FIELDS) shape[key] = resolved[key];
+  for (const view of [config, config.text_config]) {
+    if (!isObject(view)) continue;
+    for (const key of NOTE_FIELDS) if (view[key] !== undefined) shape[key] = view[key];
+  }
+  return shape;
+}
+
+export const configName = (c) => [c._name_or_path, c.name, c.model_type].find((v) => typeof v === 'string' && v) || 'config.json';
+
+export function modelPanel(app, root) {
+  const { presets } = app;
+  const select = h('select', { id: 'model-preset' },
+    presets.models.map((m) => h('option', { value: m.name, text: m.name })),
+    h('option', { value: CUSTOM, text: 'Custom shape' }));
+  const pick = h('label', { class: 'field wide' }, h('span', { class: 'label', text: 'Model' }), select);
+  const name = h('p', { class: 'muted', 'aria-live': 'polite' });
+  const shapeInputs = {};
+  const grid = h('div', { class: 'grid' });
+  for (const key of SHAPE_FIELDS) {
+    const { wrap, input } = field(LABELS[key], { 'data-kind': 'number', name: key });
+    if (key === 'bytes_per_param') input.inputMode = 'decimal';
+    input.addEventListener('input', () => editShape(key, input.value));
+    shapeInputs[key] = input;
+    app.fields.add(`model.${key}`, input);
+    grid.append(wrap);
+  }
+  app.fields.add('model', select);
+
+  const text = h('textarea', { id: 'config-text', rows: 5, spellcheck: 'false',
+    placeholder: '{ "num_hidden_layers": 32, "hidden_size": 4096, ... }', 'aria-label': 'config.json text' });
+  const file = h('input', { type: 'file', accept: '.json,application/json', 'aria-label': 'Open a config.json file' });
+  const use = h('button', { type: 'button', text: 'Use this config' });
+  const configBlock = h('div', { class: 'block' }, text);
+  const details = h('details', { class: 'config' },
+    h('summary', { text: 'Paste, open or drop a HuggingFace config.json' }),
+    configBlock, h('div', { class: 'actions' }, use, file));
+  root.append(pick, grid, name, details);
+
+  function presetShape(presetName) {
+    const p = presets.models.find((m) => m.name === presetName);
+    return p && Object.fromEntries(SHAPE_FIELDS.map((k) => [k, p[k]]));
+  }
+
+  function editShape(key, typed) {
+    const s = app.state;
+    if (typeof s.model === 'string') {
+      const base = presetShape(s.model);
+      if (!base) return;
+      s.modelName = `${s.model} (edited)`;
+      s.model = base;
+    }
+    s.model = { ...s.model, [key]: parseTyped(typed) };
+    select.value = CUSTOM;
+    showName();
+    app.changed();
+  }
+
+  function applyConfig(raw) {
+    let config;
+    try {
+      config = JSON.parse(raw);
+      if (!isObject(config)) throw new Error('a config.json holds one JSON object.');
+    } catch (error) {
+      setFieldError(text, `This is not a config.json: ${error.message}`);
+      details.open = true;
+      return;
+    }
+    try {
+      app.state.model = trimConfig(app.calc, config);
+    } catch (error) {
+      const where = error.path ? ` (${error.path.replace(/^model\.?/, '') || 'config'})` : '';
+      setFieldError(text, `The config cannot be priced${where}: ${error.message}`);
+      details.open = true;
+      return;
+    }
+    clearFieldError(text);
+    app.state.modelName = configName(config);
+    render();
+    app.changed();
+  }
+
+  use.addEventListener('click', () => applyConfig(text.value));
+  text.addEventListener('paste', () => setTimeout(() => applyConfig(text.value), 0));
+  const readFile = async (f) => {
+    if (f.size > 4 << 20) return setFieldError(text, 'That file is larger than 4 MB; a config.json is a few KB.');
+    text.value = await f.text();
+    details.open = true;
+    applyConfig(text.value);
+  };
+  file.addEventListener('change', () => file.files[0] && readFile(file.files[0]));
+  root.addEventListener('dragover', (e) => { e.preventDefault(); root.classList.add('drop'); });
+  root.addEventListener('dragleave', () => root.classList.remove('drop'));
+  root.addEventListener('drop', (e) => {
+    e.preventDefault();
+    root.classList.remove('drop');
+    const f = e.dataTransfer?.files?.[0];
+    if (f) readFile(f);
+  });
+  select.addEventListener('change', () => {
+    if (select.value === CUSTOM) {
+      if (typeof app.state.model === 'string') editShape('num_hidden_layers', shapeInputs.num_hidden_layers.value);
+      return;
+    }
+    app.state.model = select.value;
+    app.state.modelName = '';
+    render();
+    app.changed();
+  });
+
+  function showName() {
+    const m = app.state.model;
+    const preset = typeof m === 'string' && presets.models.find((p) => p.name === m);
+    const notes = preset ? preset.notes : [];
+    name.textContent = typeof m === 'string' ? (notes.join(' ') || `Preset ${m}, ${preset?.torch_dtype ?? ''}.`)
+      : `Custom shape: ${app.state.modelName || 'unnamed'}.`;
+  }
+
+  /** Puts the state's model into the controls. */
+  function render() {
+    const m = app.state.model;
+    const known = typeof m === 'string' && presets.models.some((p) => p.name === m);
+    if (typeof m === 'string' && !known) select.append(h('option', { value: m, text: `${m} (unknown preset)` }));
+    select.value = typeof m === 'string' ? m : CUSTOM;
+    const shape = typeof m === 'string' ? presetShape(m) || {} : m;
+    for (const key of SHAPE_FIELDS) {
+      const input = shapeInputs[key];
+      if (document.activeElement !== input) input.value = shape[key] ?? '';
+    }
+    showName();
+  }
+  return { render };
+}

@@ -1,0 +1,101 @@
+// The priced step in words and tables: the headline (step time, tokens, what binds),
+// every table lookup with its provenance, and the warnings.
+import { h, int, time, pct } from './dom.js';
+
+const HOW = { exact: 'table cell', interpolated: 'interpolated', clamped: 'clamped', fallback: 'fallback' };
+const AXIS = { m: 'M', seq: 'sequence', bs: 'batch', kv: 'KV' };
+const MAX_LOOKUP_ROWS = 400;
+
+/** The headline: step time (us, ms), tokens and tokens/s, and which phase binds. */
+export function headline(result) {
+  const t = result.tokens;
+  const phaseText = (name) => {
+    const p = result.phases?.[name];
+    if (!p) return null;
+    const role = result.bound === name ? 'binds the step' : 'hidden under the other phase';
+    return h('li', {}, h('strong', { text: name === 'prefill' ? 'Prefill' : 'Decode' }),
+      ` ${p.bound_by}-bound (compute ${time(p.compute_s)}, memory ${time(p.memory_s)}), ${role}.`);
+  };
+  const bound = { prefill: 'the prefill phase', decode: 'the decode phase', overhead: 'CPU overhead (no GPU work)' }[result.bound] || result.bound;
+  return h('div', { class: 'headline' },
+    h('p', { class: 'big' }, h('span', { 'data-testid': 'step-time-us', text: String(result.step_time_us) }),
+      h('span', { class: 'unit', text: ' us' }), h('span', { class: 'ms', text: ` = ${result.step_time_ms} ms` })),
+    h('p', {}, `${int(t.total)} tokens (${int(t.prefill)} prefill + ${int(t.decode)} decode) · `,
+      h('strong', { text: int(result.tokens_per_s) }), ' tokens/s'),
+    h('p', {}, 'Bound by ', h('strong', { text: bound }), `; CPU overhead ${time(result.overhead_us * 1e-6)} is added on top.`),
+    h('ul', { class: 'phases' }, phaseText('prefill'), phaseText('decode')));
+}
+
+/** Plain words for a lookup's provenance: {how, detail}. */
+export function provenance(lookup) {
+  if (!lookup) return { how: '', detail: '' };
+  const parts = [];
+  if (lookup.table_pair) {
+    const which = lookup.pair_exact ? 'measured shape' : lookup.pair_largest ? 'largest measured shape' : 'nearest covering shape';
+    parts.push(`${which} (${lookup.table_pair.join(', ')})`);
+  }
+  if (lookup.table) parts.push(`table ${lookup.table}`);
+  for (const key of Object.keys(lookup)) {
+    const m = /^(\w+)_rows$/.exec(key);
+    if (!m || !Array.isArray(lookup[key])) continue;
+    const [a, b] = lookup[key];
+    const name = AXIS[m[1]] || m[1];
+    const t = lookup[`${m[1]}_rows_t`];
+    parts.push(a === b ? `${name} row ${int(a)}` : `${name} between rows ${int(a)} and ${int(b)}${t === undefined ? '' : ` (${pct(t)} of the way)`}`);
+  }
+  if (lookup.clamped_low) parts.push('below the measured range');
+  if (lookup.clamped_high) parts.push('above the measured range');
+  if (lookup.row !== undefined) parts.push(`data row ${lookup.row}`);
+  return { how: HOW[lookup.how] || lookup.how || '', detail: parts.join('; ') };
+}
+
+function lookupRows(result) {
+  const rows = [];
+  const gemmRow = (where, g) => ({ where: `${where} · ${g.kind} GEMM`, shape: `${int(g.m)}×${int(g.k)}×${int(g.n)}`, mfu: g.mfu,
+    s: g.time_s, lookup: g.lookup, extra: g.floor_won ? 'weight-read floor won: priced at memory speed' : '' });
+  const pre = result.phases?.prefill;
+  for (const b of pre?.buckets || []) {
+    const where = `Prefill bucket ${int(b.bucket)}`;
+    rows.push({ where: `${where} · attention`, shape: `${b.num_requests} req, ${int(b.total_new_tokens)} tok`, mfu: b.attn_mfu,
+      s: b.attn_core_time_s, lookup: b.attn_lookup });
+    for (const g of b.gemms || []) rows.push(gemmRow(where, g));
+  }
+  const dec = result.phases?.decode;
+  for (const a of dec?.attn_lookups || []) {
+    rows.push({ where: `Decode · attention at KV ${int(a.kv_len)}`, shape: `×${a.count}`, mfu: a.mfu, s: null, lookup: a });
+  }
+  for (const g of dec?.gemms || []) rows.push(gemmRow('Decode', g));
+  return rows;
+}
+
+/** The lookup table, the model and table notes, and the warnings. */
+export function renderDetails(result, root) {
+  const rows = lookupRows(result);
+  const body = rows.slice(0, MAX_LOOKUP_ROWS).map((r) => {
+    const p = provenance(r.lookup);
+    return h('tr', {}, h('th', { scope: 'row', text: r.where }), h('td', { class: 'num', text: r.shape }),
+      h('td', { class: 'num', text: r.mfu === undefined ? '' : pct(r.mfu) }),
+      h('td', { class: 'num', text: r.s === null ? '' : time(r.s) }),
+      h('td', {}, p.how && h('span', { class: `how how-${p.how.replace(/\W/g, '')}`, text: p.how }), ` ${p.detail}`,
+        r.extra && h('em', { text: ` ${r.extra}` })));
+  });
+  const notes = [];
+  if (result.attn_config_used !== result.attn_config_model) {
+    notes.push(`No attention table was measured for this model's shape ${result.attn_config_model} (heads-KV heads-head dim); the ${result.attn_config_used} table was used.`);
+  }
+  if (result.decode_mfu_tp_used !== undefined && result.decode_mfu_tp_used !== result.tp) {
+    notes.push(`Decode attention MFU was read from the TP ${result.decode_mfu_tp_used} table (TP ${result.tp} is not measured).`);
+  }
+  const warnings = result.warnings || [];
+  root.replaceChildren(
+    h('details', { open: true }, h('summary', {}, h('h2', { text: `Warnings (${warnings.length})` })),
+      h('ul', { class: 'warnings' }, notes.map((n) => h('li', { text: n })),
+        warnings.map((w) => h('li', { title: w.code, text: w.message }))),
+      !warnings.length && !notes.length ? h('p', { class: 'muted', text: 'None: every lookup hit measured data.' }) : null),
+    h('details', { open: true }, h('summary', {}, h('h2', { text: `Every table lookup (${rows.length})` })),
+      h('div', { class: 'scroll' }, h('table', { class: 'lookups' },
+        h('thead', {}, h('tr', {}, ['Where', 'Shape', 'MFU', 'Time', 'Provenance'].map((t) => h('th', { scope: 'col', text: t })))),
+        h('tbody', {}, body))),
+      rows.length > MAX_LOOKUP_ROWS ? h('p', { class: 'muted', text: `First ${MAX_LOOKUP_ROWS} of ${rows.length} lookups shown.` }) : null,
+      h('p', { class: 'muted', text: 'Times are for all layers. Shape is M×K×N for GEMMs. "table cell": read as measured; "interpolated": between measured rows; "clamped": outside the measured range, the edge value is used; "fallback": no measurement applies, a default is used.' })));
+}

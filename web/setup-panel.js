@@ -1,0 +1,89 @@
+// The machine and the model of it: GPU with every hardware constant editable, the
+// tensor-parallel degree, and the step model's mode (with its switches, if any).
+import { h, field, parseTyped } from './dom.js';
+import { HW_FIELDS } from './state.js';
+import { switchControls } from './modes.js';
+
+const HW_LABELS = {
+  TFlopsPeak: ['Peak TFLOP/s', 'dense BF16'],
+  BwPeakTBs: ['Peak HBM TB/s', ''],
+  bwEfficiencyFactor: ['Bandwidth efficiency', 'fraction of peak reached'],
+  perLayerOverhead: ['CPU overhead / layer (us)', ''],
+};
+
+export function setupPanel(app, root) {
+  const { presets } = app;
+  const gpu = h('select', { id: 'gpu' }, presets.gpus.map((g) => h('option', { value: g.name, text: g.name })));
+  const tp = field('TP degree', { id: 'tp', 'data-kind': 'number' }, 'tensor-parallel GPUs');
+  const mode = h('select', { id: 'mode' }, presets.modes.map((m) => h('option', { value: m, text: m })));
+  const switches = h('div', { class: 'switches' });
+  const hw = {};
+  const grid = h('div', { class: 'grid' });
+  for (const key of HW_FIELDS) {
+    const [label, hint] = HW_LABELS[key];
+    const { wrap, input } = field(label, { 'data-kind': 'number', inputmode: 'decimal', name: key }, hint);
+    input.addEventListener('input', () => {
+      const v = parseTyped(input.value);
+      if (v === gpuPreset()?.[key]) delete app.state.hw[key];
+      else app.state.hw[key] = v;
+      markEdited();
+      app.changed();
+    });
+    hw[key] = input;
+    app.fields.add(`hardware.${key}`, input);
+    grid.append(wrap);
+  }
+  const reset = h('button', { type: 'button', text: 'Reset constants' });
+  root.append(
+    h('div', { class: 'grid' },
+      h('label', { class: 'field' }, h('span', { class: 'label', text: 'GPU' }), gpu), tp.wrap,
+      h('label', { class: 'field' }, h('span', { class: 'label', text: 'Mode' }), mode)),
+    switches, grid, h('div', { class: 'actions' }, reset));
+  app.fields.add('gpu', gpu);
+  app.fields.add('tp', tp.input);
+  app.fields.add('mode', mode);
+
+  const gpuPreset = () => presets.gpus.find((g) => g.name === app.state.gpu);
+  const markEdited = () => {
+    for (const key of HW_FIELDS) hw[key].classList.toggle('edited', key in app.state.hw);
+    reset.disabled = Object.keys(app.state.hw).length === 0;
+  };
+
+  gpu.addEventListener('change', () => {
+    app.state.gpu = gpu.value;
+    render();
+    app.changed();
+  });
+  tp.input.addEventListener('input', () => {
+    app.state.tp = parseTyped(tp.input.value);
+    app.changed();
+  });
+  mode.addEventListener('change', () => {
+    app.state.mode = mode.value;
+    render();
+    app.changed();
+  });
+  reset.addEventListener('click', () => {
+    app.state.hw = {};
+    render();
+    app.changed();
+  });
+
+  /** Puts the state's machine and mode into the controls. */
+  function render() {
+    const s = app.state;
+    if (![...gpu.options].some((o) => o.value === s.gpu)) gpu.append(h('option', { value: s.gpu, text: `${s.gpu} (unknown)` }));
+    gpu.value = s.gpu;
+    if (![...mode.options].some((o) => o.value === s.mode)) mode.append(h('option', { value: s.mode, text: `${s.mode} (unknown)` }));
+    mode.value = s.mode;
+    if (document.activeElement !== tp.input) tp.input.value = s.tp;
+    const base = gpuPreset() || {};
+    for (const key of HW_FIELDS) {
+      if (document.activeElement !== hw[key]) hw[key].value = s.hw[key] ?? base[key] ?? '';
+      hw[key].placeholder = base[key] ?? '';
+    }
+    markEdited();
+    switches.replaceChildren(...switchControls(app));
+  }
+  return { render };
+}

@@ -1,0 +1,201 @@
+// The page state, its request (the CLI's JSON format) and its compact URL form.
+//
+// State: { model: preset name | shape object, modelName, gpu, hw: {overrides}, tp,
+//          mode, corrected: object|null, prefill: [[cached, new]], decode: [[kv, tokens]] }
+// A field the user left invalid holds the typed text; the core then names its path.
+
+export const LIMITS = { hashChars: 200000, rows: 65536, jsonChars: 1 << 20 };
+const HW_KEYS = { tf: 'TFlopsPeak', bw: 'BwPeakTBs', ef: 'bwEfficiencyFactor', oh: 'perLayerOverhead' };
+export const HW_FIELDS = Object.values(HW_KEYS);
+export const SHAPE_FIELDS = ['num_hidden_layers', 'hidden_size', 'num_attention_heads', 'num_key_value_heads',
+  'intermediate_size', 'vocab_size', 'bytes_per_param'];
+/** Config keys the core reads for its notes only (MoE, MLA, sliding window, head_dim). */
+export const NOTE_FIELDS = ['num_local_experts', 'n_routed_experts', 'num_experts', 'kv_lora_rank',
+  'sliding_window', 'use_sliding_window', 'head_dim'];
+
+export function defaultState() {
+  return {
+    model: 'llama-3.1-8b-instruct', modelName: '', gpu: 'H100', hw: {}, tp: 1, mode: 'blis-v2',
+    corrected: null, prefill: [[0, 2048]],
+    decode: Array.from({ length: 64 }, (_, i) => [512 + 64 * i, 1]),
+  };
+}
+
+export const clone = (state) => structuredClone(state);
+
+/** The request for `state` in the CLI's format; `mode` overrides the state's mode. */
+export function toRequest(state, mode = state.mode) {
+  const req = { model: state.model };
+  if (typeof state.model === 'object' && state.modelName) req.model_name = state.modelName;
+  req.gpu = state.gpu;
+  if (Object.keys(state.hw).length) req.hardware = { ...state.hw };
+  req.tp = state.tp;
+  req.mode = mode;
+  if (state.corrected && mode === 'corrected') req.corrected = state.corrected;
+  req.step = {
+    prefill_requests: state.prefill.map(([c, n]) => ({ progress_index: c, num_new_prefill_tokens: n })),
+    decode_requests: state.decode.map(([kv, n]) =>
+      (n === 1 ? { progress_index: kv } : { progress_index: kv, num_new_decode_tokens: n })),
+  };
+  return req;
+}
+
+class StateError extends Error {
+  constructor(path, message) {
+    super(message);
+    this.path = path;
+  }
+}
+const fail = (path, message) => { throw new StateError(path, message); };
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function rows(list, path, keys, defaults) {
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) fail(path, `${path} must be an array.`);
+  if (list.length > LIMITS.rows) fail(path, `${path} has more than ${LIMITS.rows} rows.`);
+  return list.map((item, i) => {
+    if (!isObject(item)) fail(`${path}[${i}]`, `${path}[${i}] must be an object.`);
+    return keys.map((key, k) => {
+      const v = item[key] ?? defaults[k];
+      if (typeof v !== 'number') fail(`${path}[${i}].${key}`, `${path}[${i}].${key} must be a number.`);
+      return v;
+    });
+  });
+}
+
+/**
+ * State from a request object (CLI format). A config object stays as given; the
+ * caller trims it with the core (see model-panel.js). Throws {path, message}.
+ */
+export function fromRequest(req) {
+  if (!isObject(req)) fail('request', 'The request must be a JSON object.');
+  const known = ['model', 'gpu', 'hardware', 'tp', 'mode', 'step', 'corrected', 'model_name', 'id', 'tags', 'expected'];
+  for (const key of Object.keys(req)) if (!known.includes(key)) fail(key, `Unknown field "${key}".`);
+  const s = defaultState();
+  if (typeof req.model !== 'string' && !isObject(req.model)) fail('model', 'model must be a preset name or a config object.');
+  s.model = req.model;
+  s.modelName = typeof req.model_name === 'string' ? req.model_name : '';
+  if (req.gpu !== undefined) s.gpu = String(req.gpu);
+  if (req.hardware !== undefined) {
+    if (!isObject(req.hardware)) fail('hardware', 'hardware must be an object.');
+    for (const key of HW_FIELDS) if (req.hardware[key] !== undefined) s.hw[key] = req.hardware[key];
+  }
+  if (req.tp !== undefined) s.tp = req.tp;
+  if (req.mode !== undefined) s.mode = String(req.mode);
+  if (req.corrected !== undefined) s.corrected = req.corrected;
+  if (!isObject(req.step)) fail('step', 'step must be an object.');
+  s.prefill = rows(req.step.prefill_requests, 'step.prefill_requests', ['progress_index', 'num_new_prefill_tokens'], [undefined, undefined]);
+  s.decode = rows(req.step.decode_requests, 'step.decode_requests', ['progress_index', 'num_new_decode_tokens'], [undefined, 1]);
+  if (s.prefill.length + s.decode.length > LIMITS.rows) fail('step', `A step may hold at most ${LIMITS.rows} requests.`);
+  return s;
+}
+
+// ---- compact URL form: #v=1&m=<preset>|mc=<json>&g=H100&tp=1&mode=..&p=<runs>&d=<runs>
+
+/** Rows of equal-width integer tuples as runs: `first[~delta][*count]`, comma-separated. */
+export function encodeRuns(tuples) {
+  const out = [];
+  for (let i = 0; i < tuples.length;) {
+    const first = tuples[i];
+    const delta = i + 1 < tuples.length ? tuples[i + 1].map((v, k) => v - first[k]) : first.map(() => 0);
+    let n = 1;
+    while (i + n < tuples.length && tuples[i + n].every((v, k) => v === first[k] + n * delta[k])) n++;
+    const flat = delta.every((d) => d === 0);
+    if (n < 3 && !flat) n = 1;
+    out.push(first.join('.') + (n > 1 && !flat ? `~${delta.join('.')}` : '') + (n > 1 ? `*${n}` : ''));
+    i += n;
+  }
+  return out.join(',');
+}
+
+export function decodeRuns(text, width, key) {
+  const tuples = [];
+  if (!text) return tuples;
+  const num = (t) => {
+    if (!/^-?\d{1,10}$/.test(t)) fail(key, `The link's "${key}" holds a bad number "${t.slice(0, 20)}".`);
+    return Number(t);
+  };
+  for (const run of text.split(',')) {
+    const m = /^([^~*]+)(?:~([^*]+))?(?:\*(\d{1,6}))?$/.exec(run);
+    if (!m) fail(key, `The link's "${key}" is malformed near "${run.slice(0, 20)}".`);
+    const first = m[1].split('.').map(num);
+    const delta = m[2] ? m[2].split('.').map(num) : first.map(() => 0);
+    if (first.length !== width || delta.length !== width) fail(key, `The link's "${key}" needs ${width} numbers per row.`);
+    const n = m[3] ? Number(m[3]) : 1;
+    if (tuples.length + n > LIMITS.rows) fail(key, `The link holds more than ${LIMITS.rows} rows.`);
+    for (let j = 0; j < n; j++) tuples.push(first.map((v, k) => v + j * delta[k]));
+  }
+  return tuples;
+}
+
+const validRow = (row) => row.every((v) => Number.isInteger(v) && v >= 0);
+
+/** The compact hash for a state whose fields all hold numbers (a priced state). */
+export function encodeHash(s) {
+  const q = [['v', '1']];
+  if (typeof s.model === 'string') q.push(['m', s.model]);
+  else {
+    q.push(['mc', JSON.stringify(s.model)]);
+    if (s.modelName) q.push(['mn', s.modelName]);
+  }
+  q.push(['g', s.gpu]);
+  for (const [short, long] of Object.entries(HW_KEYS)) if (s.hw[long] !== undefined) q.push([short, String(s.hw[long])]);
+  q.push(['tp', String(s.tp)], ['mode', s.mode]);
+  if (s.corrected) q.push(['cr', JSON.stringify(s.corrected)]);
+  q.push(['p', encodeRuns(s.prefill)]);
+  if (s.decode.every(([, n]) => n === 1)) q.push(['d', encodeRuns(s.decode.map(([kv]) => [kv]))]);
+  else q.push(['dt', encodeRuns(s.decode)]);
+  return q.map(([k, v]) => `${k}=${encodeURIComponent(v).replace(/%2C/g, ',')}`).join('&');
+}
+
+function parseJson(text, key) {
+  if (text.length > LIMITS.jsonChars) fail(key, 'The JSON in the link is too large.');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    return fail(key, `The JSON in the link does not parse: ${error.message}`);
+  }
+}
+
+/**
+ * Reads a location hash. Returns null (no state in it), {state} (compact form) or
+ * {request} (a `#json=` request, for fromRequest). Throws {path, message} on bad input.
+ */
+export function decodeHash(hash) {
+  const text = hash.replace(/^#/, '');
+  if (!text) return null;
+  if (text.length > LIMITS.hashChars) fail('url', `The link is longer than ${LIMITS.hashChars} characters.`);
+  const params = new Map();
+  for (const part of text.split('&')) {
+    const eq = part.indexOf('=');
+    const key = eq < 0 ? part : part.slice(0, eq);
+    try {
+      params.set(key, decodeURIComponent(eq < 0 ? '' : part.slice(eq + 1)));
+    } catch {
+      fail(key, `The link's "${key.slice(0, 20)}" is not valid percent-encoding.`);
+    }
+  }
+  if (params.has('json')) return { request: parseJson(params.get('json'), 'json') };
+  if (!params.has('v')) return null;
+  if (params.get('v') !== '1') fail('v', `This link was made by a newer page (format ${params.get('v').slice(0, 8)}).`);
+  const s = defaultState();
+  if (params.has('mc')) {
+    s.model = parseJson(params.get('mc'), 'mc');
+    if (!isObject(s.model)) fail('mc', 'The model in the link must be an object.');
+    s.modelName = params.get('mn') ?? '';
+  } else if (params.has('m')) s.model = params.get('m');
+  if (params.has('g')) s.gpu = params.get('g');
+  for (const [short, long] of Object.entries(HW_KEYS)) {
+    if (!params.has(short)) continue;
+    const v = Number(params.get(short));
+    if (!Number.isFinite(v)) fail(short, `The link's hardware value "${short}" is not a number.`);
+    s.hw[long] = v;
+  }
+  if (params.has('tp')) s.tp = Number(params.get('tp'));
+  if (params.has('mode')) s.mode = params.get('mode');
+  if (params.has('cr')) s.corrected = parseJson(params.get('cr'), 'cr');
+  s.prefill = decodeRuns(params.get('p'), 2, 'p');
+  s.decode = params.has('dt') ? decodeRuns(params.get('dt'), 2, 'dt') : decodeRuns(params.get('d'), 1, 'd').map(([kv]) => [kv, 1]);
+  if (![...s.prefill, ...s.decode].every(validRow)) fail('p', 'The link holds a negative token count.');
+  return { state: s };
+}

@@ -1,0 +1,59 @@
+// Sweeps: step time against prefill length, decode batch size and KV length, each
+// priced by the module's sweep() around the current step, which is marked.
+import { h, int, tokens } from './dom.js';
+import { lineChart } from './charts.js';
+
+const powers = (from, to) => {
+  const out = [];
+  for (let v = from; v <= to; v *= 2) out.push(v);
+  return out;
+};
+const withValue = (values, v) => (v > 0 && !values.includes(v) ? [...values, v].sort((a, b) => a - b) : values);
+const mean = (xs) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
+const isNumber = (v) => typeof v === 'number';
+
+/** The three sweeps for a priced state: [{axis, title, values, current, note}]. */
+export function sweepPlans(state, result) {
+  const first = state.prefill[0]?.[1];
+  const kvs = state.decode.map((r) => r[0]).filter(isNumber);
+  const n = state.decode.length;
+  const y = result.step_time_us;
+  const room = 65536 - state.prefill.length;
+  return [
+    { axis: 'prefill_tokens', title: 'Step time vs. prefill length', unit: 'new prefill tokens',
+      values: withValue(powers(128, 32768), first), current: first > 0 ? { x: first, y } : null,
+      note: state.prefill.length ? 'Varies the new tokens of the first prefill row.' : 'The step has no prefill; the sweep adds one.' },
+    { axis: 'decode_batch', title: 'Step time vs. decode batch size', unit: 'decodes',
+      values: withValue(powers(1, Math.min(room, Math.max(512, 2 ** Math.ceil(Math.log2(n + 1))))), n).filter((v) => v <= room),
+      current: n > 0 ? { x: n, y } : null,
+      note: n ? 'Repeats the current decode rows to reach each batch size.' : 'The step has no decodes; the sweep uses KV 1024.' },
+    { axis: 'decode_kv', title: 'Step time vs. KV length', unit: 'KV length',
+      values: withValue(powers(256, 131072), kvs.length ? mean(kvs) : 0), current: kvs.length ? { x: mean(kvs), y } : null,
+      note: new Set(kvs).size > 1 ? 'Sets every decode to one KV length; the current (mixed) step sits at the mean KV.'
+        : 'Sets every decode row to one KV length.' },
+  ];
+}
+
+/** Prices and draws the sweeps into `root`, `width` px wide each. */
+export function renderSweeps(calc, request, state, result, root, width) {
+  const charts = sweepPlans(state, result).map((plan) => {
+    let points;
+    try {
+      points = calc.sweep(request, plan.axis, plan.values);
+    } catch (error) {
+      return h('section', { class: 'sweep' }, h('h3', { text: plan.title }),
+        h('p', { class: 'field-error', 'data-testid': 'error', text: error.message }));
+    }
+    const data = points.map((p) => ({ x: p.value, y: p.error ? NaN : p.step_time_us, bound: p.bound, tick: tokens(p.value, true), error: p.error }));
+    const readout = h('p', { class: 'readout', 'aria-live': 'polite', text: 'Hover or focus the chart and use the arrow keys to read values.' });
+    const describe = (p) => `${int(p.x)} ${plan.unit}: ${int(p.y)} us (${(p.y / 1000).toFixed(3)} ms), bound by ${p.bound}`
+      + (plan.current && p.x === plan.current.x ? ' (the current step\'s value)' : '');
+    const failed = data.filter((p) => p.error);
+    const body = data.some((p) => Number.isFinite(p.y))
+      ? lineChart({ points: data, current: plan.current, width, label: `${plan.title}; ${plan.note}`, describe, readout })
+      : h('p', { class: 'muted', text: 'No point of this sweep could be priced.' });
+    return h('section', { class: 'sweep' }, h('h3', { text: plan.title }), body, readout,
+      h('small', { class: 'muted', text: plan.note + (failed.length ? ` ${failed.length} point(s) could not be priced: ${failed[0].error.message}` : '') }));
+  });
+  root.replaceChildren(...charts);
+}
