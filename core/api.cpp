@@ -16,11 +16,20 @@
 namespace stepcalc {
 namespace {
 
+/// A result with NaN or infinity is refused rather than shown (JSON would say null).
+Error non_finite_error() {
+  return make_error("out_of_range", "step",
+                    "A result would not be a finite number; the inputs are beyond what the step model can price.");
+}
+
 Expected<std::string> price_request(const Request& request) {
   const MfuTables& tables = embedded_h100_tables();
   auto result = price_step(request, tables);
   if (!result) return result.error();
-  return result_to_json(request, result.value(), tables);
+  bool all_finite = true;
+  std::string json = result_to_json(request, result.value(), tables, &all_finite);
+  if (!all_finite) return non_finite_error();
+  return json;
 }
 
 bool apply_sweep_value(Request* r, const std::string& axis, int64_t v) {
@@ -51,7 +60,14 @@ Expected<PricedDocument> price_document(std::string_view json, const std::string
   PricedDocument out;
   JsonWriter w;
   if (batch->is_array) w.begin_array();
+  size_t index = 0;
   for (const Expected<Request>& parsed : batch->requests) {
+    // Results are ~100 times larger than the smallest requests: bound the output.
+    if (w.str().size() > limits::kMaxResultBytes)
+      return make_error("too_large", "[" + std::to_string(index) + "]",
+                        "The results exceed " + std::to_string(limits::kMaxResultBytes >> 20) +
+                            " MiB before request " + std::to_string(index) + "; price the array in smaller parts.");
+    ++index;
     if (!parsed) {
       ++out.failures;
       w.raw(error_to_json(parsed.error()));
@@ -83,17 +99,34 @@ Expected<std::string> sweep_json(std::string_view json, const std::string& axis,
   Request probe = base;
   if (!apply_sweep_value(&probe, axis, 1))
     return make_error("invalid_value", "axis",
-                      "Unknown sweep axis '" + axis.substr(0, 64) + "'; axes: prefill_tokens, decode_batch, decode_kv, tp.");
+                      "Unknown sweep axis '" + utf8_prefix(axis, 64) + "'; axes: prefill_tokens, decode_batch, decode_kv, tp.");
   const MfuTables& tables = embedded_h100_tables();
   const int64_t min = axis == "tp" || axis == "decode_batch" ? 1 : 0;
   const int64_t max = axis == "tp" ? limits::kMaxTp : axis == "decode_batch" ? limits::kMaxRequestsPerStep : limits::kMaxTokens;
+  auto in_range = [&](double v) {
+    return std::isfinite(v) && v == std::trunc(v) && v >= static_cast<double>(min) && v <= static_cast<double>(max);
+  };
+  // Bound the work (requests priced over all points), not only the point count.
+  int64_t work = 0;
+  for (double v : values) {
+    if (!in_range(v)) continue;
+    const int64_t fixed = static_cast<int64_t>(probe.step.prefill.size() + (axis == "decode_batch" ? 0 : probe.step.decode.size()));
+    work += fixed + (axis == "decode_batch" ? static_cast<int64_t>(v) : 0);
+    if (work > limits::kMaxSweepRequests)
+      return make_error("too_many_requests", "values",
+                        "The sweep would price more than " + std::to_string(limits::kMaxSweepRequests) +
+                            " requests in all; use fewer or smaller points.");
+  }
+  if (static_cast<int64_t>(probe.step.prefill.size() + probe.step.decode.size()) > limits::kMaxRequestsPerStep)
+    return make_error("too_many_requests", "step",
+                      "A step may hold at most " + std::to_string(limits::kMaxRequestsPerStep) + " requests.");
   JsonWriter w;
   w.begin_array();
   Request r = base;
   for (size_t i = 0; i < values.size(); ++i) {
     const double v = values[i];
     w.begin_object().field("value", v);
-    if (!std::isfinite(v) || v != std::trunc(v) || v < static_cast<double>(min) || v > static_cast<double>(max)) {
+    if (!in_range(v)) {
       const Error e = make_error("invalid_value", "values[" + std::to_string(i) + "]",
                                  "Sweep values for " + axis + " must be whole numbers in [" + std::to_string(min) +
                                      ", " + std::to_string(max) + "].");
@@ -104,6 +137,9 @@ Expected<std::string> sweep_json(std::string_view json, const std::string& axis,
     if (axis == "decode_batch") r.step.decode = base.step.decode;
     apply_sweep_value(&r, axis, static_cast<int64_t>(v));
     auto priced = price_step(r, tables, false);
+    if (priced && !(std::isfinite(priced->total_us_before_rounding) && std::isfinite(priced->prefill.time_s()) &&
+                    std::isfinite(priced->decode.time_s())))
+      priced = non_finite_error();
     if (priced) {
       w.field("step_time_us", priced->step_time_us)
           .field("total_us", priced->total_us_before_rounding)

@@ -58,6 +58,7 @@ JsonWriter& JsonWriter::key(std::string_view name) {
 }
 JsonWriter& JsonWriter::value(double v) {
   separate();
+  if (!std::isfinite(v)) non_finite_ = true;
   out_ += format_double(v);
   return *this;
 }
@@ -87,11 +88,62 @@ JsonWriter& JsonWriter::raw(std::string_view json) {
   return *this;
 }
 
+namespace {
+
+/// Length of the valid UTF-8 sequence starting at text[i], or 0 if it is invalid
+/// (overlong forms, surrogates and code points above U+10FFFF are invalid).
+size_t utf8_sequence_length(std::string_view text, size_t i) {
+  const auto byte = [&](size_t j) { return static_cast<unsigned char>(text[j]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c == 0xE0) n = 3, lo = 0xA0;
+  else if (c == 0xED) n = 3, hi = 0x9F;
+  else if (c >= 0xE1 && c <= 0xEF) n = 3;
+  else if (c == 0xF0) n = 4, lo = 0x90;
+  else if (c >= 0xF1 && c <= 0xF3) n = 4;
+  else if (c == 0xF4) n = 4, hi = 0x8F;
+  else return 0;
+  if (i + n > text.size()) return 0;
+  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (size_t j = 2; j < n; ++j)
+    if (byte(i + j) < 0x80 || byte(i + j) > 0xBF) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::string utf8_prefix(std::string_view text, size_t max_bytes) {
+  size_t end = 0;
+  while (end < text.size()) {
+    const size_t n = utf8_sequence_length(text, end);
+    const size_t step = n == 0 ? 1 : n;
+    if (end + step > max_bytes) break;
+    end += step;
+  }
+  return std::string(text.substr(0, end));
+}
+
 std::string json_quote(std::string_view text) {
   std::string out;
   out.reserve(text.size() + 2);
   out += '"';
-  for (unsigned char c : text) {
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x80) {
+      const size_t n = utf8_sequence_length(text, i);
+      if (n == 0) {
+        out += "\\ufffd";
+        ++i;
+      } else {
+        out.append(text.substr(i, n));
+        i += n;
+      }
+      continue;
+    }
+    ++i;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;

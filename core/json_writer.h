@@ -12,6 +12,10 @@ namespace stepcalc {
 /// Non-finite values are written as null (JSON has no NaN/Infinity).
 std::string format_double(double v);
 
+/// At most `max_bytes` of `text`, cut at a UTF-8 character boundary (for echoing
+/// user text in messages without splitting a multi-byte character).
+std::string utf8_prefix(std::string_view text, size_t max_bytes);
+
 class JsonWriter {
  public:
   JsonWriter& begin_object();
@@ -34,15 +38,19 @@ class JsonWriter {
     return value(v);
   }
   const std::string& str() const { return out_; }
+  /// True once a NaN or infinity was written (as null): results must refuse then.
+  bool wrote_non_finite() const { return non_finite_; }
   std::string take() { return std::move(out_); }
 
  private:
   void separate();
   std::string out_;
   bool need_comma_ = false;
+  bool non_finite_ = false;
 };
 
-/// `text` as a JSON string literal with quotes.
+/// `text` as a JSON string literal with quotes. Bytes that are not valid UTF-8
+/// become U+FFFD, so the output is always valid JSON text.
 std::string json_quote(std::string_view text);
 
 }  // namespace stepcalc

@@ -193,7 +193,7 @@ void write_corrected(JsonWriter& w, const Request& q, const StepResult& r, const
 
 }  // namespace
 
-std::string result_to_json(const Request& q, const StepResult& r, const MfuTables& t) {
+std::string result_to_json(const Request& q, const StepResult& r, const MfuTables& t, bool* all_finite) {
   JsonWriter w;
   w.begin_object();
   if (q.has_id) w.field("id", q.id);
@@ -250,6 +250,7 @@ std::string result_to_json(const Request& q, const StepResult& r, const MfuTable
     w.begin_object().field("code", warning.code).field("message", warning.message).end_object();
   w.end_array();
   w.end_object();
+  if (all_finite != nullptr) *all_finite = !w.wrote_non_finite();
   return w.take();
 }
 

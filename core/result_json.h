@@ -10,8 +10,10 @@
 
 namespace stepcalc {
 
-/// The result object for `request` priced as `result`.
-std::string result_to_json(const Request& request, const StepResult& result, const MfuTables& tables);
+/// The result object for `request` priced as `result`. `all_finite` (if given) is
+/// set to false when some number was NaN or infinite (written as null).
+std::string result_to_json(const Request& request, const StepResult& result, const MfuTables& tables,
+                           bool* all_finite = nullptr);
 
 /// {"error": {"code", "path", "message"}} (plus "id" when the request had one).
 std::string error_to_json(const Error& error, const std::string& id = "", bool has_id = false);
