@@ -8,6 +8,7 @@
 
 #include "embedded_data.h"
 #include "input_limits.h"
+#include "json_writer.h"
 
 #include "simdjson.h"
 
@@ -89,9 +90,46 @@ Expected<std::string> read_string(element e, const std::string& path) {
 }
 
 Error unknown_field(const std::string& path, std::string_view key, const char* known) {
-  std::string shown(key.substr(0, 64));
+  const std::string shown = utf8_prefix(key, 64);
   return make_error("unknown_field", join(path, shown),
                     "Unknown field '" + shown + "'" + (path.empty() ? "" : " in " + path) + "; known fields: " + known + ".");
+}
+
+/// The first key that appears twice in one object anywhere inside `e`, as an error
+/// naming its path. JSON parsers disagree on which copy wins (simdjson's lookups
+/// take the first, JavaScript's JSON.parse the last), so a repeated key would price
+/// differently in the CLI and the page: it is refused instead.
+Expected<bool> check_unique_keys(element e, const std::string& path) {
+  simdjson::dom::array items;
+  if (e.get_array().get(items) == simdjson::SUCCESS) {
+    size_t i = 0;
+    for (element item : items) {
+      if (!item.is_array() && !item.is_object()) {
+        ++i;
+        continue;
+      }
+      auto ok = check_unique_keys(item, index_path(path, i++));
+      if (!ok) return ok;
+    }
+    return true;
+  }
+  object o;
+  if (e.get_object().get(o) != simdjson::SUCCESS) return true;
+  std::vector<std::string_view> keys;
+  for (auto field : o) {
+    keys.push_back(field.key);
+    if (field.value.is_array() || field.value.is_object()) {
+      auto ok = check_unique_keys(field.value, join(path, field.key));
+      if (!ok) return ok;
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  const auto dup = std::adjacent_find(keys.begin(), keys.end());
+  if (dup == keys.end()) return true;
+  const std::string shown = utf8_prefix(*dup, 64);
+  return make_error("parse_error", join(path, shown),
+                    "The key '" + shown + "' appears twice in " + (path.empty() ? "the request" : path) +
+                        "; each key may appear once.");
 }
 
 std::string normalise_preset(std::string name) {
@@ -122,8 +160,9 @@ struct ConfigView {
 };
 
 /// First non-zero of `keys` (integers, truncated); 0 when all are absent, null or 0.
+/// `zero_at` (if given) receives the path of the first key that was present as 0.
 Expected<int64_t> first_nonzero(const ConfigView& c, std::initializer_list<const char*> keys, const std::string& path,
-                                int64_t max) {
+                                int64_t max, std::string* zero_at = nullptr) {
   for (const char* key : keys) {
     element e;
     std::string where;
@@ -131,8 +170,17 @@ Expected<int64_t> first_nonzero(const ConfigView& c, std::initializer_list<const
     auto v = read_int(e, where, 0, max, true);
     if (!v) return v.error();
     if (v.value() != 0) return v.value();
+    if (zero_at != nullptr && zero_at->empty()) *zero_at = where;
   }
   return int64_t{0};
+}
+
+/// A required model dimension that came out 0: absent is missing_field, given as 0
+/// (or a fraction below 1) is invalid_value at the path where it was given.
+Error zero_dimension(const std::string& path, const char* key, const std::string& zero_at) {
+  if (zero_at.empty())
+    return make_error("missing_field", join(path, key), "The model needs " + std::string(key) + " > 0.");
+  return make_error("invalid_value", zero_at, zero_at + " must be at least 1.");
 }
 
 Expected<ModelShape> model_from_object(object top, const std::string& path) {
@@ -144,9 +192,10 @@ Expected<ModelShape> model_from_object(object top, const std::string& path) {
     c.has_text = true;
   }
   ModelShape m;
-  auto layers = first_nonzero(c, {"num_hidden_layers"}, path, limits::kMaxLayers);
-  auto hidden = first_nonzero(c, {"hidden_size"}, path, limits::kMaxHidden);
-  auto heads = first_nonzero(c, {"num_attention_heads"}, path, limits::kMaxHeads);
+  std::string layers_zero, hidden_zero, heads_zero;
+  auto layers = first_nonzero(c, {"num_hidden_layers"}, path, limits::kMaxLayers, &layers_zero);
+  auto hidden = first_nonzero(c, {"hidden_size"}, path, limits::kMaxHidden, &hidden_zero);
+  auto heads = first_nonzero(c, {"num_attention_heads"}, path, limits::kMaxHeads, &heads_zero);
   auto kv = first_nonzero(c, {"num_key_value_heads", "num_kv_heads", "multi_query_group_num"}, path, limits::kMaxHeads);
   auto ffn = first_nonzero(c, {"intermediate_size", "ffn_hidden_size"}, path, limits::kMaxIntermediate);
   auto vocab = first_nonzero(c, {"vocab_size"}, path, INT64_C(1) << 40);
@@ -155,11 +204,18 @@ Expected<ModelShape> model_from_object(object top, const std::string& path) {
   m.num_layers = layers.value();
   m.hidden_size = hidden.value();
   m.num_heads = heads.value();
-  if (m.num_layers == 0)
-    return make_error("missing_field", join(path, "num_hidden_layers"), "The model needs num_hidden_layers > 0.");
-  if (m.hidden_size == 0) return make_error("missing_field", join(path, "hidden_size"), "The model needs hidden_size > 0.");
-  if (m.num_heads == 0)
-    return make_error("missing_field", join(path, "num_attention_heads"), "The model needs num_attention_heads > 0.");
+  if (m.num_layers == 0) return zero_dimension(path, "num_hidden_layers", layers_zero);
+  if (m.hidden_size == 0) return zero_dimension(path, "hidden_size", hidden_zero);
+  if (m.num_heads == 0) return zero_dimension(path, "num_attention_heads", heads_zero);
+  if (m.hidden_size < m.num_heads) {
+    // head_dim = hidden_size / heads would be 0: every attention term would vanish.
+    std::string where;
+    element unused;
+    c.find("hidden_size", &unused, &where, path);
+    return make_error("invalid_value", where,
+                      where + " (" + std::to_string(m.hidden_size) + ") must be at least num_attention_heads (" +
+                          std::to_string(m.num_heads) + "): the head dimension would be 0.");
+  }
   m.num_kv_heads = kv.value() != 0 ? kv.value() : m.num_heads;
   m.intermediate_size = ffn.value() != 0 ? ffn.value() : 4 * m.hidden_size;
   m.vocab_size = vocab.value();
@@ -169,8 +225,9 @@ Expected<ModelShape> model_from_object(object top, const std::string& path) {
   if (c.find("bytes_per_param", &e, &where, path)) {
     auto bpp = read_number(e, where);
     if (!bpp) return bpp.error();
-    if (!(bpp.value() > 0) || bpp.value() > limits::kMaxBytesPerParam)
-      return make_error("invalid_value", where, where + " must be in (0, 64].");
+    if (!(bpp.value() > 0)) return make_error("invalid_value", where, where + " must be positive.");
+    if (bpp.value() > limits::kMaxBytesPerParam)
+      return make_error("out_of_range", where, where + " exceeds the limit of 64 bytes per parameter.");
     m.bytes_per_param = bpp.value();
   } else {
     std::string dtype_path = join(path, "torch_dtype");
@@ -184,7 +241,7 @@ Expected<ModelShape> model_from_object(object top, const std::string& path) {
     m.bytes_per_param = bytes_per_param_of_dtype(m.dtype);
     if (m.bytes_per_param == 0)
       return make_error("invalid_value", where,
-                        "Unknown dtype '" + m.dtype.substr(0, 64) +
+                        "Unknown dtype '" + utf8_prefix(m.dtype, 64) +
                             "' (known: float32, float16, bfloat16, int8, uint8, fp8, int4, nf4); set bytes_per_param.");
   }
 
@@ -203,9 +260,12 @@ Expected<ModelShape> model_from_object(object top, const std::string& path) {
   if (has("sliding_window") && has("use_sliding_window"))
     m.notes.push_back({"sliding_window_ignored", "The sliding attention window is ignored."});
   if (c.find("head_dim", &e, &where, path) && is_number(e)) {
-    const double declared = e.get_double().value_unsafe();
-    if (declared != static_cast<double>(m.hidden_size / m.num_heads))
-      m.notes.push_back({"head_dim_differs", "The config's head_dim " + std::to_string(static_cast<int64_t>(declared)) +
+    // Read as a bounded integer: a wild value (1e300) must not reach an int64 cast.
+    auto head_dim = read_int(e, where, 0, limits::kMaxHidden, true);
+    if (!head_dim) return head_dim.error();
+    const int64_t declared = head_dim.value();
+    if (declared != m.hidden_size / m.num_heads)
+      m.notes.push_back({"head_dim_differs", "The config's head_dim " + std::to_string(declared) +
                                                  " differs from hidden_size / heads = " +
                                                  std::to_string(m.hidden_size / m.num_heads) +
                                                  "; the step model uses the latter."});
@@ -231,6 +291,16 @@ Expected<Hardware> hardware_from(element e, Hardware hw, const std::string& path
     auto v = read_number(field.value, where);
     if (!v) return v.error();
     *target = v.value();
+    // Zero and negative values are refused by the step model (invalid_value); here
+    // only magnitudes that could push a time to infinity or a denormal.
+    double low = 0, high = 0;
+    if (target == &hw.tflops_peak) low = limits::kMinTflopsPeak, high = limits::kMaxTflopsPeak;
+    else if (target == &hw.bw_peak_tbs) low = limits::kMinBwPeakTBs, high = limits::kMaxBwPeakTBs;
+    else if (target == &hw.per_layer_overhead_us) high = limits::kMaxPerLayerOverheadUs;
+    else continue;  // bwEfficiencyFactor: 0 or (0, 1], checked by the step model
+    if (v.value() > 0 && (v.value() < low || v.value() > high))
+      return make_error("out_of_range", where,
+                        where + " must be in [" + format_double(low) + ", " + format_double(high) + "].");
   }
   return hw;
 }
@@ -250,7 +320,8 @@ Expected<Step> step_from(element e, const std::string& path) {
     total += list.size();
     if (total > static_cast<size_t>(limits::kMaxRequestsPerStep))
       return make_error("too_many_requests", list_path,
-                        "A step may hold at most " + std::to_string(limits::kMaxRequestsPerStep) + " requests.");
+                        "The step holds " + std::to_string(total) + " requests; a step may hold at most " +
+                            std::to_string(limits::kMaxRequestsPerStep) + " (prefill and decode together).");
     const char* tokens_key = prefill ? "num_new_prefill_tokens" : "num_new_decode_tokens";
     size_t i = 0;
     for (element item : list) {
@@ -325,6 +396,8 @@ Expected<CorrectedOverrides> corrected_from(element e, const std::string& path) 
 Expected<Request> request_from(element e, const std::string& path) {
   object o;
   if (e.get_object().get(o) != simdjson::SUCCESS) return type_error(path.empty() ? "request" : path, e, "an object");
+  auto unique = check_unique_keys(e, path);
+  if (!unique) return unique.error();
   Request r;
   element model, hardware, step;
   bool have_model = false, have_hardware = false, have_step = false;
@@ -418,7 +491,7 @@ Error parse_failure(simdjson::error_code code) {
     case simdjson::DEPTH_ERROR:
       return make_error("too_deep", "", "The JSON nests deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels.");
     case simdjson::CAPACITY:
-      return make_error("too_large", "", "The JSON document is larger than 16 MiB.");
+      return make_error("too_large", "", "The JSON document is larger than the limit of 16 MiB.");
     case simdjson::UTF8_ERROR:
       return make_error("parse_error", "", "The JSON is not valid UTF-8.");
     case simdjson::NUMBER_ERROR:
@@ -432,7 +505,9 @@ Error parse_failure(simdjson::error_code code) {
 /// Parses `json` with a parser owned by the caller (so the DOM outlives the call).
 Expected<element> parse_document(simdjson::dom::parser& parser, std::string_view json, size_t max_depth) {
   if (json.size() > limits::kMaxDocumentBytes)
-    return make_error("too_large", "", "The JSON document is larger than 16 MiB.");
+    return make_error("too_large", "",
+                      "The JSON document is longer than the limit of " + std::to_string(limits::kMaxDocumentBytes) +
+                          " bytes (16 MiB).");
   if (parser.allocate(std::max<size_t>(json.size(), 64), max_depth) != simdjson::SUCCESS)
     return make_error("too_large", "", "Not enough memory to parse the document.");
   element doc;
@@ -459,7 +534,9 @@ Expected<RequestBatch> parse_requests(std::string_view json) {
     batch.is_array = true;
     simdjson::dom::array items = doc->get_array().value_unsafe();
     if (items.size() > limits::kMaxBatch)
-      return make_error("too_many_requests", "", "A batch may hold at most 100000 requests.");
+      return make_error("too_many_requests", "",
+                        "The array holds " + std::to_string(items.size()) + " requests; a document may hold at most " +
+                            std::to_string(limits::kMaxBatch) + ".");
     size_t i = 0;
     for (element item : items) batch.requests.push_back(request_from(item, index_path("", i++)));
   } else if (doc->is_object()) {
@@ -508,7 +585,7 @@ Expected<ModelShape> model_preset(const std::string& name, const std::string& pa
   }
   std::string known;
   for (const std::string& n : model_preset_names()) known += (known.empty() ? "" : ", ") + n;
-  return make_error("unknown_preset", path, "Unknown model preset '" + name.substr(0, 64) + "'; presets: " + known + ".");
+  return make_error("unknown_preset", path, "Unknown model preset '" + utf8_prefix(name, 64) + "'; presets: " + known + ".");
 }
 
 std::vector<std::string> gpu_names() { return {"H100"}; }
@@ -518,7 +595,7 @@ Expected<Hardware> hardware_preset(const std::string& gpu, const std::string& pa
   std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
   if (upper == "H100") return Hardware{};  // the reference's hardware_config.json H100 entry
   return make_error("unknown_gpu", path,
-                    "No MFU tables for GPU '" + gpu.substr(0, 64) + "'; available: H100 (constants can be overridden).");
+                    "No MFU tables for GPU '" + utf8_prefix(gpu, 64) + "'; available: H100 (constants can be overridden).");
 }
 
 }  // namespace stepcalc
