@@ -71,7 +71,7 @@ export function breakdownChart(result, width) {
  * `readout` (an element) shows the hovered or keyboard-selected point via `describe`.
  */
 export function lineChart({ points, current, width, height = 170, label, describe, readout }) {
-  const pad = { l: 52, r: 10, t: 10, b: 28 };
+  const pad = { l: 52, r: 20, t: 10, b: 28 };
   const xs = points.map((p) => p.x).concat(current ? [current.x] : []).filter((x) => x > 0);
   const lo = Math.log(Math.min(...xs)), hi = Math.log(Math.max(...xs));
   const yMax = Math.max(...points.map((p) => p.y), current?.y || 0) * 1.08 || 1;

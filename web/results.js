@@ -20,7 +20,7 @@ export function headline(result) {
   return h('div', { class: 'headline' },
     h('p', { class: 'big' }, h('span', { 'data-testid': 'step-time-us', text: String(result.step_time_us) }),
       h('span', { class: 'unit', text: ' us' }), h('span', { class: 'ms', text: ` = ${result.step_time_ms} ms` })),
-    h('p', {}, `${int(t.total)} tokens (${int(t.prefill)} prefill + ${int(t.decode)} decode) · `,
+    h('p', {}, `${int(t.total)} token${t.total === 1 ? '' : 's'} (${int(t.prefill)} prefill + ${int(t.decode)} decode) · `,
       h('strong', { text: int(result.tokens_per_s) }), ' tokens/s'),
     h('p', {}, 'Bound by ', h('strong', { text: bound }), `; CPU overhead ${time(result.overhead_us * 1e-6)} is added on top.`),
     h('ul', { class: 'phases' }, phaseText('prefill'), phaseText('decode')));

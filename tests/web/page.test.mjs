@@ -1,0 +1,178 @@
+// The calculator page in headless Chromium: it prices what the CLI prices, its links
+// round-trip, it embeds, and bad input gets an inline error without losing anything.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { start, openPage, shownStepTime, cliStepTime, pageRequest, artifactPath, root } from './helpers.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env?.close(); });
+
+/** Two animation frames: the page reprices within one. */
+const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+async function assertMatchesCli(page) {
+  await settle(page);
+  const request = await pageRequest(page);
+  assert.equal(await shownStepTime(page), cliStepTime(request), `page and CLI differ for ${JSON.stringify(request).slice(0, 300)}`);
+  return request;
+}
+
+test('the first view prices the default step exactly as the CLI does', async () => {
+  const page = await openPage(env.browser, env.base);
+  const request = await assertMatchesCli(page);
+  assert.equal(request.model, 'llama-3.1-8b-instruct');
+  assert.equal(request.tp, 1);
+  assert.deepEqual(request.step.prefill_requests, [{ progress_index: 0, num_new_prefill_tokens: 2048 }]);
+  assert.equal(request.step.decode_requests.length, 64);
+  assert.match(page.url(), /#v=1&m=llama-3\.1-8b-instruct&/);
+  assert.equal(await page.locator('svg.breakdown').count(), 1);
+  assert.equal(await page.locator('svg.line').count(), 3);
+  assert.ok((await page.locator('table.lookups tbody tr').count()) > 10);
+  await page.evaluate(() => { document.querySelector('#io').open = false; scrollTo(0, 0); });
+  await page.screenshot({ path: artifactPath('page-desktop.png') });
+  copyFileSync(artifactPath('page-desktop.png'), path.join(root, 'docs/screenshot.png'));
+  await page.screenshot({ path: artifactPath('page-desktop-full.png'), fullPage: true });
+  await page.setViewportSize({ width: 360, height: 780 });
+  await settle(page);
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), 'no sideways scrolling at 360 px');
+  await page.screenshot({ path: artifactPath('page-360.png'), fullPage: true });
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('editing the model, machine and rows reprices like the CLI, and the link round-trips', async () => {
+  const page = await openPage(env.browser, env.base);
+  await page.selectOption('#model-preset', 'qwen2.5-7b-instruct');
+  await page.getByLabel('Prefill 1 new tokens').fill('4096');
+  await assertMatchesCli(page);
+
+  await page.fill('[data-bulk="decode-count"]', '40');
+  await page.fill('[data-bulk="decode-kv"]', '1000');
+  await page.fill('[data-bulk="decode-kv-to"]', '9000');
+  await page.getByRole('button', { name: 'Add decodes' }).click();
+  await page.getByRole('button', { name: 'Remove decode 1', exact: true }).click();
+  await page.getByRole('button', { name: 'Duplicate decode 3', exact: true }).click();
+  await page.getByLabel('Decode 2 KV length').fill('30000');
+  await page.fill('[data-bulk="prefill-total"]', '5000');
+  await page.fill('[data-bulk="prefill-chunk"]', '2048');
+  await page.getByRole('button', { name: 'Add prefill chunks' }).click();
+  let request = await assertMatchesCli(page);
+  assert.equal(request.step.decode_requests.length, 64 + 40);
+  assert.deepEqual(request.step.prefill_requests.slice(1).map((r) => [r.progress_index, r.num_new_prefill_tokens]),
+    [[0, 2048], [2048, 2048], [4096, 904]]);
+
+  await page.fill('#tp', '2');
+  await page.fill('input[name="bwEfficiencyFactor"]', '0.9');
+  await page.fill('input[name="hidden_size"]', '4096');
+  request = await assertMatchesCli(page);
+  assert.equal(typeof request.model, 'object');
+  assert.equal(request.hardware.bwEfficiencyFactor, 0.9);
+  assert.equal(request.tp, 2);
+
+  const link = page.url();
+  const shown = await shownStepTime(page);
+  const again = await openPage(env.browser, link);
+  assert.equal(await shownStepTime(again), shown);
+  assert.deepEqual(await pageRequest(again), request);
+  assert.equal(again.url(), link, 'the reopened page writes the same link');
+  assert.deepEqual([...page.problems, ...again.problems], []);
+  await page.close();
+  await again.close();
+});
+
+test('a #json= link prices the given request, config object and all', async () => {
+  const config = JSON.parse(readFileSync(path.join(root, 'presets/models/deepseek-v2-lite.json'), 'utf8'));
+  const request = {
+    model: config, gpu: 'H100', hardware: { TFlopsPeak: 900, perLayerOverhead: 80 }, tp: 1, mode: 'blis-v2',
+    step: {
+      prefill_requests: [{ progress_index: 1000, num_new_prefill_tokens: 3000 }],
+      decode_requests: Array.from({ length: 20 }, (_, i) => ({ progress_index: 100 * i + 7, num_new_decode_tokens: 1 })),
+    },
+  };
+  const page = await openPage(env.browser, `${env.base}#json=${encodeURIComponent(JSON.stringify(request))}`);
+  assert.equal(await shownStepTime(page), cliStepTime(request));
+  assert.match(await page.textContent('.warnings'), /mixture-of-experts/);
+  assert.match(page.url(), /#v=1&mc=/, 'the page rewrites the link in its compact form');
+  assert.equal(await page.locator('[data-testid="error"]').count(), 0);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('?embed=1 renders the compact widget with a link to the full calculator', async () => {
+  const request = { model: 'llama-3.1-70b-instruct', tp: 4, step: { decode_requests: [{ progress_index: 4096 }] } };
+  const page = await openPage(env.browser, `${env.base}?embed=1#json=${encodeURIComponent(JSON.stringify(request))}`,
+    { width: 480, height: 420 });
+  assert.equal(await shownStepTime(page), cliStepTime(request));
+  assert.ok(await page.isVisible('svg.breakdown'));
+  assert.equal(await page.isVisible('#model-panel'), false);
+  assert.equal(await page.isVisible('#sweeps'), false);
+  const href = await page.getAttribute('#open-full', 'href');
+  assert.match(href, /^\/#v=1&m=llama-3\.1-70b-instruct&g=H100&tp=4&/);
+  await page.screenshot({ path: artifactPath('page-embed.png') });
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('a malformed config or a bad field shows an inline error; the last result and the typing stay', async () => {
+  const page = await openPage(env.browser, env.base);
+  const before = await shownStepTime(page);
+  await page.locator('details.config summary').click();
+  await page.fill('#config-text', '{"num_hidden_layers": 32, "hidden_size": ');
+  await page.getByRole('button', { name: 'Use this config' }).click();
+  await page.waitForSelector('.config [data-testid="error"]');
+  assert.match(await page.textContent('.config [data-testid="error"]'), /not a config\.json/);
+  await page.fill('#config-text', '{"num_hidden_layers": 2, "hidden_size": 512, "num_attention_heads": 8}');
+  await page.getByRole('button', { name: 'Use this config' }).click();
+  assert.match(await page.textContent('.config [data-testid="error"]'), /torch_dtype/);
+  assert.equal(await shownStepTime(page), before);
+
+  await page.getByLabel('Decode 5 KV length').fill('12x');
+  await settle(page);
+  const note = page.locator('#step-panel [data-testid="error"]');
+  assert.equal(await note.count(), 1);
+  assert.equal(await page.getByLabel('Decode 5 KV length').getAttribute('aria-invalid'), 'true');
+  assert.equal(await shownStepTime(page), before, 'the last good result stays');
+  assert.equal(await page.getByLabel('Decode 5 KV length').inputValue(), '12x', 'the typing stays');
+  await page.fill('#tp', '0');
+  await settle(page);
+  assert.ok((await page.locator('[data-testid="error"]').count()) >= 2);
+
+  await page.fill('#tp', '1');
+  await page.getByLabel('Decode 5 KV length').fill('120000');
+  await page.fill('#config-text', '{"num_hidden_layers": 2, "hidden_size": 512, "num_attention_heads": 8, "torch_dtype": "bfloat16"}');
+  await page.getByRole('button', { name: 'Use this config' }).click();
+  await assertMatchesCli(page);
+  assert.equal(await page.locator('[data-testid="error"]').count(), 0);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('hostile or broken links show an error and keep the defaults', async () => {
+  const page = await openPage(env.browser, env.base);
+  const defaults = await shownStepTime(page);
+  const payload = '<img src=x onerror="window.pwned=1">';
+  const links = [
+    '#json=%7Bnot json',
+    '#json=%E0%A4%A',
+    `#json=${encodeURIComponent(JSON.stringify({ model: payload, step: {} }))}`,
+    `#v=1&m=${encodeURIComponent(payload)}&p=&d=`,
+    '#v=1&m=llama-3.1-8b-instruct&d=1*999999',
+    '#v=1&m=llama-3.1-8b-instruct&d=1.2.3',
+    `#json=${'x'.repeat(300000)}`,
+    '#v=9',
+  ];
+  for (const hash of links) {
+    await page.evaluate((h) => { location.hash = h; }, hash);
+    await page.waitForSelector('#link-error [data-testid="error"]');
+    assert.equal(await shownStepTime(page), defaults, hash.slice(0, 40));
+    await page.evaluate(() => { location.hash = ''; });
+    await page.waitForSelector('#link-error [data-testid="error"]', { state: 'detached' });
+  }
+  assert.equal(await page.evaluate(() => window.pwned), undefined);
+  assert.equal(await page.locator('img').count(), 0);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
