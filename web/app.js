@@ -11,7 +11,7 @@ import { ioPanel } from './io-panel.js';
 import { headline, renderDetails } from './results.js';
 import { breakdownChart } from './charts.js';
 import { renderSweeps } from './sweeps.js';
-import { renderModes } from './modes.js';
+import { modesSection } from './modes.js';
 
 const embed = new URLSearchParams(location.search).get('embed') === '1';
 const widthOf = (el) => Math.max(260, Math.floor(el.clientWidth || 600));
@@ -59,6 +59,7 @@ async function main() {
     stepEditor(app, $('#step-panel')),
   ];
   const io = embed ? null : ioPanel(app, $('#share'), $('#io-panel'));
+  const modes = embed ? null : modesSection(app, $('#modes'));
 
   function renderCharts() {
     if (!good) return;
@@ -91,7 +92,7 @@ async function main() {
     good = { state: clone(app.state), request, result };
     $('#headline').replaceChildren(headline(result));
     if (!embed) {
-      renderModes(app, result, $('#modes'));
+      modes.render(result);
       renderDetails(result, $('#details'));
     }
     renderCharts();

@@ -8,7 +8,6 @@ const MEMORY = { weights: 'weights read', kv_read: 'KV read', kv_write: 'KV writ
 /** Bars of the breakdown: [{label, total_s, binds, segments: [{key, name, s}]}]. */
 export function breakdownRows(result) {
   const rows = [];
-  let bound = null;
   for (const [phase, title] of Object.entries(PHASES)) {
     const p = result.phases?.[phase];
     if (!p) continue;
@@ -27,13 +26,22 @@ export function breakdownRows(result) {
     const computeBound = p.bound_by === 'compute';
     rows.push({ label: `${title} compute`, total_s: p.compute_s, binds: computeBound, segments: compute });
     rows.push({ label: `${title} memory`, total_s: p.memory_s, binds: !computeBound, segments: memory });
-    if (result.bound === phase) bound = { phase: title, s: p.time_s };
+    if (p.comm_s > 0) rows.push({ label: `${title} all-reduce (added)`, total_s: p.comm_s, binds: true, segments: [{ key: 'comm', name: 'all-reduce', s: p.comm_s }] });
+  }
+  const fused = result.corrected?.fused;
+  if (fused) {
+    for (const row of rows) row.binds = false;
+    const fc = [{ key: 'gemm', name: 'GEMMs', s: fused.gemm_time_s }, { key: 'attn', name: 'attention', s: fused.attn_core_time_s }];
+    rows.push({ label: 'Fused pass compute', total_s: fused.compute_s, binds: fused.compute_s >= fused.memory_s, segments: fc },
+      { label: 'Fused pass memory', total_s: fused.memory_s, binds: fused.memory_s > fused.compute_s, segments: [{ key: 'memory', name: 'memory', s: fused.memory_s }] });
+    if (fused.comm_s > 0) rows.push({ label: 'Fused all-reduce (added)', total_s: fused.comm_s, binds: true, segments: [{ key: 'comm', name: 'all-reduce', s: fused.comm_s }] });
   }
   const overhead_s = result.overhead_us * 1e-6;
   rows.push({ label: 'CPU overhead', total_s: overhead_s, binds: true, segments: [{ key: 'overhead', name: 'CPU overhead', s: overhead_s }] });
-  const step = [{ key: 'step', name: bound ? `${bound.phase} (binding phase)` : 'hardware time', s: bound ? bound.s : 0 }];
-  step.push({ key: 'overhead', name: 'CPU overhead', s: overhead_s });
-  rows.unshift({ label: 'Step', total_s: result.step_time_us * 1e-6, binds: true, segments: step });
+  const hardware_s = result.breakdown?.step_hardware_s ?? result.phases?.[result.bound]?.time_s ?? 0;
+  const what = fused ? 'one fused forward pass' : PHASES[result.bound] ? `${PHASES[result.bound]} (binding phase)` : 'GPU time';
+  rows.unshift({ label: 'Step', total_s: result.step_time_us * 1e-6, binds: true,
+    segments: [{ key: 'step', name: what, s: hardware_s }, { key: 'overhead', name: 'CPU overhead', s: overhead_s }] });
   return rows;
 }
 
@@ -48,7 +56,7 @@ export function breakdownChart(result, width) {
   rows.forEach((row, i) => {
     const y = i * rowH;
     const dim = row.binds ? '' : ' idle';
-    chart.append(svg('text', { x: 0, y: y + 12, class: `row-label${dim}` }, row.label + (row.binds ? '' : ' (hidden)')),
+    chart.append(svg('text', { x: 0, y: y + 12, class: `row-label${dim}` }, row.label + (row.binds ? '' : ' (not binding)')),
       svg('text', { x: width, y: y + 12, class: `row-value${dim}`, 'text-anchor': 'end' }, time(row.total_s)));
     let x = 0;
     for (const seg of row.segments) {

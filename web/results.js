@@ -9,14 +9,15 @@ const MAX_LOOKUP_ROWS = 400;
 /** The headline: step time (us, ms), tokens and tokens/s, and which phase binds. */
 export function headline(result) {
   const t = result.tokens;
+  const fused = result.corrected?.fused;
   const phaseText = (name) => {
     const p = result.phases?.[name];
     if (!p) return null;
-    const role = result.bound === name ? 'binds the step' : 'hidden under the other phase';
+    const role = fused ? 'priced on its own for comparison' : result.bound === name ? 'binds the step' : 'hidden under the other phase';
     return h('li', {}, h('strong', { text: name === 'prefill' ? 'Prefill' : 'Decode' }),
       ` ${p.bound_by}-bound (compute ${time(p.compute_s)}, memory ${time(p.memory_s)}), ${role}.`);
   };
-  const bound = { prefill: 'the prefill phase', decode: 'the decode phase', overhead: 'CPU overhead (no GPU work)' }[result.bound] || result.bound;
+  const bound = fused ? 'one fused forward pass over all tokens' : { prefill: 'the prefill phase', decode: 'the decode phase', overhead: 'CPU overhead (no GPU work)' }[result.bound] || result.bound;
   return h('div', { class: 'headline' },
     h('p', { class: 'big' }, h('span', { 'data-testid': 'step-time-us', text: String(result.step_time_us) }),
       h('span', { class: 'unit', text: ' us' }), h('span', { class: 'ms', text: ` = ${result.step_time_ms} ms` })),

@@ -1,8 +1,7 @@
 // The machine and the model of it: GPU with every hardware constant editable, the
-// tensor-parallel degree, and the step model's mode (with its switches, if any).
+// tensor-parallel degree, and the step model's mode (its switches: modes.js).
 import { h, field, parseTyped } from './dom.js';
 import { HW_FIELDS } from './state.js';
-import { switchControls } from './modes.js';
 
 const HW_LABELS = {
   TFlopsPeak: ['Peak TFLOP/s', 'dense BF16'],
@@ -16,7 +15,6 @@ export function setupPanel(app, root) {
   const gpu = h('select', { id: 'gpu' }, presets.gpus.map((g) => h('option', { value: g.name, text: g.name })));
   const tp = field('TP degree', { id: 'tp', 'data-kind': 'number' }, 'tensor-parallel GPUs');
   const mode = h('select', { id: 'mode' }, presets.modes.map((m) => h('option', { value: m, text: m })));
-  const switches = h('div', { class: 'switches' });
   const hw = {};
   const grid = h('div', { class: 'grid' });
   for (const key of HW_FIELDS) {
@@ -38,7 +36,7 @@ export function setupPanel(app, root) {
     h('div', { class: 'grid' },
       h('label', { class: 'field' }, h('span', { class: 'label', text: 'GPU' }), gpu), tp.wrap,
       h('label', { class: 'field' }, h('span', { class: 'label', text: 'Mode' }), mode)),
-    switches, grid, h('div', { class: 'actions' }, reset));
+    grid, h('div', { class: 'actions' }, reset));
   app.fields.add('gpu', gpu);
   app.fields.add('tp', tp.input);
   app.fields.add('mode', mode);
@@ -83,7 +81,6 @@ export function setupPanel(app, root) {
       hw[key].placeholder = base[key] ?? '';
     }
     markEdited();
-    switches.replaceChildren(...switchControls(app));
   }
   return { render };
 }

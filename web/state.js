@@ -1,7 +1,8 @@
 // The page state, its request (the CLI's JSON format) and its compact URL form.
 //
 // State: { model: preset name | shape object, modelName, gpu, hw: {overrides}, tp,
-//          mode, corrected: object|null, prefill: [[cached, new]], decode: [[kv, tokens]] }
+//          mode, corrected: {switches, params} of the shown mode | null,
+//          prefill: [[cached, new]], decode: [[kv, tokens]] }
 // A field the user left invalid holds the typed text; the core then names its path.
 
 export const LIMITS = { hashChars: 200000, rows: 65536, jsonChars: 1 << 20 };
@@ -31,7 +32,7 @@ export function toRequest(state, mode = state.mode) {
   if (Object.keys(state.hw).length) req.hardware = { ...state.hw };
   req.tp = state.tp;
   req.mode = mode;
-  if (state.corrected && mode === 'corrected') req.corrected = state.corrected;
+  if (state.corrected && mode === state.mode) req.corrected = state.corrected;
   req.step = {
     prefill_requests: state.prefill.map(([c, n]) => ({ progress_index: c, num_new_prefill_tokens: n })),
     decode_requests: state.decode.map(([kv, n]) =>
@@ -193,7 +194,10 @@ export function decodeHash(hash) {
   }
   if (params.has('tp')) s.tp = Number(params.get('tp'));
   if (params.has('mode')) s.mode = params.get('mode');
-  if (params.has('cr')) s.corrected = parseJson(params.get('cr'), 'cr');
+  if (params.has('cr')) {
+    s.corrected = parseJson(params.get('cr'), 'cr');
+    if (!isObject(s.corrected)) fail('cr', 'The mode settings in the link must be an object.');
+  }
   s.prefill = decodeRuns(params.get('p'), 2, 'p');
   s.decode = params.has('dt') ? decodeRuns(params.get('dt'), 2, 'dt') : decodeRuns(params.get('d'), 1, 'd').map(([kv]) => [kv, 1]);
   if (![...s.prefill, ...s.decode].every(validRow)) fail('p', 'The link holds a negative token count.');
