@@ -61,10 +61,23 @@ async function main() {
   const io = embed ? null : ioPanel(app, $('#share'), $('#io-panel'));
   const modes = embed ? null : modesSection(app, $('#modes'));
 
+  // The step time and breakdown render in the edit's frame; the other modes, the
+  // sweeps and the lookup table (many more pricings and rows) in the task after it.
+  let secondary = 0;
+  function renderSecondary() {
+    secondary = 0;
+    if (!good || embed) return;
+    const started = performance.now();
+    modes.render(good.result);
+    renderDetails(good.result, $('#details'));
+    renderSweeps(calc, good.request, good.state, good.result, $('#sweeps'), widthOf($('#sweeps')));
+    performance.measure('stepcalc:secondary', { start: started });
+  }
   function renderCharts() {
     if (!good) return;
     $('#breakdown').replaceChildren(breakdownChart(good.result, widthOf($('#breakdown'))));
-    if (!embed) renderSweeps(calc, good.request, good.state, good.result, $('#sweeps'), widthOf($('#sweeps')));
+    clearTimeout(secondary);
+    secondary = setTimeout(renderSecondary, 0);
   }
 
   function writeUrl() {
@@ -91,10 +104,6 @@ async function main() {
     if (!result) return;
     good = { state: clone(app.state), request, result };
     $('#headline').replaceChildren(headline(result));
-    if (!embed) {
-      modes.render(result);
-      renderDetails(result, $('#details'));
-    }
     renderCharts();
     writeUrl();
     performance.measure('stepcalc:update', { start: started });
