@@ -23,7 +23,8 @@ export function headline(result) {
       h('span', { class: 'unit', text: ' us' }), h('span', { class: 'ms', text: ` = ${result.step_time_ms} ms` })),
     h('p', {}, `${int(t.total)} token${t.total === 1 ? '' : 's'} (${int(t.prefill)} prefill + ${int(t.decode)} decode) · `,
       h('strong', { text: int(result.tokens_per_s) }), ' tokens/s'),
-    h('p', {}, 'Bound by ', h('strong', { text: bound }), `; CPU overhead ${time(result.overhead_us * 1e-6)} is added on top.`),
+    result.bound === 'overhead' ? h('p', { text: `No GPU work: the step is its CPU overhead, ${time(result.overhead_us * 1e-6)}.` })
+      : h('p', {}, 'Bound by ', h('strong', { text: bound }), `; CPU overhead ${time(result.overhead_us * 1e-6)} is added on top.`),
     h('ul', { class: 'phases' }, phaseText('prefill'), phaseText('decode')));
 }
 

@@ -91,7 +91,7 @@ export function fromRequest(req) {
   return s;
 }
 
-// ---- compact URL form: #v=1&m=<preset>|mc=<json>&g=H100&tp=1&mode=..&p=<runs>&d=<runs>
+// ---- compact URL form (docs/PAGE.md): #v=1&m=<preset>|ms=<shape>&g=H100&tp=1&mode=..&p=<runs>&d=<runs>
 
 /** Rows of equal-width integer tuples as runs: `first[~delta][*count]`, comma-separated. */
 export function encodeRuns(tuples) {
@@ -112,6 +112,7 @@ export function encodeRuns(tuples) {
 export function decodeRuns(text, width, key) {
   const tuples = [];
   if (!text) return tuples;
+  if (text.split(',', LIMITS.rows + 1).length > LIMITS.rows) fail(key, `The link holds more than ${LIMITS.rows} rows.`);
   const num = (t) => {
     if (!/^-?\d{1,10}$/.test(t)) fail(key, `The link's "${key}" holds a bad number "${t.slice(0, 20)}".`);
     return Number(t);
@@ -136,7 +137,9 @@ export function encodeHash(s) {
   const q = [['v', '1']];
   if (typeof s.model === 'string') q.push(['m', s.model]);
   else {
-    q.push(['mc', JSON.stringify(s.model)]);
+    q.push(['ms', SHAPE_FIELDS.map((k) => s.model[k] ?? '').join('_')]);
+    const notes = Object.keys(s.model).filter((k) => !SHAPE_FIELDS.includes(k));
+    if (notes.length) q.push(['mx', JSON.stringify(Object.fromEntries(notes.map((k) => [k, s.model[k]])))]);
     if (s.modelName) q.push(['mn', s.modelName]);
   }
   q.push(['g', s.gpu]);
@@ -180,9 +183,16 @@ export function decodeHash(hash) {
   if (!params.has('v')) return null;
   if (params.get('v') !== '1') fail('v', `This link was made by a newer page (format ${params.get('v').slice(0, 8)}).`);
   const s = defaultState();
-  if (params.has('mc')) {
-    s.model = parseJson(params.get('mc'), 'mc');
-    if (!isObject(s.model)) fail('mc', 'The model in the link must be an object.');
+  if (params.has('ms')) {
+    const values = params.get('ms').split('_');
+    if (values.length !== SHAPE_FIELDS.length) fail('ms', `The link's model shape needs ${SHAPE_FIELDS.length} numbers.`);
+    const extra = params.has('mx') ? parseJson(params.get('mx'), 'mx') : {};
+    if (!isObject(extra)) fail('mx', 'The model notes in the link must be an object.');
+    s.model = { ...extra };
+    SHAPE_FIELDS.forEach((k, i) => {
+      if (values[i] !== '') s.model[k] = Number(values[i]);
+      if (Number.isNaN(s.model[k])) fail('ms', `The link's ${k} is not a number.`);
+    });
     s.modelName = params.get('mn') ?? '';
   } else if (params.has('m')) s.model = params.get('m');
   if (params.has('g')) s.gpu = params.get('g');

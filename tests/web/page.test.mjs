@@ -96,7 +96,7 @@ test('a #json= link prices the given request, config object and all', async () =
   const page = await openPage(env.browser, `${env.base}#json=${encodeURIComponent(JSON.stringify(request))}`);
   assert.equal(await shownStepTime(page), cliStepTime(request));
   assert.match(await page.textContent('.warnings'), /mixture-of-experts/);
-  assert.match(page.url(), /#v=1&mc=/, 'the page rewrites the link in its compact form');
+  assert.match(page.url(), /#v=1&ms=27_2048_16_16_10944_102400_2&mx=/, 'the page rewrites the link in its compact form');
   assert.equal(await page.locator('[data-testid="error"]').count(), 0);
   assert.deepEqual(page.problems, []);
   await page.close();
