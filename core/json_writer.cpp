@@ -1,25 +1,34 @@
 #include "json_writer.h"
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
+#include <cstdint>
+
+#include "simdjson.h"
 
 namespace stepcalc {
+
+std::string format_integer(int64_t v) {
+  char buf[24];
+  char* end = buf + sizeof buf;
+  char* p = end;
+  uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  do {
+    *--p = static_cast<char>('0' + magnitude % 10);
+    magnitude /= 10;
+  } while (magnitude != 0);
+  if (v < 0) *--p = '-';
+  return std::string(p, end);
+}
 
 std::string format_double(double v) {
   if (!std::isfinite(v)) return "null";
   if (v == 0) return "0";
-  if (std::fabs(v) < 9007199254740992.0 && v == std::trunc(v)) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-    return buf;
-  }
+  if (std::fabs(v) < 9007199254740992.0 && v == std::trunc(v)) return format_integer(static_cast<int64_t>(v));
+  // simdjson's Grisu2 to_chars (declared in simdjson.h): the shortest digits that
+  // read back as exactly v, without pulling printf's long-double code into the Wasm.
   char buf[40];
-  for (int precision = 15; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-    if (precision == 17 || std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
+  char* end = simdjson::internal::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end);
 }
 
 void JsonWriter::separate() {
@@ -64,7 +73,7 @@ JsonWriter& JsonWriter::value(double v) {
 }
 JsonWriter& JsonWriter::value(int64_t v) {
   separate();
-  out_ += std::to_string(v);
+  out_ += format_integer(v);
   return *this;
 }
 JsonWriter& JsonWriter::value(bool v) {
@@ -152,9 +161,10 @@ std::string json_quote(std::string_view text) {
       case '\t': out += "\\t"; break;
       default:
         if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
+          static const char kHex[] = "0123456789abcdef";
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 0xf];
         } else {
           out += static_cast<char>(c);
         }

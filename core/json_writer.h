@@ -12,6 +12,9 @@ namespace stepcalc {
 /// Non-finite values are written as null (JSON has no NaN/Infinity).
 std::string format_double(double v);
 
+/// Decimal text of an integer (no locale, no printf).
+std::string format_integer(int64_t v);
+
 /// At most `max_bytes` of `text`, cut at a UTF-8 character boundary (for echoing
 /// user text in messages without splitting a multi-byte character).
 std::string utf8_prefix(std::string_view text, size_t max_bytes);

@@ -1,17 +1,14 @@
 #include "warnings.h"
 
-#include <cstdio>
+#include "json_writer.h"
+
 #include <set>
 #include <string>
 
 namespace stepcalc {
 namespace {
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
-  return buf;
-}
+std::string num(double v) { return format_double(v); }
 
 class Collector {
  public:

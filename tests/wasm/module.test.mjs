@@ -1,0 +1,144 @@
+// The Wasm module through its ES-module loader, under Node: the same numbers as the
+// native CLI for every conformance case, errors as StepCalcError values, and a module
+// that stays healthy after bad input.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { load, price, StepCalcError } from '../../wasm/stepcalc.js';
+
+const root = new URL('../../', import.meta.url);
+const casesPath = new URL('tests/data/conformance-cases.json', root);
+const cases = JSON.parse(readFileSync(casesPath, 'utf8'));
+const cli = new URL('build/stepcalc', root).pathname;
+const native = JSON.parse(execFileSync(cli, ['price', casesPath.pathname], { maxBuffer: 1 << 28 }));
+const calc = await load();
+
+const request = {
+  model: 'llama-3.1-8b-instruct',
+  tp: 1,
+  step: {
+    prefill_requests: [{ progress_index: 0, num_new_prefill_tokens: 2048 }],
+    decode_requests: Array.from({ length: 64 }, (_, i) => ({ progress_index: 500 + 37 * i })),
+  },
+};
+
+test('every conformance case prices to the reference integer, as natively', () => {
+  assert.equal(cases.length, 160);
+  cases.forEach((c, i) => {
+    const result = calc.price(c);
+    assert.equal(result.step_time_us, c.expected.step_time_us, c.id);
+    assert.equal(result.step_time_us, native[i].step_time_us, c.id);
+  });
+});
+
+test('the whole result object is identical to the native CLI output', () => {
+  cases.forEach((c, i) => assert.deepEqual(calc.price(c), native[i], c.id));
+});
+
+test('the breakdown matches the reference breakdown field for field', () => {
+  for (const c of cases) {
+    const result = calc.price(c);
+    assert.deepEqual(result.breakdown, c.expected.breakdown, c.id);
+    assert.equal(result.attn_config_used, c.expected.attn_config_used, c.id);
+  }
+});
+
+test('JSON text and objects price the same; the id is echoed', () => {
+  const a = calc.price(request);
+  const b = calc.price(JSON.stringify({ ...request, id: 'x-1' }));
+  assert.equal(a.step_time_us, b.step_time_us);
+  assert.equal(b.id, 'x-1');
+  assert.equal(a.tokens.total, 2048 + 64);
+});
+
+test('errors are StepCalcError values with code and path', () => {
+  const expectError = (input, code, path) => {
+    assert.throws(() => calc.price(input), (e) => {
+      assert.ok(e instanceof StepCalcError, 'is a StepCalcError');
+      assert.ok(e instanceof Error);
+      assert.equal(e.code, code);
+      assert.equal(e.path, path);
+      assert.ok(e.message.length > 10);
+      return true;
+    });
+  };
+  expectError('{"model": ', 'parse_error', '');
+  expectError({ ...request, tp: 0 }, 'invalid_value', 'tp');
+  expectError({ ...request, model: 'no-such-model' }, 'unknown_preset', 'model');
+  expectError({ ...request, stpe: {} }, 'unknown_field', 'stpe');
+  const bad = structuredClone(request);
+  bad.step.decode_requests[3].progress_index = -1;
+  expectError(bad, 'invalid_value', 'step.decode_requests[3].progress_index');
+  expectError(null, 'type_error', 'request');
+  expectError(42, 'type_error', 'request');
+  const cyclic = {};
+  cyclic.self = cyclic;
+  expectError(cyclic, 'type_error', 'request');
+});
+
+test('1,000 bad inputs in a row leave the module answering correctly', () => {
+  const bads = [
+    '', '{', '[]', 'null', '{"model":1}', '{"model":"x","step":{}}',
+    JSON.stringify({ ...request, tp: -3 }), JSON.stringify({ ...request, hardware: { TFlopsPeak: 'fast' } }),
+    '{"model":"llama-2-7b-hf","step":{"decode_requests":[{"progress_index":1e30}]}}',
+    '[' .repeat(5000), '"\udc00"', '{"model":"llama-2-7b-hf","step":{"prefill_requests":[{}]}}',
+  ];
+  let thrown = 0;
+  for (let i = 0; i < 1000; i += 1) {
+    try {
+      calc.price(bads[i % bads.length]);
+    } catch (e) {
+      assert.ok(e instanceof StepCalcError, `bad input ${i % bads.length} threw ${e}`);
+      thrown += 1;
+    }
+  }
+  assert.equal(thrown, 1000);
+  const c = cases[cases.length - 1];
+  assert.equal(calc.price(c).step_time_us, c.expected.step_time_us);
+  assert.equal(calc.price(request).step_time_us, native.length && calc.price(request).step_time_us);
+});
+
+test('priceAll keeps order and reports bad elements in place', () => {
+  const out = calc.priceAll([request, { model: 'nope', step: {} }, request]);
+  assert.equal(out.length, 3);
+  assert.equal(out[0].step_time_us, out[2].step_time_us);
+  assert.equal(out[1].error.code, 'unknown_preset');
+  assert.equal(out[1].error.path, '[1].model');
+  assert.throws(() => calc.priceAll('x'), StepCalcError);
+});
+
+test('sweep prices each variant; the current value reproduces price()', () => {
+  const values = [1024, 2048, 4096];
+  const points = calc.sweep(request, 'prefill_tokens', values);
+  assert.deepEqual(points.map((p) => p.value), values);
+  assert.equal(points[1].step_time_us, calc.price(request).step_time_us);
+  assert.ok(points[0].step_time_us < points[2].step_time_us);
+  const batch = calc.sweep(request, 'decode_batch', [1, 64, 512]);
+  assert.equal(batch[1].step_time_us, calc.price(request).step_time_us);
+  const tp = calc.sweep(request, 'tp', [1, 2, 0]);
+  assert.equal(tp[2].error.path, 'values[2]');
+  assert.throws(() => calc.sweep(request, 'width', [1]), (e) => e.path === 'axis');
+  assert.throws(() => calc.sweep(request, 'tp', ['1']), (e) => e.path === 'values');
+});
+
+test('presets, version and the one-shot helpers', async () => {
+  const p = calc.presets();
+  assert.equal(p.models.length, 14);
+  assert.ok(p.models.some((m) => m.name === 'llama-3.1-8b-instruct' && m.num_key_value_heads === 8));
+  assert.equal(p.gpus[0].name, 'H100');
+  assert.ok(p.modes.includes('blis-v2'));
+  const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
+  assert.equal(calc.version(), pkg.version);
+  assert.equal(await load(), calc, 'load() returns the same instance');
+  assert.equal((await price(request)).step_time_us, calc.price(request).step_time_us);
+});
+
+test('module size: .wasm + loader + glue gzipped stay under 100 KB', () => {
+  const files = ['wasm/stepcalc.js', 'wasm/dist/stepcalc-core.js', 'wasm/dist/stepcalc-core.wasm'];
+  const sizes = files.map((f) => gzipSync(readFileSync(new URL(f, root)), { level: 9 }).length);
+  const total = sizes.reduce((a, b) => a + b, 0);
+  console.log(`gzipped: ${files.map((f, i) => `${f} ${sizes[i]} B`).join(', ')}; total ${total} B`);
+  assert.ok(total < 100_000, `total ${total} B`);
+});
