@@ -1,0 +1,277 @@
+// Types of the stepcalc ES module (wasm/stepcalc.js). Units are in field names:
+// _us microseconds, _s seconds, _bytes bytes; MFU is a fraction of peak (0..1).
+
+/** A HuggingFace config.json object (only the fields the model reads are typed). */
+export interface ModelConfig {
+  num_hidden_layers?: number;
+  hidden_size?: number;
+  num_attention_heads?: number;
+  num_key_value_heads?: number;
+  num_kv_heads?: number;
+  multi_query_group_num?: number;
+  intermediate_size?: number;
+  ffn_hidden_size?: number;
+  torch_dtype?: string;
+  dtype?: string;
+  /** Overrides the dtype's bytes per parameter. */
+  bytes_per_param?: number;
+  vocab_size?: number;
+  text_config?: ModelConfig;
+  [key: string]: unknown;
+}
+
+/** Overrides of the GPU's constants (names as in the reference hardware file). */
+export interface HardwareOverrides {
+  /** Dense BF16 peak, TFLOP/s. */
+  TFlopsPeak?: number;
+  /** HBM bandwidth, TB/s. */
+  BwPeakTBs?: number;
+  /** 0 (none) or in (0, 1]. */
+  bwEfficiencyFactor?: number;
+  /** CPU microseconds per layer (divided by tp). */
+  perLayerOverhead?: number;
+}
+
+export interface PrefillRequest {
+  /** Tokens already processed (cached prefix or earlier chunks). */
+  progress_index: number;
+  /** Tokens processed in this step. */
+  num_new_prefill_tokens: number;
+}
+
+export interface DecodeRequest {
+  /** Tokens in the request's KV cache. */
+  progress_index: number;
+  /** Ignored by the model (always one token). */
+  num_new_decode_tokens?: number;
+}
+
+export interface Step {
+  prefill_requests?: PrefillRequest[];
+  decode_requests?: DecodeRequest[];
+}
+
+export type Mode = 'blis-v2' | 'corrected';
+
+export type CorrectedSwitch =
+  | 'decode_harmonic_mean'
+  | 'decode_attention_latency'
+  | 'prefill_attention_length'
+  | 'gemm_roofline'
+  | 'tp_allreduce'
+  | 'cpu_overhead'
+  | 'fused_mixed_batch';
+
+export type CorrectedParam =
+  | 'gemm_table_peak_tflops'
+  | 'allreduce_latency_us'
+  | 'nvlink_bw_gbs'
+  | 'cpu_step_us'
+  | 'cpu_per_request_us';
+
+/** Switches and parameters of the corrected model (docs/CORRECTED-MODE.md). */
+export interface CorrectedOptions {
+  switches?: Partial<Record<CorrectedSwitch, boolean>>;
+  params?: Partial<Record<CorrectedParam, number>>;
+}
+
+/** One pricing request: the CLI's request format (and the conformance-case format). */
+export interface Request {
+  /** A preset name (see presets()) or a HuggingFace config object. */
+  model: string | ModelConfig;
+  step: Step;
+  gpu?: string;
+  hardware?: HardwareOverrides;
+  tp?: number;
+  mode?: Mode;
+  corrected?: CorrectedOptions;
+  id?: string;
+  model_name?: string;
+  tags?: string[];
+  expected?: { step_time_us?: number; [key: string]: unknown };
+}
+
+export interface Provenance {
+  how: 'exact' | 'interpolated' | 'clamped' | 'fallback' | 'floor';
+  row?: number;
+  clamped_low?: boolean;
+  clamped_high?: boolean;
+  missing_corner?: boolean;
+}
+
+export interface GemmTerm {
+  kind: 'q' | 'k' | 'v' | 'o' | 'gate' | 'up' | 'down';
+  m: number;
+  k: number;
+  n: number;
+  flops_per_layer: number;
+  mfu: number;
+  compute_s_per_layer: number;
+  weight_floor_s_per_layer: number;
+  floor_won: boolean;
+  time_s: number;
+  lookup: Provenance & { table_pair: [number, number]; pair_exact: boolean; m_rows: [number, number] };
+}
+
+export interface MemoryBytes {
+  weights: number;
+  kv_read: number;
+  kv_write: number;
+  activations: number;
+}
+
+export interface Phase {
+  compute_s: number;
+  memory_s: number;
+  time_s: number;
+  bound_by: 'compute' | 'memory';
+  gemm_time_s: number;
+  attn_core_time_s: number;
+  attn_core_flops: number;
+  comm_s?: number;
+  memory_bytes: MemoryBytes;
+}
+
+export interface PrefillBucket {
+  bucket: number;
+  num_requests: number;
+  total_new_tokens: number;
+  attn_mfu: number;
+  attn_core_flops: number;
+  attn_core_time_s: number;
+  gemm_time_s: number;
+  attn_lookup: Provenance & { table: string; seq_rows: [number, number] };
+  gemms: GemmTerm[];
+}
+
+export interface DecodeLookup extends Provenance {
+  kv_len: number;
+  count: number;
+  mfu: number;
+  bs_rows: [number, number];
+  kv_rows: [number, number];
+}
+
+/** The reference's flat breakdown (field for field as in the conformance files). */
+export interface Breakdown {
+  prefill_compute_s: number;
+  prefill_memory_s: number;
+  decode_compute_s: number;
+  decode_memory_s: number;
+  gemm_time_s: number;
+  attn_core_time_s: number;
+  overhead_us: number;
+  decode_gemm_time_s: number;
+  decode_attn_core_time_s: number;
+  decode_attn_core_flops: number;
+  decode_attn_effective_mfu: number;
+  prefill_gemm_time_s: number;
+  prefill_attn_core_time_s: number;
+  prefill_buckets: Array<Omit<PrefillBucket, 'attn_lookup' | 'gemms'>>;
+  step_hardware_s: number;
+  total_us_before_rounding: number;
+  min_step_floor_applied: boolean;
+}
+
+export interface Warning {
+  code: string;
+  message: string;
+}
+
+/** The priced step (docs/RESULT.md). */
+export interface Result {
+  id?: string;
+  mode: Mode;
+  step_time_us: number;
+  step_time_ms: number;
+  bound: 'prefill' | 'decode' | 'overhead';
+  tokens: { prefill: number; decode: number; total: number };
+  tokens_per_s: number;
+  attn_config_model: string;
+  attn_config_used: string;
+  decode_mfu_tp_used: number;
+  overhead_us: number;
+  breakdown: Breakdown;
+  phases: {
+    prefill: (Phase & { num_requests: number; new_tokens: number; buckets: PrefillBucket[] }) | null;
+    decode: (Phase & { batch_size: number; attn_effective_mfu: number; attn_lookups: DecodeLookup[]; gemms: GemmTerm[] }) | null;
+  };
+  corrected?: {
+    switches: Record<CorrectedSwitch, boolean>;
+    params: Record<CorrectedParam, number>;
+    [key: string]: unknown;
+  };
+  model: {
+    name: string;
+    source: string;
+    num_hidden_layers: number;
+    hidden_size: number;
+    num_attention_heads: number;
+    num_key_value_heads: number;
+    intermediate_size: number;
+    bytes_per_param: number;
+    vocab_size: number;
+    head_dim: number;
+  };
+  hardware: Required<HardwareOverrides> & { gpu: string };
+  tp: number;
+  warnings: Warning[];
+}
+
+export interface ErrorInfo {
+  code: string;
+  path: string;
+  message: string;
+}
+
+export type SweepAxis = 'prefill_tokens' | 'decode_batch' | 'decode_kv' | 'tp';
+
+export type SweepPoint =
+  | { value: number; step_time_us: number; total_us: number; bound: Result['bound']; prefill_s: number; decode_s: number }
+  | { value: number; error: ErrorInfo };
+
+export interface ModelPreset {
+  name: string;
+  num_hidden_layers: number;
+  hidden_size: number;
+  num_attention_heads: number;
+  num_key_value_heads: number;
+  intermediate_size: number;
+  bytes_per_param: number;
+  vocab_size: number;
+  torch_dtype: string;
+  notes: string[];
+}
+
+export interface Presets {
+  models: ModelPreset[];
+  gpus: Array<Required<HardwareOverrides> & { name: string }>;
+  modes: Mode[];
+}
+
+/** The API of an instantiated module; every call is synchronous. */
+export interface StepCalc {
+  /** Prices one request (object or JSON text). Throws StepCalcError on bad input. */
+  price(request: Request | string): Result;
+  /** Prices several requests; a bad element becomes {error} in its slot. */
+  priceAll(requests: Array<Request | string>, options?: { mode?: Mode | '' }): Array<Result | { id?: string; error: ErrorInfo }>;
+  /** Prices `request` once per value of `axis`, in order. */
+  sweep(request: Request | string, axis: SweepAxis, values: number[]): SweepPoint[];
+  presets(): Presets;
+  version(): string;
+}
+
+/** A refusal to price. `path` is the JSON path at fault, e.g. "step.decode_requests[3].progress_index". */
+export class StepCalcError extends Error {
+  constructor(code: string, path: string, message: string);
+  readonly name: 'StepCalcError';
+  readonly code: string;
+  readonly path: string;
+}
+
+/** Instantiates the module once (later calls share the promise). */
+export function load(options?: { wasmBinary?: ArrayBuffer | Uint8Array }): Promise<StepCalc>;
+export function price(request: Request | string): Promise<Result>;
+export function sweep(request: Request | string, axis: SweepAxis, values: number[]): Promise<SweepPoint[]>;
+export function presets(): Promise<Presets>;
+export function version(): Promise<string>;
