@@ -1,0 +1,85 @@
+// libFuzzer target over the JSON front door: any bytes go to price_document (both
+// modes), price_json and two sweeps. Beyond "no crash, no sanitizer report", it
+// checks that every answer is valid JSON (so valid UTF-8), that a priced result
+// has a positive integer step time, and that price_json and price_document agree.
+//   build: scripts/test-hardening.sh (clang, -DSTEPCALC_FUZZ=ON)
+//   run:   build/fuzz/stepcalc_fuzz -dict=tests/fuzz/request.dict CORPUS_COPY
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "api.h"
+#include "simdjson.h"
+
+namespace {
+
+[[noreturn]] void fail(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "fuzz_request: %s: %.400s\n", what, detail.c_str());
+  std::abort();
+}
+
+/// The answer parses as JSON; returns its root element.
+simdjson::dom::element parse_answer(simdjson::dom::parser& parser, const std::string& json, const char* what) {
+  simdjson::dom::element doc;
+  if (parser.parse(json).get(doc) != simdjson::SUCCESS) fail(what, "answer is not valid JSON: " + json);
+  return doc;
+}
+
+void check_result(simdjson::dom::element result, const std::string& json) {
+  if (result["error"].error() == simdjson::SUCCESS) return;  // an element's error slot
+  int64_t us = 0;
+  if (result["step_time_us"].get_int64().get(us) != simdjson::SUCCESS || us < 1)
+    fail("result without a positive step_time_us", json);
+}
+
+void check_error(const stepcalc::Error& e, const char* what) {
+  if (e.code.empty() || e.message.empty()) fail(what, "error without code or message");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  simdjson::dom::parser parser;
+
+  for (const char* mode : {"", "corrected"}) {
+    auto doc = stepcalc::price_document(text, mode);
+    if (!doc) {
+      check_error(doc.error(), "price_document");
+      continue;
+    }
+    simdjson::dom::element answer = parse_answer(parser, doc->json, "price_document");
+    simdjson::dom::array items;
+    if (answer.get_array().get(items) == simdjson::SUCCESS) {
+      for (simdjson::dom::element item : items) check_result(item, doc->json);
+    } else {
+      check_result(answer, doc->json);
+    }
+  }
+
+  auto single = stepcalc::price_json(text);
+  if (!single) {
+    check_error(single.error(), "price_json");
+    return 0;
+  }
+  check_result(parse_answer(parser, single.value(), "price_json"), single.value());
+  auto again = stepcalc::price_document(text);
+  if (!again || again->json != single.value()) fail("price_json and price_document disagree", single.value());
+
+  // A request that prices: sweep it along two axes (the cheap ones), odd values included.
+  const std::pair<const char*, std::vector<double>> sweeps[] = {
+      {"decode_kv", {0, 1, 4097, 1e9, -1, 0.5}},
+      {"tp", {1, 2, 3, 8, 4096, 0}},
+  };
+  for (const auto& [axis, values] : sweeps) {
+    auto swept = stepcalc::sweep_json(text, axis, values);
+    if (!swept) {
+      check_error(swept.error(), "sweep_json");
+      continue;
+    }
+    parse_answer(parser, swept.value(), "sweep_json");
+  }
+  return 0;
+}
