@@ -50,8 +50,8 @@ double sq(double x) { return x * x; }
 
 }  // namespace
 
-GemmLookup gemm_mfu(const GemmTable& table, double m, double k, double n) {
-  GemmLookup out;
+GemmPairChoice gemm_pair(const GemmTable& table, double k, double n) {
+  GemmPairChoice out;
   double best = std::numeric_limits<double>::infinity();
   bool covered = false;
   for (size_t i = 0; i < table.pairs.size(); ++i) {
@@ -67,11 +67,23 @@ GemmLookup gemm_mfu(const GemmTable& table, double m, double k, double n) {
       const double size = sq(table.pairs[i].k) + sq(table.pairs[i].n);
       if (size > largest) largest = size, out.pair = i;
     }
-    out.pair_largest = true;
+    out.largest = true;
   }
+  if (!table.pairs.empty()) out.exact = table.pairs[out.pair].k == k && table.pairs[out.pair].n == n;
+  return out;
+}
+
+GemmLookup gemm_mfu(const GemmTable& table, double m, double k, double n) {
+  return gemm_mfu(table, gemm_pair(table, k, n), m, k, n);
+}
+
+GemmLookup gemm_mfu(const GemmTable& table, const GemmPairChoice& choice, double m, double k, double n) {
+  GemmLookup out;
+  out.pair = choice.pair;
+  out.pair_largest = choice.largest;
   if (table.pairs.empty()) return out;
   const GemmPair& p = table.pairs[out.pair];
-  out.pair_exact = p.k == k && p.n == n;
+  out.pair_exact = choice.exact;
   out.m = bracket(p.m_axis.data(), p.m_axis.size(), m);
   note_clamp(out.m, &out.provenance);
   if (out.m.degenerate()) {
@@ -125,8 +137,12 @@ PrefillLookup prefill_mfu(const PrefillTable& table, double seq) {
 }
 
 DecodeLookup decode_mfu(const DecodeTable& table, double bs, double kv) {
+  return decode_mfu(table, bracket(table.bs_axis.data(), table.bs_axis.size(), bs), bs, kv);
+}
+
+DecodeLookup decode_mfu(const DecodeTable& table, const Bracket& bs_bracket, double bs, double kv) {
   DecodeLookup out;
-  out.bs = bracket(table.bs_axis.data(), table.bs_axis.size(), bs);
+  out.bs = bs_bracket;
   out.kv = bracket(table.kv_axis.data(), table.kv_axis.size(), kv);
   note_clamp(out.bs, &out.provenance);
   note_clamp(out.kv, &out.provenance);
@@ -151,12 +167,18 @@ DecodeLookup decode_mfu(const DecodeTable& table, double bs, double kv) {
     out.mfu = lerp(lerp(q00, q10, out.bs.t), lerp(q01, q11, out.bs.t), out.kv.t);
   }
   if (out.mfu < kMinMfu) {
+    // Hot for big batches at long KV (unmeasured corners read as 0). sqrt is monotone,
+    // so a row whose squared distance is not smaller cannot be nearer: the sqrt (and
+    // the reference's comparison of it) is only needed for the few that are.
     int row = -1;
     double nearest = std::numeric_limits<double>::infinity();
+    double nearest_squared = std::numeric_limits<double>::infinity();
     for (size_t r = 0; r < table.file_mfu.size(); ++r) {
       if (table.file_mfu[r] < kMinMfu) continue;
-      const double distance = std::sqrt(sq(table.file_bs[r] - bs) + sq(table.file_kv[r] - kv));
-      if (distance < nearest) nearest = distance, row = static_cast<int>(r);
+      const double squared = sq(table.file_bs[r] - bs) + sq(table.file_kv[r] - kv);
+      if (!(squared < nearest_squared)) continue;
+      const double distance = std::sqrt(squared);
+      if (distance < nearest) nearest = distance, nearest_squared = squared, row = static_cast<int>(r);
     }
     out.provenance.fallback = row >= 0;
     out.provenance.floor = row < 0;

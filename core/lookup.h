@@ -61,6 +61,22 @@ GemmLookup gemm_mfu(const GemmTable& table, double m, double k, double n);
 PrefillLookup prefill_mfu(const PrefillTable& table, double seq);
 DecodeLookup decode_mfu(const DecodeTable& table, double bs, double kv);
 
+/// The GEMM table pair that prices a (k, n) weight: the nearest covering pair, else
+/// the largest. It depends on the model only, so a pricing finds it once per shape.
+struct GemmPairChoice {
+  size_t pair = 0;
+  bool exact = false;    ///< table (K, N) equals (k, n)
+  bool largest = false;  ///< no pair covered (k, n)
+};
+GemmPairChoice gemm_pair(const GemmTable& table, double k, double n);
+
+/// gemm_mfu with the pair already chosen by gemm_pair(table, k, n): same answer.
+GemmLookup gemm_mfu(const GemmTable& table, const GemmPairChoice& pair, double m, double k, double n);
+
+/// decode_mfu with `bs_bracket` = bracket(table.bs_axis, bs) found once for a step
+/// (every decode request of a step shares the batch size): same answer.
+DecodeLookup decode_mfu(const DecodeTable& table, const Bracket& bs_bracket, double bs, double kv);
+
 /// The attention config used for a model's key: itself if measured, else the
 /// nearest (Euclidean over H, Hkv, D; ties to the byte-wise first key).
 const PrefillTable* nearest_attention_config(const MfuTables& tables, int64_t heads, int64_t kv_heads,

@@ -32,9 +32,10 @@ struct Derived {
   double kv_dim = 0;          ///< Hkv * head_dim (integer)
   double weights_bytes = 0;   ///< all layers, unsharded
   double kv_bytes_per_token = 0;
+  std::array<GemmPairChoice, kNumGemmKinds> gemm_pairs;  ///< table pair per GEMM (model-only)
 };
 
-Derived derive(const Request& r) {
+Derived derive(const Request& r, const GemmTable& gemm) {
   const ModelShape& m = r.model;
   Derived d;
   d.peak_flops = r.hardware.tflops_peak * 1e12;
@@ -54,6 +55,10 @@ Derived derive(const Request& r) {
                      3 * d.hidden * d.ffn) *
                     d.layers * d.bpp;
   d.kv_bytes_per_token = 2 * d.layers * d.kv_heads * d.head_dim_float * d.bpp;
+  const double shapes[kNumGemmKinds][2] = {{d.hidden, d.hidden}, {d.hidden, d.kv_dim}, {d.hidden, d.kv_dim},
+                                           {d.hidden, d.hidden}, {d.hidden, d.ffn},    {d.hidden, d.ffn},
+                                           {d.ffn, d.hidden}};
+  for (int kind = 0; kind < kNumGemmKinds; ++kind) d.gemm_pairs[kind] = gemm_pair(gemm, shapes[kind][0], shapes[kind][1]);
   return d;
 }
 
@@ -67,7 +72,7 @@ GemmSet gemm_times(const Derived& d, const MfuTables& t, double m, const Correct
   for (int kind = 0; kind < kNumGemmKinds; ++kind) {
     GemmTerm& g = set.terms[kind];
     g.m = m, g.k = shapes[kind][0], g.n = shapes[kind][1];
-    g.lookup = gemm_mfu(t.gemm, g.m, g.k, g.n);
+    g.lookup = gemm_mfu(t.gemm, d.gemm_pairs[kind], g.m, g.k, g.n);
     g.mfu = g.lookup.mfu;
     g.flops = 2 * g.m * g.k * g.n;
     double efficiency = d.peak_flops * g.mfu;
@@ -123,11 +128,12 @@ void price_decode(const Request& r, const Derived& d, const MfuTables& t, const 
   out->batch_size = static_cast<int64_t>(reqs.size());
   const double batch = static_cast<double>(reqs.size());
   out->gemms = gemm_times(d, t, batch, sw);
+  const Bracket bs_bracket = bracket(table->bs_axis.data(), table->bs_axis.size(), batch);  // same for all
   double flops = 0, weighted = 0, dynamic = 0, per_request_s = 0;
   for (const DecodeRequest& q : reqs) {
     const double kv = static_cast<double>(q.progress_index);
     const double f = attn_flops(d, 1, kv) * d.layers;
-    const DecodeLookup lookup = decode_mfu(*table, batch, kv);
+    const DecodeLookup lookup = decode_mfu(*table, bs_bracket, batch, kv);
     double mfu = lookup.mfu;
     if (sw.has(kDecodeAttentionLatency)) mfu = decode_latency_mfu(r, *table, config, batch, kv, f, d.peak_flops);
     flops += f;
@@ -153,11 +159,15 @@ void price_decode(const Request& r, const Derived& d, const MfuTables& t, const 
   out->bytes.weights = d.weights_bytes * d.tp_scaling;
   out->memory_s = (d.weights_bytes * d.tp_scaling + dynamic) / d.peak_bw;
   if (detail) {
-    std::map<int64_t, int64_t> counts;
-    for (const DecodeRequest& q : reqs) ++counts[q.progress_index];
-    for (const auto& [kv, count] : counts)
-      out->attn_groups.push_back(
-          DecodeAttnGroup{kv, count, decode_mfu(*table, batch, static_cast<double>(kv))});
+    // Groups by KV length, ascending: one sort of the lengths, no allocation per group.
+    std::vector<int64_t> kvs(reqs.size());
+    for (size_t i = 0; i < reqs.size(); ++i) kvs[i] = reqs[i].progress_index;
+    std::sort(kvs.begin(), kvs.end());
+    for (size_t i = 0, j = 0; i < kvs.size(); i = j) {
+      while (j < kvs.size() && kvs[j] == kvs[i]) ++j;
+      out->attn_groups.push_back(DecodeAttnGroup{kvs[i], static_cast<int64_t>(j - i),
+                                                 decode_mfu(*table, bs_bracket, batch, static_cast<double>(kvs[i]))});
+    }
   }
 }
 
@@ -267,7 +277,7 @@ Expected<StepResult> price_step(const Request& r, const MfuTables& tables, bool 
   if (tables.prefill.empty() || tables.gemm.pairs.empty())
     return make_error("no_tables", "gpu", "No MFU tables are available for " + r.hardware.gpu + ".");
   const CorrectedSwitches& sw = switches.value();
-  const Derived d = derive(r);
+  const Derived d = derive(r, tables.gemm);
 
   StepResult out;
   out.mode = r.mode;
