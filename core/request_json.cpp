@@ -132,6 +132,37 @@ Expected<bool> check_unique_keys(element e, const std::string& path) {
                         "; each key may appear once.");
 }
 
+/// Whether some object in `e` repeats a key: check_unique_keys without building any
+/// path, for the common valid document (it then runs only to name the repeat).
+bool repeats_a_key(element e) {
+  simdjson::dom::array items;
+  if (e.get_array().get(items) == simdjson::SUCCESS) {
+    for (element item : items)
+      if ((item.is_array() || item.is_object()) && repeats_a_key(item)) return true;
+    return false;
+  }
+  object o;
+  if (e.get_object().get(o) != simdjson::SUCCESS) return false;
+  constexpr size_t kFew = 16;
+  std::string_view few[kFew];
+  std::vector<std::string_view> many;
+  size_t n = 0;
+  for (auto field : o) {
+    if ((field.value.is_array() || field.value.is_object()) && repeats_a_key(field.value)) return true;
+    if (n < kFew) {
+      for (size_t i = 0; i < n; ++i)
+        if (few[i] == field.key) return true;
+      few[n++] = field.key;
+    } else {
+      many.push_back(field.key);
+    }
+  }
+  if (many.empty()) return false;
+  many.insert(many.end(), few, few + kFew);
+  std::sort(many.begin(), many.end());
+  return std::adjacent_find(many.begin(), many.end()) != many.end();
+}
+
 std::string normalise_preset(std::string name) {
   const size_t slash = name.rfind('/');
   if (slash != std::string::npos) name = name.substr(slash + 1);
@@ -305,6 +336,25 @@ Expected<Hardware> hardware_from(element e, Hardware hw, const std::string& path
   return hw;
 }
 
+/// The common step item, {progress_index, `tokens_key`} as in-range integers, read
+/// without building its path; false sends it to step_from's checks, which name the fault.
+bool plain_item(element item, std::string_view tokens_key, bool prefill, int64_t* progress, int64_t* tokens) {
+  object r;
+  if (item.get_object().get(r) != simdjson::SUCCESS) return false;
+  bool have_progress = false;
+  *progress = 0;
+  *tokens = prefill ? -1 : 1;
+  for (auto f : r) {
+    if (f.value.type() != element_type::INT64) return false;
+    const int64_t v = f.value.get_int64().value_unsafe();
+    if (v < 0 || v > limits::kMaxTokens) return false;
+    if (f.key == "progress_index") *progress = v, have_progress = true;
+    else if (f.key == tokens_key) *tokens = v;
+    else return false;
+  }
+  return have_progress && *tokens >= 0;
+}
+
 Expected<Step> step_from(element e, const std::string& path) {
   object o;
   if (e.get_object().get(o) != simdjson::SUCCESS) return type_error(path, e, "an object");
@@ -323,8 +373,17 @@ Expected<Step> step_from(element e, const std::string& path) {
                         "The step holds " + std::to_string(total) + " requests; a step may hold at most " +
                             std::to_string(limits::kMaxRequestsPerStep) + " (prefill and decode together).");
     const char* tokens_key = prefill ? "num_new_prefill_tokens" : "num_new_decode_tokens";
+    if (prefill) step.prefill.reserve(list.size());
+    else step.decode.reserve(list.size());
     size_t i = 0;
     for (element item : list) {
+      int64_t plain_progress = 0, plain_tokens = 0;
+      if (plain_item(item, tokens_key, prefill, &plain_progress, &plain_tokens)) {
+        ++i;
+        if (prefill) step.prefill.push_back({plain_progress, plain_tokens});
+        else step.decode.push_back({plain_progress, plain_tokens});
+        continue;
+      }
       const std::string item_path = index_path(list_path, i++);
       object r;
       if (item.get_object().get(r) != simdjson::SUCCESS) return type_error(item_path, item, "an object");
@@ -396,8 +455,10 @@ Expected<CorrectedOverrides> corrected_from(element e, const std::string& path) 
 Expected<Request> request_from(element e, const std::string& path) {
   object o;
   if (e.get_object().get(o) != simdjson::SUCCESS) return type_error(path.empty() ? "request" : path, e, "an object");
-  auto unique = check_unique_keys(e, path);
-  if (!unique) return unique.error();
+  if (repeats_a_key(e)) {
+    auto unique = check_unique_keys(e, path);
+    if (!unique) return unique.error();
+  }
   Request r;
   element model, hardware, step;
   bool have_model = false, have_hardware = false, have_step = false;
