@@ -6,8 +6,12 @@
 #include "simdjson.h"
 
 namespace stepcalc {
+namespace {
 
-std::string format_integer(int64_t v) {
+// The writer appends numbers and strings straight to its output (no temporary string
+// per key or value: the result JSON has hundreds of them).
+
+void append_integer(std::string& out, int64_t v) {
   char buf[24];
   char* end = buf + sizeof buf;
   char* p = end;
@@ -17,18 +21,39 @@ std::string format_integer(int64_t v) {
     magnitude /= 10;
   } while (magnitude != 0);
   if (v < 0) *--p = '-';
-  return std::string(p, end);
+  out.append(p, static_cast<size_t>(end - p));
+}
+
+void append_double(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out += "null";
+  } else if (v == 0) {
+    out += '0';
+  } else if (std::fabs(v) < 9007199254740992.0 && v == std::trunc(v)) {
+    append_integer(out, static_cast<int64_t>(v));
+  } else {
+    // simdjson's Grisu2 to_chars (declared in simdjson.h): the shortest digits that
+    // read back as exactly v, without pulling printf's long-double code into the Wasm.
+    char buf[40];
+    char* end = simdjson::internal::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, static_cast<size_t>(end - buf));
+  }
+}
+
+void append_quoted(std::string& out, std::string_view text);
+
+}  // namespace
+
+std::string format_integer(int64_t v) {
+  std::string out;
+  append_integer(out, v);
+  return out;
 }
 
 std::string format_double(double v) {
-  if (!std::isfinite(v)) return "null";
-  if (v == 0) return "0";
-  if (std::fabs(v) < 9007199254740992.0 && v == std::trunc(v)) return format_integer(static_cast<int64_t>(v));
-  // simdjson's Grisu2 to_chars (declared in simdjson.h): the shortest digits that
-  // read back as exactly v, without pulling printf's long-double code into the Wasm.
-  char buf[40];
-  char* end = simdjson::internal::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, end);
+  std::string out;
+  append_double(out, v);
+  return out;
 }
 
 void JsonWriter::separate() {
@@ -60,7 +85,7 @@ JsonWriter& JsonWriter::end_array() {
 }
 JsonWriter& JsonWriter::key(std::string_view name) {
   separate();
-  out_ += json_quote(name);
+  append_quoted(out_, name);
   out_ += ':';
   need_comma_ = false;
   return *this;
@@ -68,12 +93,12 @@ JsonWriter& JsonWriter::key(std::string_view name) {
 JsonWriter& JsonWriter::value(double v) {
   separate();
   if (!std::isfinite(v)) non_finite_ = true;
-  out_ += format_double(v);
+  append_double(out_, v);
   return *this;
 }
 JsonWriter& JsonWriter::value(int64_t v) {
   separate();
-  out_ += format_integer(v);
+  append_integer(out_, v);
   return *this;
 }
 JsonWriter& JsonWriter::value(bool v) {
@@ -83,7 +108,7 @@ JsonWriter& JsonWriter::value(bool v) {
 }
 JsonWriter& JsonWriter::value(std::string_view v) {
   separate();
-  out_ += json_quote(v);
+  append_quoted(out_, v);
   return *this;
 }
 JsonWriter& JsonWriter::null() {
@@ -122,24 +147,16 @@ size_t utf8_sequence_length(std::string_view text, size_t i) {
   return n;
 }
 
-}  // namespace
-
-std::string utf8_prefix(std::string_view text, size_t max_bytes) {
-  size_t end = 0;
-  while (end < text.size()) {
-    const size_t n = utf8_sequence_length(text, end);
-    const size_t step = n == 0 ? 1 : n;
-    if (end + step > max_bytes) break;
-    end += step;
-  }
-  return std::string(text.substr(0, end));
-}
-
-std::string json_quote(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
+void append_quoted(std::string& out, std::string_view text) {
   out += '"';
-  for (size_t i = 0; i < text.size();) {
+  size_t plain = 0;  // the common case: nothing to escape, one append
+  while (plain < text.size()) {
+    const unsigned char c = static_cast<unsigned char>(text[plain]);
+    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) break;
+    ++plain;
+  }
+  out.append(text.data(), plain);
+  for (size_t i = plain; i < text.size();) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c >= 0x80) {
       const size_t n = utf8_sequence_length(text, i);
@@ -171,6 +188,25 @@ std::string json_quote(std::string_view text) {
     }
   }
   out += '"';
+}
+
+}  // namespace
+
+std::string utf8_prefix(std::string_view text, size_t max_bytes) {
+  size_t end = 0;
+  while (end < text.size()) {
+    const size_t n = utf8_sequence_length(text, end);
+    const size_t step = n == 0 ? 1 : n;
+    if (end + step > max_bytes) break;
+    end += step;
+  }
+  return std::string(text.substr(0, end));
+}
+
+std::string json_quote(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 2);
+  append_quoted(out, text);
   return out;
 }
 
