@@ -1,0 +1,130 @@
+// Native benchmarks (Google Benchmark) of the calculator's hot paths for the three
+// bench cases. Two views of "one price()":
+//   price_step   a parsed Request -> StepResult, detail off: the pricing alone
+//   price_json   JSON text in -> result JSON text out: what one page call costs
+// and its parts (parse_request, price_step with detail, result_to_json), the two
+// 1,000-point sweeps and the one-off decoding of the embedded tables.
+// Run by bench/run.mjs; see BENCHMARKS.md.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "api.h"
+#include "bench_cases.h"
+#include "request_json.h"
+#include "result_json.h"
+#include "step_model.h"
+#include "tables.h"
+
+namespace {
+
+using stepcalc::bench::BenchCase;
+
+std::vector<BenchCase>& cases() {
+  static std::vector<BenchCase> all =
+      stepcalc::bench::load_bench_cases(STEPCALC_SOURCE_DIR "/tests/data/conformance-cases.json");
+  return all;
+}
+
+const BenchCase& bench_case(size_t i) { return cases().at(i); }
+
+stepcalc::Request parsed(size_t i) {
+  auto r = stepcalc::parse_request(bench_case(i).json);
+  if (!r) {
+    std::fprintf(stderr, "bench: case %s does not parse: %s\n", bench_case(i).id.c_str(), r.error().message.c_str());
+    std::exit(1);
+  }
+  return r.value();
+}
+
+void BM_price_step(benchmark::State& state) {
+  const stepcalc::Request r = parsed(static_cast<size_t>(state.range(0)));
+  const stepcalc::MfuTables& tables = stepcalc::embedded_h100_tables();
+  for (auto _ : state) {
+    auto result = stepcalc::price_step(r, tables, false);
+    benchmark::DoNotOptimize(result);
+  }
+}
+
+void BM_price_step_detail(benchmark::State& state) {
+  const stepcalc::Request r = parsed(static_cast<size_t>(state.range(0)));
+  const stepcalc::MfuTables& tables = stepcalc::embedded_h100_tables();
+  for (auto _ : state) {
+    auto result = stepcalc::price_step(r, tables, true);
+    benchmark::DoNotOptimize(result);
+  }
+}
+
+void BM_parse_request(benchmark::State& state) {
+  const std::string& json = bench_case(static_cast<size_t>(state.range(0))).json;
+  for (auto _ : state) {
+    auto r = stepcalc::parse_request(json);
+    benchmark::DoNotOptimize(r);
+  }
+}
+
+void BM_result_to_json(benchmark::State& state) {
+  const stepcalc::Request r = parsed(static_cast<size_t>(state.range(0)));
+  const stepcalc::MfuTables& tables = stepcalc::embedded_h100_tables();
+  const auto result = stepcalc::price_step(r, tables, true);
+  for (auto _ : state) {
+    std::string json = stepcalc::result_to_json(r, result.value(), tables);
+    benchmark::DoNotOptimize(json);
+  }
+}
+
+void BM_price_json(benchmark::State& state) {
+  const std::string& json = bench_case(static_cast<size_t>(state.range(0))).json;
+  for (auto _ : state) {
+    auto out = stepcalc::price_json(json);
+    benchmark::DoNotOptimize(out);
+  }
+}
+
+void BM_sweep_json(benchmark::State& state) {
+  const stepcalc::bench::BenchSweep sweep = stepcalc::bench::bench_sweeps().at(static_cast<size_t>(state.range(0)));
+  std::string json;
+  for (const BenchCase& c : cases())
+    if (c.tag == sweep.tag) json = c.json;
+  for (auto _ : state) {
+    auto out = stepcalc::sweep_json(json, sweep.axis, sweep.values);
+    benchmark::DoNotOptimize(out);
+  }
+}
+
+void BM_tables_decode(benchmark::State& state) {
+  for (auto _ : state) {
+    auto raw = stepcalc::unpack_tables(stepcalc::embedded_tables_blob(), stepcalc::embedded_tables_blob_size());
+    auto tables = stepcalc::MfuTables::build(raw.value(), "h100");
+    benchmark::DoNotOptimize(tables);
+  }
+}
+
+// Names carry the case tag: price_step/bench:a, ...
+void case_args(benchmark::internal::Benchmark* b) {
+  for (int i = 0; i < 3; ++i) b->Arg(i);
+  b->ArgName("");
+}
+
+}  // namespace
+
+BENCHMARK(BM_price_step)->Apply(case_args);
+BENCHMARK(BM_price_step_detail)->Apply(case_args);
+BENCHMARK(BM_parse_request)->Apply(case_args);
+BENCHMARK(BM_result_to_json)->Apply(case_args);
+BENCHMARK(BM_price_json)->Apply(case_args);
+BENCHMARK(BM_sweep_json)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_tables_decode)->Unit(benchmark::kMicrosecond);
+
+int main(int argc, char** argv) {
+  if (cases().size() != 3) {
+    std::fprintf(stderr, "bench: tests/data/conformance-cases.json lacks the bench:a/b/c cases\n");
+    return 1;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,144 @@
+// The page in headless Chromium, served from this tree on localhost:
+//   bytes      every response of a cold load, raw and gzipped (gzip -6, as a server
+//              compressing on the fly would send it; the dev server sends it raw)
+//   first      navigation start -> first step time shown (data-testid="step-time-us"),
+//              a fresh browser context (cold cache) per repeat
+//   edit       the bench:c step (512 decodes, via a #json= link): one decode row's KV
+//              edited -> the number changes, and -> the next frame after that change
+// `dist` (or STEPCALC_WASM_DIST) serves wasm/dist/* from another build of the module.
+// Usage: node bench/page.mjs [REPEATS]; prints JSON. Imported by bench/run.mjs.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { createServer, listen } from '../scripts/serve.mjs';
+import { benchCases, median } from './wasm.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const STEP = '[data-testid="step-time-us"]';
+
+// Injected before any page script: notes when the step time first shows a number.
+const OBSERVE_FIRST = `(() => {
+  const check = () => {
+    const el = document.querySelector('${STEP}');
+    if (el && /^\\d+$/.test(el.textContent) && !window.__firstPricedMs) {
+      window.__firstPricedMs = performance.now();
+      observer.disconnect();
+    }
+  };
+  const observer = new MutationObserver(check);
+  observer.observe(document, { childList: true, subtree: true, characterData: true });
+})();`;
+
+/** Serves wasm/dist/* from `dist` instead of the tree's build. */
+async function routeDist(page, dist) {
+  if (!dist) return;
+  await page.route('**/wasm/dist/*', (route) => {
+    const name = path.basename(new URL(route.request().url()).pathname);
+    const type = name.endsWith('.wasm') ? 'application/wasm' : 'text/javascript';
+    route.fulfill({ body: readFileSync(path.join(dist, name)), contentType: type });
+  });
+}
+
+/** Waits for the first priced number; throws the page's error text when it shows one. */
+async function waitPriced(page, timeoutMs) {
+  const handle = await page.waitForFunction((sel) => {
+    if (window.__firstPricedMs) return { ok: true };
+    const error = document.querySelector('[data-testid="error"]');
+    return error && !document.querySelector(sel) ? { ok: false, error: error.textContent } : null;
+  }, STEP, { timeout: timeoutMs });
+  const state = await handle.jsonValue();
+  if (!state.ok) throw new Error(`the page shows an error: ${state.error.trim().slice(0, 300)}`);
+}
+
+export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.env.STEPCALC_WASM_DIST } = {}) {
+  if (!readFileSync(path.join(root, 'index.html'), 'utf8').includes('web/')) return { measured: false, why: 'no page' };
+  const server = createServer();
+  const port = await listen(server, 0);
+  const base = `http://127.0.0.1:${port}/`;
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const out = { measured: true, url: base, repeats, dist: dist || 'wasm/dist' };
+
+    // Cold loads: bytes and time to the first priced result.
+    const firsts = [];
+    for (let i = 0; i < repeats; i++) {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await routeDist(page, dist);
+      const files = [];
+      if (i === 0) {
+        page.on('response', async (response) => {
+          try {
+            const body = await response.body();
+            files.push({ url: response.url().replace(base, ''), raw: body.length, gzip: gzipSync(body, { level: 6 }).length });
+          } catch { /* redirects and aborted requests have no body */ }
+        });
+      }
+      await page.addInitScript(OBSERVE_FIRST);
+      await page.goto(base);
+      await waitPriced(page, timeoutMs);
+      firsts.push(await page.evaluate(() => window.__firstPricedMs));
+      if (i === 0) {
+        await page.waitForLoadState('networkidle');
+        files.sort((a, b) => b.gzip - a.gzip);
+        out.files = files;
+        out.raw_bytes = files.reduce((s, f) => s + f.raw, 0);
+        out.gzip_bytes = files.reduce((s, f) => s + f.gzip, 0);
+      }
+      await context.close();
+    }
+    out.first_priced_ms = { median: median(firsts), all: firsts };
+
+    // Edits of a 512-request step.
+    const request = benchCases().find((c) => c.tag === 'bench:c').request;
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await routeDist(page, dist);
+    await page.goto(`${base}#json=${encodeURIComponent(JSON.stringify(request))}`);
+    await page.waitForFunction(([sel, want]) => document.querySelector(sel)?.textContent === String(want),
+      [STEP, request.expected.step_time_us], { timeout: timeoutMs });
+    const input = 'input[aria-label="Decode 1 KV length"]';
+    await page.waitForSelector(input);
+    const updated = [];
+    const painted = [];
+    const kvs = [130000, request.step.decode_requests[0].progress_index];
+    for (let i = 0; i < repeats * 3; i++) {
+      const t = await page.evaluate(([sel, inputSel, kv]) => new Promise((resolve, reject) => {
+        const field = document.querySelector(inputSel);
+        const before = document.querySelector(sel).textContent;
+        let changedAt = 0;
+        const observer = new MutationObserver(() => {
+          const el = document.querySelector(sel);
+          if (changedAt || !el || el.textContent === before) return;
+          changedAt = performance.now();
+          observer.disconnect();
+          requestAnimationFrame(() => resolve({ updated: changedAt - t0, painted: performance.now() - t0 }));
+        });
+        observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+        setTimeout(() => reject(new Error('the step time did not change')), 5000);
+        const t0 = performance.now();
+        field.value = String(kv);
+        field.dispatchEvent(new Event('input', { bubbles: true }));
+      }), [STEP, input, kvs[i % 2]]);
+      updated.push(t.updated);
+      painted.push(t.painted);
+    }
+    out.edit_512 = { updated_ms: median(updated), painted_ms: median(painted), repeats: updated.length };
+    await context.close();
+    return out;
+  } finally {
+    await browser.close();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const result = await runPage({ repeats: Number(process.argv[2] ?? 7) });
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+}

@@ -1,0 +1,145 @@
+// `npm run bench` (after scripts/install.sh and scripts/build.sh): builds and runs
+// the native Google Benchmark program, builds the Wasm module at -Oz, -Os, -O2 and
+// -O3 (each in build/wasm-<opt>, never touching wasm/dist), times it under node,
+// measures the page in headless Chromium, and writes BENCHMARKS.md.
+// Options: --quick (shorter runs, for trying the script), --no-page, --no-opt-levels.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { runWasm } from './wasm.mjs';
+import { runPage } from './page.mjs';
+import { writeReport } from './report.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const quick = process.argv.includes('--quick');
+const jobs = String(os.cpus().length || 2);
+const OPT_LEVELS = ['-Oz', '-Os', '-O2', '-O3']; // -Oz first: the shipped default
+const started = Date.now();
+const log = (message) => process.stderr.write(`bench [${((Date.now() - started) / 1000).toFixed(0)} s]: ${message}\n`);
+
+function run(cmd, args, options = {}) {
+  return execFileSync(cmd, args, { cwd: root, maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'pipe'], ...options }).toString();
+}
+
+function loadAverage() {
+  return os.loadavg().map((x) => x.toFixed(2)).join(' ');
+}
+
+// ------------------------------------------------------------------ native
+function nativeBenchmarks() {
+  const dir = path.join(root, 'build/bench');
+  log('native: configuring and building build/bench (Release, STEPCALC_BENCH=ON)');
+  run('cmake', ['-S', '.', '-B', dir, '-DCMAKE_BUILD_TYPE=Release', '-DSTEPCALC_BENCH=ON']);
+  run('cmake', ['--build', dir, '-j', jobs, '--target', 'stepcalc_bench']);
+  const out = path.join(dir, 'native.json');
+  log('native: running stepcalc_bench');
+  run(path.join(dir, 'stepcalc_bench'), [
+    `--benchmark_repetitions=${quick ? 3 : 15}`, `--benchmark_min_time=${quick ? 0.02 : 0.1}`,
+    '--benchmark_report_aggregates_only=true', `--benchmark_out=${out}`, '--benchmark_out_format=json',
+  ]);
+  const data = JSON.parse(readFileSync(out, 'utf8'));
+  const scale = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
+  const results = {};
+  for (const b of data.benchmarks) {
+    if (b.aggregate_name !== 'median') continue;
+    results[b.run_name] = { cpu_ns: b.cpu_time * scale[b.time_unit], wall_ns: b.real_time * scale[b.time_unit] };
+  }
+  return { context: data.context, results };
+}
+
+// ------------------------------------------------------------------ wasm
+function gzipSize(file) {
+  return gzipSync(readFileSync(file), { level: 9 }).length;
+}
+
+function wasmBuild(opt) {
+  const dir = path.join(root, `build/wasm${opt}`);
+  const dist = path.join(dir, 'dist');
+  log(`wasm ${opt}: configuring and building ${path.relative(root, dir)}`);
+  const env = { ...process.env, NODE_PATH: process.env.NODE_PATH || '/usr/share/nodejs' };
+  run('emcmake', ['cmake', '-S', '.', '-B', dir, '-DCMAKE_BUILD_TYPE=Release', '-DSTEPCALC_BENCH=ON',
+    `-DSTEPCALC_WASM_OPT=${opt}`, `-DSTEPCALC_WASM_DIST=${dist}`], { env });
+  run('cmake', ['--build', dir, '-j', jobs, '--target', 'stepcalc_wasm', 'stepcalc_bench_wasm'], { env });
+  return { dir, dist, harness: path.join(dir, 'stepcalc_bench_wasm.cjs') };
+}
+
+function moduleSizes(dist) {
+  const wasm = path.join(dist, 'stepcalc-core.wasm');
+  const glue = path.join(dist, 'stepcalc-core.js');
+  const loader = path.join(root, 'wasm/stepcalc.js');
+  const s = {
+    wasm_raw: readFileSync(wasm).length, wasm_gzip: gzipSize(wasm),
+    glue_raw: readFileSync(glue).length, glue_gzip: gzipSize(glue),
+    loader_raw: readFileSync(loader).length, loader_gzip: gzipSize(loader),
+  };
+  s.total_gzip = s.wasm_gzip + s.glue_gzip + s.loader_gzip;
+  return s;
+}
+
+function cmakeCacheValue(dir, name) {
+  const cache = path.join(root, dir, 'CMakeCache.txt');
+  if (!existsSync(cache)) return undefined;
+  const line = readFileSync(cache, 'utf8').split('\n').find((l) => l.startsWith(`${name}:`));
+  return line ? line.slice(line.indexOf('=') + 1) : undefined;
+}
+
+// ------------------------------------------------------------------ main
+const report = {
+  date: new Date().toISOString(),
+  machine: {
+    cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memory_gib: (os.totalmem() / 2 ** 30).toFixed(1),
+    os: `${os.type()} ${os.release()}`, node: process.version,
+    compilers: {
+      native: run('c++', ['--version']).split('\n')[0],
+      emcc: run('emcc', ['--version'], { env: { ...process.env, NODE_PATH: '/usr/share/nodejs' } }).split('\n')[0],
+    },
+    load_before: loadAverage(),
+  },
+  git: (() => {
+    try {
+      return run('git', ['rev-parse', '--short', 'HEAD']).trim() + (run('git', ['status', '--porcelain', '--untracked-files=no']).trim() ? ' (with local changes)' : '');
+    } catch {
+      return 'unknown';
+    }
+  })(),
+  quick,
+};
+
+report.native = nativeBenchmarks();
+
+report.shipped = {
+  opt: cmakeCacheValue('build/wasm', 'STEPCALC_WASM_OPT') ?? '-Oz',
+  lto: cmakeCacheValue('build/wasm', 'STEPCALC_WASM_LTO'),
+  sizes: moduleSizes(path.join(root, 'wasm/dist')),
+};
+
+report.opt_levels = [];
+const seconds = quick ? 0.15 : 0.6;
+for (const opt of process.argv.includes('--no-opt-levels') ? ['-Oz'] : OPT_LEVELS) {
+  const build = wasmBuild(opt);
+  log(`wasm ${opt}: timing under node`);
+  const timings = await runWasm({ dist: build.dist, harness: build.harness, seconds: opt === '-Oz' ? seconds : seconds / 2 });
+  report.opt_levels.push({ opt, sizes: moduleSizes(build.dist), ...timings });
+}
+
+log('wasm: timing the shipped module through wasm/stepcalc.js');
+report.loader = await runWasm({ seconds });
+
+if (!process.argv.includes('--no-page')) {
+  log('page: headless Chromium');
+  try {
+    report.page = await runPage({ repeats: quick ? 3 : 9 });
+  } catch (error) {
+    report.page = { measured: false, why: error.message.split('\n')[0] };
+    log(`page: not measured: ${report.page.why}`);
+  }
+}
+report.machine.load_after = loadAverage();
+report.duration_s = Math.round((Date.now() - started) / 1000);
+
+writeFileSync(path.join(root, 'build/bench/report.json'), `${JSON.stringify(report, null, 2)}\n`);
+writeFileSync(path.join(root, 'BENCHMARKS.md'), writeReport(report));
+log(`wrote BENCHMARKS.md (raw figures: build/bench/report.json) in ${report.duration_s} s`);
