@@ -1,7 +1,7 @@
 // Shared by the page tests and measure.mjs: the static server in-process, headless
 // Chromium, the CLI, and a page that records console errors.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -29,25 +29,10 @@ export async function start() {
   };
 }
 
-/**
- * STEPCALC_WASM_DIST=<dir> serves wasm/dist/* from another build of the module (a
- * variant with different link flags) without touching the tree.
- */
-export async function routeWasm(page) {
-  const dist = process.env.STEPCALC_WASM_DIST;
-  if (!dist) return;
-  await page.route('**/wasm/dist/*', (route) => {
-    const name = path.basename(new URL(route.request().url()).pathname);
-    const type = name.endsWith('.wasm') ? 'application/wasm' : 'text/javascript';
-    route.fulfill({ body: readFileSync(path.join(dist, name)), contentType: type });
-  });
-}
-
 /** A new page whose console errors and page errors land in `page.problems`. */
 export async function openPage(browser, url, viewport = { width: 1280, height: 900 }) {
   const page = await browser.newPage({ viewport });
   page.problems = [];
-  await routeWasm(page);
   page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
   await page.goto(url);

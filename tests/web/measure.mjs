@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { start, routeWasm, root } from './helpers.mjs';
+import { start, root } from './helpers.mjs';
 
 const runs = Number(process.argv[2] || 9);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -18,7 +18,6 @@ const kb = (n) => (n / 1024).toFixed(1);
 async function coldPage(url) {
   const context = await env.browser.newContext();
   const page = await context.newPage();
-  await routeWasm(page);
   const files = new Set();
   page.on('response', (r) => {
     const u = new URL(r.url());
@@ -32,11 +31,9 @@ async function coldPage(url) {
 try {
   // Page weight.
   const { context, page, files } = await coldPage(env.base);
-  const dist = process.env.STEPCALC_WASM_DIST;
   const rows = [...files].map((p) => {
     const file = p === '/' ? 'index.html' : p.slice(1);
-    const onDisk = dist && file.startsWith('wasm/dist/') ? path.join(dist, path.basename(file)) : path.join(root, file);
-    const bytes = readFileSync(onDisk);
+    const bytes = readFileSync(path.join(root, file));
     return { file, raw: bytes.length, gzip: zlib.gzipSync(bytes, { level: 9 }).length, brotli: zlib.brotliCompressSync(bytes).length };
   }).sort((a, b) => a.file.localeCompare(b.file));
   console.log('file                                   raw KB  gzip KB  brotli KB');
@@ -49,12 +46,22 @@ try {
 
   // Time to first result, cold context each run.
   const first = [];
+  const parts = { files: [], dcl: [], update: [] };
   for (let i = 0; i < runs; i++) {
     const cold = await coldPage(env.base);
-    first.push(await cold.page.evaluate(() => performance.getEntriesByName('stepcalc:first-result')[0].startTime));
+    const t = await cold.page.evaluate(() => ({
+      first: performance.getEntriesByName('stepcalc:first-result')[0].startTime,
+      files: Math.max(...performance.getEntriesByType('resource').map((e) => e.responseEnd)),
+      dcl: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd,
+      update: performance.getEntriesByName('stepcalc:update')[0].duration,
+    }));
+    first.push(t.first);
+    for (const k of Object.keys(parts)) parts[k].push(t[k]);
     await cold.context.close();
   }
-  console.log(`first priced result after navigation: median ${median(first).toFixed(1)} ms (min ${Math.min(...first).toFixed(1)}, max ${Math.max(...first).toFixed(1)}, ${runs} cold loads)`);
+  console.log(`first priced result after navigation: median ${median(first).toFixed(1)} ms (min ${Math.min(...first).toFixed(1)}, `
+    + `max ${Math.max(...first).toFixed(1)}, ${runs} cold loads); medians: last file received ${median(parts.files).toFixed(0)} ms, `
+    + `modules evaluated (DOMContentLoaded) ${median(parts.dcl).toFixed(0)} ms, first pricing + render ${median(parts.update).toFixed(1)} ms`);
 
   // Repricing a 512-request step.
   const request = {
