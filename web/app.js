@@ -38,6 +38,14 @@ async function main() {
     try {
       const decoded = decodeHash(location.hash);
       if (!decoded) return { state: defaultState() };
+      if (decoded.text !== undefined) {
+        // The core checks a #json= request as written, before the page keeps only the
+        // fields it shows: unknown fields, repeated keys, ids, tags and numbers that
+        // JSON.parse would round are errors here exactly as in the CLI.
+        const checked = calc.price(decoded.text);
+        const preset = checked.model.source.match(/^preset:(.*)$/);
+        if (preset && typeof decoded.request.model === 'string') decoded.request.model = preset[1];
+      }
       const s = decoded.state ? decoded.state : stateFromRequest(decoded.request);
       if (decoded.state && typeof s.model === 'object') s.model = trimConfig(calc, s.model);
       calc.price(toRequest(s));

@@ -163,7 +163,8 @@ function parseJson(text, key) {
 
 /**
  * Reads a location hash. Returns null (no state in it), {state} (compact form) or
- * {request} (a `#json=` request, for fromRequest). Throws {path, message} on bad input.
+ * {request, text} (a `#json=` request, for fromRequest, and its text as written).
+ * Throws {path, message} on bad input.
  */
 export function decodeHash(hash) {
   const text = hash.replace(/^#/, '');
@@ -179,7 +180,7 @@ export function decodeHash(hash) {
       fail(key, `The link's "${key.slice(0, 20)}" is not valid percent-encoding.`);
     }
   }
-  if (params.has('json')) return { request: parseJson(params.get('json'), 'json') };
+  if (params.has('json')) return { request: parseJson(params.get('json'), 'json'), text: params.get('json') };
   if (!params.has('v')) return null;
   if (params.get('v') !== '1') fail('v', `This link was made by a newer page (format ${params.get('v').slice(0, 8)}).`);
   const s = defaultState();
