@@ -8,7 +8,7 @@
 namespace stepcalc {
 
 /// A refusal to price, naming the offending input.
-/// `code` is a stable machine-readable word (see docs/ERRORS.md), `path` the JSON
+/// `code` is a stable machine-readable word (see docs/INPUT.md), `path` the JSON
 /// path of the field at fault (e.g. `step.decode_requests[3].progress_index`; empty
 /// for the document as a whole), `message` one plain sentence for people.
 struct Error {
