@@ -74,10 +74,7 @@ export function breakdownChart(result, width) {
   return h('div', {}, chart, legend);
 }
 
-/**
- * A line chart of points [{x, y, note}] over log x, the current step marked.
- * `readout` (an element) shows the hovered or keyboard-selected point via `describe`.
- */
+/** A line chart of points [{x, y, tick}] over log x; `readout` shows the hovered point. */
 export function lineChart({ points, current, width, height = 170, label, describe, readout }) {
   const pad = { l: 52, r: 20, t: 10, b: 28 };
   const xs = points.map((p) => p.x).concat(current ? [current.x] : []).filter((x) => x > 0);

@@ -1,5 +1,4 @@
-// Small DOM and number-format helpers. Text always goes in through textContent or
-// attributes, never through innerHTML: the page renders URLs from strangers.
+// DOM and number-format helpers. Text goes in through textContent, never innerHTML.
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 

@@ -1,5 +1,4 @@
-// Field-level errors: a message under the input it concerns, linked for screen
-// readers. Core errors arrive with a JSON path; a registry maps paths to inputs.
+// Field-level errors under their inputs; a registry maps core JSON paths to inputs.
 import { h } from './dom.js';
 
 const shown = new WeakMap();

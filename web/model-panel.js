@@ -11,11 +11,7 @@ const LABELS = {
 };
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/**
- * A config object reduced to what prices it: the shape the core resolves (dtype to
- * bytes, text_config, fallbacks) plus the keys that only raise notes. Throws the
- * core's StepCalcError (path under `model`) for a config it refuses.
- */
+/** A config reduced to the shape the core resolves plus its note keys; throws StepCalcError. */
 export function trimConfig(calc, config) {
   const resolved = calc.price({ model: config, step: {} }).model;
   const shape = {};

@@ -1,11 +1,8 @@
-// Every mode the module offers, priced side by side, and the switches and parameters
-// of the "corrected" model (docs/CORRECTED-MODE.md). Data-driven: modes come from
-// presets().modes, switch and parameter names from the results' `corrected` object,
-// so a module without them shows one mode and no switches.
+// Every mode priced side by side, and the switches and parameters of the corrected
+// model, all read from presets().modes and the results' `corrected` object.
 import { h, int, parseTyped } from './dom.js';
 import { toRequest } from './state.js';
 
-/** One line per switch, shown when the module gives no description of its own. */
 const EXPLAIN = {
   decode_harmonic_mean: 'Decode attention time is the sum of each request\'s own time, not total FLOPs at an arithmetic-mean MFU.',
   decode_attention_latency: 'Decode attention from the measured kernel latency instead of MFU rounded to 3 decimals.',
