@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "corrected.h"
 #include "warnings.h"

@@ -21,8 +21,20 @@ std::string require_numeric(const RawTable& t, std::initializer_list<const char*
   return "";
 }
 
+// Stable insertion sort: the tables are a few dozen rows, and one small loop per
+// comparator keeps the Wasm module far smaller than std::sort/std::stable_sort.
+template <typename T, typename Less>
+void insertion_sort(std::vector<T>& v, Less less) {
+  for (size_t i = 1; i < v.size(); ++i) {
+    T item = std::move(v[i]);
+    size_t j = i;
+    for (; j > 0 && less(item, v[j - 1]); --j) v[j] = std::move(v[j - 1]);
+    v[j] = std::move(item);
+  }
+}
+
 std::vector<double> sorted_unique(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
+  insertion_sort(v, [](double a, double b) { return a < b; });
   v.erase(std::unique(v.begin(), v.end()), v.end());
   return v;
 }
@@ -76,7 +88,7 @@ Expected<GemmTable> build_gemm(const RawTable& t) {
     pair->row.push_back(static_cast<int>(r));
   }
   for (GemmPair& p : g.pairs) {
-    std::stable_sort(p.row.begin(), p.row.end(), [&](int a, int b) { return g.m[a] < g.m[b]; });
+    insertion_sort(p.row, [&](int a, int b) { return g.m[a] < g.m[b]; });
     for (int r : p.row) {
       if (!p.m_axis.empty() && p.m_axis.back() == g.m[r])
         return table_error(t.name, "duplicate m for one (k, n)");
@@ -100,7 +112,7 @@ Expected<PrefillTable> build_prefill(const RawTable& t, const std::string& key) 
   p.file_mfu = t.column("mfu")->values;
   const std::vector<double>& latency = t.column("latency_us")->values;
   for (size_t r = 0; r < t.num_rows; ++r) p.row.push_back(static_cast<int>(r));
-  std::stable_sort(p.row.begin(), p.row.end(), [&](int a, int b) { return p.file_seq[a] < p.file_seq[b]; });
+  insertion_sort(p.row, [&](int a, int b) { return p.file_seq[a] < p.file_seq[b]; });
   for (int r : p.row) {
     if (!p.seq_axis.empty() && p.seq_axis.back() == p.file_seq[r]) return table_error(t.name, "duplicate seq_len");
     p.seq_axis.push_back(p.file_seq[r]);
@@ -167,9 +179,8 @@ Expected<MfuTables> MfuTables::build(const std::vector<RawTable>& raw, const std
   }
   if (!have_gemm) return table_error(gemm_name, "missing");
   if (tables.prefill.empty()) return table_error(prefill_dir, "no prefill tables");
-  std::sort(tables.prefill.begin(), tables.prefill.end(),
-            [](const PrefillTable& a, const PrefillTable& b) { return a.key < b.key; });
-  std::sort(tables.decode.begin(), tables.decode.end(), [](const DecodeTable& a, const DecodeTable& b) {
+  insertion_sort(tables.prefill, [](const PrefillTable& a, const PrefillTable& b) { return a.key < b.key; });
+  insertion_sort(tables.decode, [](const DecodeTable& a, const DecodeTable& b) {
     return a.key != b.key ? a.key < b.key : a.tp < b.tp;
   });
   return tables;

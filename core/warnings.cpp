@@ -2,7 +2,6 @@
 
 #include "json_writer.h"
 
-#include <set>
 #include <string>
 
 namespace stepcalc {
@@ -12,13 +11,16 @@ std::string num(double v) { return format_double(v); }
 
 class Collector {
  public:
+  /// Adds a warning unless the same one is there already (a step has a few dozen
+  /// at most, so a linear look is cheaper in code and time than a set).
   void add(const std::string& code, const std::string& message) {
-    if (seen_.insert(code + "\n" + message).second) list_.push_back(Warning{code, message});
+    for (const Warning& w : list_)
+      if (w.code == code && w.message == message) return;
+    list_.push_back(Warning{code, message});
   }
   std::vector<Warning> take() { return std::move(list_); }
 
  private:
-  std::set<std::string> seen_;
   std::vector<Warning> list_;
 };
 
