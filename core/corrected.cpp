@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "json_writer.h"
 #include "lookup.h"
 
 namespace stepcalc {
@@ -48,7 +49,7 @@ Expected<CorrectedSwitches> switches_for_mode(const std::string& mode) {
     sw.listed = true;
     return sw;
   }
-  return make_error("unknown_mode", "mode", "Unknown mode '" + mode.substr(0, 64) + "'; known modes: blis-v2, corrected.");
+  return make_error("unknown_mode", "mode", "Unknown mode '" + utf8_prefix(mode, 64) + "'; known modes: blis-v2, corrected.");
 }
 
 Expected<CorrectedSwitches> switches_for_request(const Request& r) {
