@@ -57,7 +57,11 @@ Derived derive(const Request& r, const GemmTable& gemm) {
   const double shapes[kNumGemmKinds][2] = {{d.hidden, d.hidden}, {d.hidden, d.kv_dim}, {d.hidden, d.kv_dim},
                                            {d.hidden, d.hidden}, {d.hidden, d.ffn},    {d.hidden, d.ffn},
                                            {d.ffn, d.hidden}};
-  for (int kind = 0; kind < kNumGemmKinds; ++kind) d.gemm_pairs[kind] = gemm_pair(gemm, shapes[kind][0], shapes[kind][1]);
+  for (int kind = 0; kind < kNumGemmKinds; ++kind) {  // 4 distinct shapes of 7: each scanned once
+    int same = 0;
+    while (same < kind && (shapes[same][0] != shapes[kind][0] || shapes[same][1] != shapes[kind][1])) ++same;
+    d.gemm_pairs[kind] = same < kind ? d.gemm_pairs[same] : gemm_pair(gemm, shapes[kind][0], shapes[kind][1]);
+  }
   return d;
 }
 
