@@ -37,7 +37,7 @@ function nativeBenchmarks() {
   const out = path.join(dir, 'native.json');
   log('native: running stepcalc_bench');
   run(path.join(dir, 'stepcalc_bench'), [
-    `--benchmark_repetitions=${quick ? 3 : 15}`, `--benchmark_min_time=${quick ? 0.02 : 0.1}`,
+    `--benchmark_repetitions=${quick ? 3 : 10}`, `--benchmark_min_time=${quick ? 0.02 : 0.05}`,
     '--benchmark_report_aggregates_only=true', `--benchmark_out=${out}`, '--benchmark_out_format=json',
   ]);
   const data = JSON.parse(readFileSync(out, 'utf8'));
@@ -117,7 +117,7 @@ report.shipped = {
 };
 
 report.opt_levels = [];
-const seconds = quick ? 0.15 : 0.6;
+const seconds = quick ? 0.15 : 0.5;
 for (const opt of process.argv.includes('--no-opt-levels') ? ['-Oz'] : OPT_LEVELS) {
   const build = wasmBuild(opt);
   log(`wasm ${opt}: timing under node`);
