@@ -10,7 +10,7 @@ import { stepEditor } from './step-editor.js';
 import { ioPanel } from './io-panel.js';
 import { headline, renderDetails } from './results.js';
 import { breakdownChart } from './charts.js';
-import { renderSweeps } from './sweeps.js';
+import { sweepTasks } from './sweeps.js';
 import { modesSection } from './modes.js';
 
 const embed = new URLSearchParams(location.search).get('embed') === '1';
@@ -70,22 +70,30 @@ async function main() {
   const modes = embed ? null : modesSection(app, $('#modes'));
 
   // The step time and breakdown render in the edit's frame; the other modes, the
-  // sweeps and the lookup table (many more pricings and rows) in the task after it.
+  // lookup table and each sweep (many more pricings and rows) follow as separate
+  // tasks, so input between them is handled at once and a newer edit cancels the rest.
   let secondary = 0;
-  function renderSecondary() {
+  let pending = [];
+  let secondaryStart = 0;
+  function runSecondary() {
     secondary = 0;
-    if (!good || embed) return;
-    const started = performance.now();
-    modes.render(good.result);
-    renderDetails(good.result, $('#details'));
-    renderSweeps(calc, good.request, good.state, good.result, $('#sweeps'), widthOf($('#sweeps')));
-    performance.measure('stepcalc:secondary', { start: started });
+    const task = pending.shift();
+    if (!task) return;
+    task();
+    if (pending.length) secondary = setTimeout(runSecondary, 0);
+    else performance.measure('stepcalc:secondary', { start: secondaryStart });
   }
   function renderCharts() {
     if (!good) return;
     $('#breakdown').replaceChildren(breakdownChart(good.result, widthOf($('#breakdown'))));
     clearTimeout(secondary);
-    secondary = setTimeout(renderSecondary, 0);
+    pending = [];
+    if (embed) return;
+    const { request, state, result } = good;
+    secondaryStart = performance.now();
+    pending = [() => modes.render(result), () => renderDetails(result, $('#details')),
+      ...sweepTasks(calc, request, state, result, $('#sweeps'), widthOf($('#sweeps')))];
+    secondary = setTimeout(runSecondary, 0);
   }
 
   function writeUrl() {

@@ -34,26 +34,33 @@ export function sweepPlans(state, result) {
   ];
 }
 
-/** Prices and draws the sweeps into `root`, `width` px wide each. */
-export function renderSweeps(calc, request, state, result, root, width) {
-  const charts = sweepPlans(state, result).map((plan) => {
-    let points;
-    try {
-      points = calc.sweep(request, plan.axis, plan.values);
-    } catch (error) {
-      return h('section', { class: 'sweep' }, h('h3', { text: plan.title }),
-        h('p', { class: 'field-error', 'data-testid': 'error', text: error.message }));
-    }
-    const data = points.map((p) => ({ x: p.value, y: p.error ? NaN : p.step_time_us, bound: p.bound, tick: tokens(p.value, true), error: p.error }));
-    const readout = h('p', { class: 'readout', 'aria-live': 'polite', text: 'Hover or focus the chart and use the arrow keys to read values.' });
-    const describe = (p) => `${int(p.x)} ${plan.unit}: ${int(p.y)} us (${(p.y / 1000).toFixed(3)} ms), bound by ${p.bound}`
-      + (plan.current && p.x === plan.current.x ? ' (the current step\'s value)' : '');
-    const failed = data.filter((p) => p.error);
-    const body = data.some((p) => Number.isFinite(p.y))
-      ? lineChart({ points: data, current: plan.current, width, label: `${plan.title}; ${plan.note}`, describe, readout })
-      : h('p', { class: 'muted', text: 'No point of this sweep could be priced.' });
-    return h('section', { class: 'sweep' }, h('h3', { text: plan.title }), body, readout,
-      h('small', { class: 'muted', text: plan.note + (failed.length ? ` ${failed.length} point(s) could not be priced: ${failed[0].error.message}` : '') }));
-  });
-  root.replaceChildren(...charts);
+/**
+ * The sweeps as tasks: each prices and draws one sweep into its own slot of `root`
+ * (`width` px wide), so the page can yield to input between them.
+ */
+export function sweepTasks(calc, request, state, result, root, width) {
+  const plans = sweepPlans(state, result);
+  while (root.children.length > plans.length) root.lastElementChild.remove();
+  while (root.children.length < plans.length) root.append(h('section', { class: 'sweep' }));
+  return plans.map((plan, i) => () => root.children[i].replaceWith(sweepSection(calc, request, plan, width)));
+}
+
+function sweepSection(calc, request, plan, width) {
+  let points;
+  try {
+    points = calc.sweep(request, plan.axis, plan.values);
+  } catch (error) {
+    return h('section', { class: 'sweep' }, h('h3', { text: plan.title }),
+      h('p', { class: 'field-error', 'data-testid': 'error', text: error.message }));
+  }
+  const data = points.map((p) => ({ x: p.value, y: p.error ? NaN : p.step_time_us, bound: p.bound, tick: tokens(p.value, true), error: p.error }));
+  const readout = h('p', { class: 'readout', 'aria-live': 'polite', text: 'Hover or focus the chart and use the arrow keys to read values.' });
+  const describe = (p) => `${int(p.x)} ${plan.unit}: ${int(p.y)} us (${(p.y / 1000).toFixed(3)} ms), bound by ${p.bound}`
+    + (plan.current && p.x === plan.current.x ? ' (the current step\'s value)' : '');
+  const failed = data.filter((p) => p.error);
+  const body = data.some((p) => Number.isFinite(p.y))
+    ? lineChart({ points: data, current: plan.current, width, label: `${plan.title}; ${plan.note}`, describe, readout })
+    : h('p', { class: 'muted', text: 'No point of this sweep could be priced.' });
+  return h('section', { class: 'sweep' }, h('h3', { text: plan.title }), body, readout,
+    h('small', { class: 'muted', text: plan.note + (failed.length ? ` ${failed.length} point(s) could not be priced: ${failed[0].error.message}` : '') }));
 }
