@@ -1,11 +1,13 @@
 // npm run accuracy: rebuilds every measured step of data/calibration/*.csv, prices it
 // in blis-v2 and corrected (and corrected with each switch off in turn) through the
 // native CLI, and writes docs/ACCURACY.md and docs/accuracy-predicted-vs-measured.svg.
-// No dependencies beyond node. Usage: node tools/accuracy.mjs [--cli PATH]
+// The CSV parsing and step reconstruction are web/calibration.js, shared with the
+// page's calibrate panel. No dependencies beyond node. Usage: node tools/accuracy.mjs [--cli PATH]
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseStepsCsv, rebuildStep, TARGET } from '../web/calibration.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cliArg = process.argv.indexOf('--cli');
@@ -15,35 +17,6 @@ const docsDir = join(root, 'docs');
 
 const SWITCHES = ['decode_harmonic_mean', 'decode_attention_latency', 'prefill_attention_length', 'gemm_roofline',
   'tp_allreduce', 'cpu_overhead', 'fused_mixed_batch'];
-const PRESETS = { 'llama-2-70b': 'llama-2-70b-hf', 'llama-2-7b': 'llama-2-7b-hf' };
-
-function parseCsv(text) {
-  const lines = text.trim().split(/\r?\n/);
-  const header = lines[0].split(',');
-  return lines.slice(1).map((line) => {
-    const cells = line.split(',');
-    return Object.fromEntries(header.map((h, i) => [h, cells[i]]));
-  });
-}
-
-/// One measured row -> one stepcalc request (the reconstruction documented in ACCURACY.md).
-export function rebuildStep(row) {
-  const num = (k) => Number(row[k]);
-  const prefillTokens = num('batch.prefill_tokens'), prefillReqs = num('batch.num_prefill_reqs');
-  const decodeReqs = num('batch.num_decode_reqs'), running = num('queue.running_depth');
-  const cachedTokens = num('kv.usage_gpu_ratio') * num('kv.blocks_total_gpu') * 16;
-  const kvPerRequest = Math.round(cachedTokens / Math.max(running, 1));
-  const prefill = [];
-  for (let i = 0; i < prefillReqs; i++) {
-    const n = Math.floor(prefillTokens / prefillReqs) + (i < prefillTokens % prefillReqs ? 1 : 0);
-    prefill.push({ progress_index: 0, num_new_prefill_tokens: n });
-  }
-  const decode = Array.from({ length: decodeReqs }, () => ({ progress_index: kvPerRequest, num_new_decode_tokens: 1 }));
-  return {
-    model: PRESETS[row.model] || row.model, gpu: 'H100', tp: num('tp'),
-    step: { prefill_requests: prefill, decode_requests: decode },
-  };
-}
 
 function priceAll(requests) {
   const run = spawnSync(cli, ['price'], { input: JSON.stringify(requests), maxBuffer: 1 << 30, encoding: 'utf8' });
@@ -119,9 +92,13 @@ function svgPlot(measured, predictions) {
 
 function main() {
   const files = readdirSync(dataDir).filter((f) => f.endsWith('.csv')).sort();
-  const rows = files.flatMap((f) => parseCsv(readFileSync(join(dataDir, f), 'utf8')));
-  const requests = rows.map(rebuildStep);
-  const measured = rows.map((r) => Number(r.cycle_us_to_next_step_start));
+  const rows = files.flatMap((f) => {
+    const { rows: steps, errors } = parseStepsCsv(readFileSync(join(dataDir, f), 'utf8'));
+    if (errors.length) throw new Error(`${f}: ${errors.slice(0, 5).join(' ')}`);
+    return steps;
+  });
+  const requests = rows.map((row) => rebuildStep(row));
+  const measured = rows.map((r) => Number(r[TARGET]));
   const predictions = {
     'blis-v2': priceAll(requests.map((r) => ({ ...r, mode: 'blis-v2' }))),
     corrected: priceAll(requests.map((r) => ({ ...r, mode: 'corrected' }))),
