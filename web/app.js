@@ -137,6 +137,16 @@ async function main() {
     }
   };
   const renderPanels = () => panels.forEach((p) => p.render());
+  app.renderPanels = renderPanels;
+  // The calibration panel (and its fitting code) loads when first opened.
+  $('#calibrate')?.addEventListener('toggle', function loadCalibration(event) {
+    if (!event.target.open) return;
+    event.target.removeEventListener('toggle', loadCalibration);
+    import('./calibrate-panel.js').then((m) => m.calibratePanel(app, $('#calibrate-body'))).catch((error) => {
+      $('#calibrate-body').replaceChildren(h('p', { class: 'field-error', 'data-testid': 'error', role: 'alert',
+        text: `The calibration panel did not load: ${error.message}` }));
+    });
+  });
   app.load = async (request) => {
     app.state = stateFromRequest(request);
     renderPanels();

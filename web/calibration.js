@@ -48,6 +48,8 @@ export function parseStepsCsv(text) {
     const bad = NUMERIC_COLUMNS.find((c) => row[c] === '' || !Number.isFinite(Number(row[c])));
     if (bad) {
       errors.push(`line ${line}, column ${header.indexOf(bad) + 1} (${bad}): "${row[bad].slice(0, 40)}" is not a number.`);
+    } else if (!(Number(row[TARGET]) > 0)) {
+      errors.push(`line ${line}, column ${header.indexOf(TARGET) + 1} (${TARGET}): must be above 0 us.`);
     } else if (!row.model) {
       errors.push(`line ${line}, column ${header.indexOf('model') + 1} (model): empty.`);
     } else {

@@ -1,0 +1,166 @@
+// "Calibrate with your own measurements": a CSV of measured steps, opened or dropped,
+// is rebuilt into requests, priced in blis-v2 and corrected, and the corrected mode's
+// two CPU parameters are fitted to it (web/calibration.js). Loaded when the panel is
+// first opened. The file is read with Blob.text() in this browser; nothing is sent.
+import { h } from './dom.js';
+import { parseStepsCsv, rebuildStep, fitCpuParams, linearityGapUs, errorStats, CPU_ZERO, TARGET, NUMERIC_COLUMNS, MAX_ROWS }
+  from './calibration.js';
+
+const SAMPLE = 'data/calibration/h100-vllm-steps-llama-2-70b-tp4.csv';
+const BATCH = 200; // steps per priceAll call; the page handles input between batches
+const MAX_BYTES = 16 << 20;
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+const round1 = (x) => Math.round(x * 10) / 10;
+
+class Refusal extends Error {
+  constructor(messages) {
+    super(messages[0]);
+    this.messages = messages;
+  }
+}
+
+function explanation() {
+  const code = (t) => h('code', { text: t });
+  const columns = ['model', ...NUMERIC_COLUMNS];
+  return [
+    h('p', {}, 'A CSV with one measured engine step per line, in the columns of the bundled calibration file ',
+      '(data/calibration/README.md in the repository). Used: ', columns.flatMap((c, i) => [i ? ', ' : '', code(c)]),
+      `; other columns are ignored; at most ${MAX_ROWS.toLocaleString('en-US')} steps. `, code(TARGET),
+      ' is the measured cycle in us (this step\'s start to the next one\'s) and is what is predicted.'),
+    h('p', {}, 'Each line becomes one step on an H100 at its ', code('tp'), ': ', code('batch.num_decode_reqs'),
+      ' decode requests, each holding ', code('kv.usage_gpu_ratio × kv.blocks_total_gpu × 16 / queue.running_depth'),
+      ' KV tokens, and ', code('batch.prefill_tokens'), ' split evenly over ', code('batch.num_prefill_reqs'),
+      ' prefill requests with no cached prefix. The model is a preset name (', code('llama-2-70b'), ' means ',
+      code('llama-2-70b-hf'), '). Only ', code('cpu_step_us'), ' and ', code('cpu_per_request_us'),
+      ' are fitted, by least squares on the relative error.'),
+    h('p', { class: 'muted', text: 'The file is read in this browser and never leaves it.' }),
+  ];
+}
+
+/** Builds the panel into `root`; `app` gives calc, presets, state, changed and renderPanels. */
+export function calibratePanel(app, root) {
+  const input = h('input', { type: 'file', accept: '.csv,text/csv', id: 'calibrate-file' });
+  const drop = h('div', { class: 'drop-zone', 'data-testid': 'calibrate-drop' },
+    h('label', { for: 'calibrate-file', text: 'Open a CSV of measured steps, or drop it here: ' }), input);
+  const sample = h('button', { type: 'button', text: 'Try it with the bundled sample' });
+  const progress = h('progress', { max: 1, value: 0, hidden: true });
+  const status = h('p', { class: 'muted', 'aria-live': 'polite' });
+  const out = h('div', { 'data-testid': 'calibration-result' });
+  root.replaceChildren(...explanation(), drop, h('div', { class: 'actions' }, sample), progress, status, out);
+  let run = 0;
+
+  /** Step times of `requests` in `mode`, a batch per task; null once a newer file came. */
+  async function priceAllIn(id, requests, lines, mode, params, done) {
+    const times = [];
+    for (let start = 0; start < requests.length; start += BATCH) {
+      const batch = requests.slice(start, start + BATCH).map((r) => (params ? { ...r, corrected: { params } } : r));
+      const results = app.calc.priceAll(batch, { mode });
+      results.forEach((r, i) => {
+        if (r.error) throw new Refusal([`line ${lines[start + i]}: ${r.error.path ? `${r.error.path}: ` : ''}${r.error.message}`]);
+        times.push(r.step_time_us);
+      });
+      done(batch.length, mode);
+      await nextTask();
+      if (id !== run) return null;
+    }
+    return times;
+  }
+
+  async function calibrate(id, text, name) {
+    const { rows, lines, errors } = parseStepsCsv(text);
+    if (errors.length) throw new Refusal(errors);
+    const known = app.presets.models.map((m) => m.name);
+    const requests = [], bad = [];
+    rows.forEach((row, i) => {
+      try {
+        requests.push(rebuildStep(row, { knownModels: known, line: lines[i] }));
+      } catch (error) {
+        bad.push(error.message);
+      }
+    });
+    if (bad.length) throw new Refusal(bad);
+    const measured = rows.map((r) => Number(r[TARGET]));
+    let done = 0;
+    progress.hidden = false;
+    progress.max = 4 * requests.length;
+    const step = (n, mode) => {
+      done += n;
+      progress.value = done;
+      status.textContent = `${name}: pricing ${requests.length} steps in ${mode}, ${Math.round((100 * done) / progress.max)}%…`;
+    };
+    const blis = await priceAllIn(id, requests, lines, 'blis-v2', null, step);
+    const defaults = blis && await priceAllIn(id, requests, lines, 'corrected', null, step);
+    const base = defaults && await priceAllIn(id, requests, lines, 'corrected', CPU_ZERO, step);
+    if (!base) return;
+    const raw = fitCpuParams(measured, base, requests);
+    const params = { cpu_step_us: round1(raw.cpu_step_us), cpu_per_request_us: round1(raw.cpu_per_request_us) };
+    const fitted = await priceAllIn(id, requests, lines, 'corrected', params, step);
+    if (!fitted) return;
+    progress.hidden = true;
+    status.textContent = `${name}: ${requests.length} steps.`;
+    const gap = linearityGapUs(fitted, base, requests, params);
+    show([['blis-v2', blis], ['corrected (defaults)', defaults],
+      [`corrected (fitted: cpu_step_us=${params.cpu_step_us}, cpu_per_request_us=${params.cpu_per_request_us})`, fitted]]
+      .map(([label, p]) => ({ label, ...errorStats(p, measured) })), params, gap);
+  }
+
+  function show(table, params, gap) {
+    const f2 = (x) => x.toFixed(2);
+    const apply = h('button', { type: 'button', 'data-testid': 'apply-fit', text: 'Apply fitted parameters',
+      onclick: () => {
+        const keep = app.state.mode === 'corrected' ? app.state.corrected || {} : {};
+        app.state.corrected = { ...keep, params: { ...(keep.params || {}), ...params } };
+        app.state.mode = 'corrected';
+        app.renderPanels();
+        app.changed();
+        apply.textContent = 'Applied: the step is priced in corrected with these parameters';
+      } });
+    out.replaceChildren(
+      h('table', { class: 'modes calibration' },
+        h('thead', {}, h('tr', {}, ['Model', 'Steps', 'MAPE', 'Median APE', 'Bias'].map((t) => h('th', { scope: 'col', text: t })))),
+        h('tbody', {}, table.map((r) => h('tr', {}, h('th', { scope: 'row', text: r.label }),
+          [String(r.n), `${f2(r.mape)}%`, `${f2(r.median_ape)}%`, `${r.bias >= 0 ? '+' : ''}${f2(r.bias)}%`]
+            .map((t) => h('td', { class: 'num', text: t })))))),
+      h('p', { class: 'muted', text: 'Errors are (predicted - measured) / measured; bias > 0: the model overestimates. ' +
+        (gap <= 1 ? 'The CPU term added linearly (checked to within 1 us on every step).'
+          : `The CPU term did not add linearly (up to ${gap.toFixed(0)} us off); the fit is approximate.`) }),
+      h('div', { class: 'actions' }, apply));
+  }
+
+  function start(load, name) {
+    const id = ++run;
+    out.replaceChildren();
+    status.textContent = `Reading ${name}…`;
+    load().then((text) => id === run && calibrate(id, text, name)).catch((error) => {
+      if (id !== run) return;
+      progress.hidden = true;
+      status.textContent = '';
+      const messages = error instanceof Refusal ? error.messages : [`${name}: ${error.message}`];
+      out.replaceChildren(h('p', { class: 'field-error', 'data-testid': 'error', role: 'alert', text: messages[0] }),
+        messages.length > 1 && h('ul', { class: 'field-error' }, messages.slice(1, 6).map((m) => h('li', { text: m })),
+          messages.length > 6 && h('li', { text: `and ${messages.length - 6} more` })));
+    });
+  }
+  function openFile(file) {
+    if (!file) return;
+    if (file.size > MAX_BYTES) {
+      start(() => Promise.reject(new Error(`the file is ${(file.size / 2 ** 20).toFixed(0)} MiB; at most 16 MiB are read.`)), file.name);
+    } else {
+      start(() => file.text(), file.name);
+    }
+  }
+
+  input.addEventListener('change', () => openFile(input.files[0]));
+  drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('drop'); });
+  drop.addEventListener('dragleave', () => drop.classList.remove('drop'));
+  drop.addEventListener('drop', (e) => {
+    e.preventDefault();
+    drop.classList.remove('drop');
+    openFile(e.dataTransfer.files[0]);
+  });
+  sample.addEventListener('click', () => start(async () => {
+    const response = await fetch(SAMPLE);
+    if (!response.ok) throw new Error(`could not fetch it (HTTP ${response.status}).`);
+    return response.text();
+  }, 'the bundled sample'));
+}
