@@ -48,6 +48,34 @@ void note_clamp(const Bracket& b, Provenance* p) {
 
 double sq(double x) { return x * x; }
 
+/// The MFU at bracket `b` of one sorted axis: the measured value on a degenerate
+/// bracket (exact hit or clamp), else the linear interpolation.
+double along_axis(const Bracket& b, const std::vector<double>& mfu, const std::vector<int>& rows, bool exact_key,
+                  Provenance* p) {
+  note_clamp(b, p);
+  if (!b.degenerate()) return lerp(mfu[b.i0], mfu[b.i1], b.t);
+  p->exact = b.clamped == 0 && exact_key;
+  p->row = rows[b.i0];
+  return mfu[b.i0];
+}
+
+/// The reference's answer to an MFU below 1e-4: the MFU of the row with MFU >= 1e-4
+/// nearest by `distance(row)` (the first in file order on ties), or 1e-4 if none.
+template <typename Distance>
+double nearest_nonzero(const std::vector<double>& mfu, Distance distance, Provenance* p) {
+  int row = -1;
+  double nearest = std::numeric_limits<double>::infinity();
+  for (size_t r = 0; r < mfu.size(); ++r) {
+    if (mfu[r] < kMinMfu) continue;
+    const double d = distance(r);
+    if (d < nearest) nearest = d, row = static_cast<int>(r);
+  }
+  p->fallback = row >= 0;
+  p->floor = row < 0;
+  p->row = row;
+  return row >= 0 ? mfu[row] : kMinMfu;
+}
+
 }  // namespace
 
 GemmPairChoice gemm_pair(const GemmTable& table, double k, double n) {
@@ -85,26 +113,10 @@ GemmLookup gemm_mfu(const GemmTable& table, const GemmPairChoice& choice, double
   const GemmPair& p = table.pairs[out.pair];
   out.pair_exact = choice.exact;
   out.m = bracket(p.m_axis.data(), p.m_axis.size(), m);
-  note_clamp(out.m, &out.provenance);
-  if (out.m.degenerate()) {
-    out.mfu = p.mfu[out.m.i0];
-    out.provenance.exact = out.m.clamped == 0 && out.pair_exact;
-    out.provenance.row = p.row[out.m.i0];
-  } else {
-    out.mfu = lerp(p.mfu[out.m.i0], p.mfu[out.m.i1], out.m.t);
-  }
+  out.mfu = along_axis(out.m, p.mfu, p.row, out.pair_exact, &out.provenance);
   if (out.mfu < kMinMfu) {
-    int row = -1;
-    double nearest = std::numeric_limits<double>::infinity();
-    for (size_t r = 0; r < table.mfu.size(); ++r) {
-      if (table.mfu[r] < kMinMfu) continue;
-      const double distance = sq(table.m[r] - m) + sq(table.k[r] - k) + sq(table.n[r] - n);
-      if (distance < nearest) nearest = distance, row = static_cast<int>(r);
-    }
-    out.provenance.fallback = row >= 0;
-    out.provenance.floor = row < 0;
-    out.provenance.row = row;
-    out.mfu = row >= 0 ? table.mfu[row] : kMinMfu;
+    auto distance = [&](size_t r) { return sq(table.m[r] - m) + sq(table.k[r] - k) + sq(table.n[r] - n); };
+    out.mfu = nearest_nonzero(table.mfu, distance, &out.provenance);
   }
   return out;
 }
@@ -112,26 +124,10 @@ GemmLookup gemm_mfu(const GemmTable& table, const GemmPairChoice& choice, double
 PrefillLookup prefill_mfu(const PrefillTable& table, double seq) {
   PrefillLookup out;
   out.seq = bracket(table.seq_axis.data(), table.seq_axis.size(), seq);
-  note_clamp(out.seq, &out.provenance);
-  if (out.seq.degenerate()) {
-    out.mfu = table.mfu[out.seq.i0];
-    out.provenance.exact = out.seq.clamped == 0;
-    out.provenance.row = table.row[out.seq.i0];
-  } else {
-    out.mfu = lerp(table.mfu[out.seq.i0], table.mfu[out.seq.i1], out.seq.t);
-  }
+  out.mfu = along_axis(out.seq, table.mfu, table.row, true, &out.provenance);
   if (out.mfu < kMinMfu) {
-    int row = -1;
-    double nearest = std::numeric_limits<double>::infinity();
-    for (size_t r = 0; r < table.file_seq.size(); ++r) {
-      if (table.file_mfu[r] < kMinMfu) continue;
-      const double distance = std::fabs(table.file_seq[r] - seq);
-      if (distance < nearest) nearest = distance, row = static_cast<int>(r);
-    }
-    out.provenance.fallback = row >= 0;
-    out.provenance.floor = row < 0;
-    out.provenance.row = row;
-    out.mfu = row >= 0 ? table.file_mfu[row] : kMinMfu;
+    auto distance = [&](size_t r) { return std::fabs(table.file_seq[r] - seq); };
+    out.mfu = nearest_nonzero(table.file_mfu, distance, &out.provenance);
   }
   return out;
 }
