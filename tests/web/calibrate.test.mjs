@@ -1,6 +1,7 @@
 // The calibrate panel in headless Chromium: a CSV of measured steps is fitted in the
 // page, the fit does not do worse than the defaults, "Apply" prices the shown step
-// with it (and puts it in the link), and a bad file gets an inline error.
+// with it (and puts it in the link), the bundled sample fits the shipped CPU
+// parameters back, and a bad file gets an inline error.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
@@ -54,6 +55,21 @@ test('a CSV of measured steps is fitted in the page and the fit can be applied',
   assert.deepEqual(cr, { params: { cpu_step_us: stepUs, cpu_per_request_us: perRequestUs } });
   assert.match(page.url(), /mode=corrected/);
   assert.deepEqual(uploads, [], 'nothing is sent anywhere');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('the bundled sample fits the shipped CPU parameters back', async () => {
+  const page = await openPage(env.browser, env.base);
+  await page.click('#calibrate summary');
+  await page.getByRole('button', { name: 'Try it with the bundled sample' }).click();
+  const rows = page.locator('[data-testid="calibration-result"] tbody tr');
+  await rows.nth(2).waitFor({ timeout: 60000 });
+  const cells = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.deepEqual(cells.map((c) => c[1]), ['1251', '1251', '1251']);
+  const [, stepUs, perRequestUs] = cells[2][0].match(/cpu_step_us=([\d.]+), cpu_per_request_us=([\d.]+)/).map(Number);
+  assert.ok(Math.abs(stepUs - 1700) < 50 && Math.abs(perRequestUs - 14) < 1, cells[2][0]);
+  assert.ok(pct(cells[2][2]) <= pct(cells[1][2]));
   assert.deepEqual(page.problems, []);
   await page.close();
 });
