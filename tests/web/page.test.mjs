@@ -34,7 +34,11 @@ test('the first view prices the default step exactly as the CLI does', async () 
   assert.ok((await page.locator('table.lookups tbody tr').count()) > 10);
   await page.evaluate(() => { document.querySelector('#io').open = false; scrollTo(0, 0); });
   await page.screenshot({ path: artifactPath('page-desktop.png') });
-  copyFileSync(artifactPath('page-desktop.png'), path.join(root, 'docs/screenshot.png'));
+  // The artifact stays in test-results/; STEPCALC_UPDATE_SCREENSHOT=1 also refreshes
+  // the README's picture (so a test run never dirties the working tree by itself).
+  if (process.env.STEPCALC_UPDATE_SCREENSHOT === '1') {
+    copyFileSync(artifactPath('page-desktop.png'), path.join(root, 'docs/screenshot.png'));
+  }
   await page.screenshot({ path: artifactPath('page-desktop-full.png'), fullPage: true });
   await page.setViewportSize({ width: 360, height: 780 });
   await settle(page);
