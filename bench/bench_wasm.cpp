@@ -36,9 +36,7 @@ using Clock = std::chrono::steady_clock;
 
 volatile int64_t g_sink = 0;  // keeps results observable
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -93,16 +91,19 @@ int main(int argc, char** argv) {
     auto parsed = stepcalc::parse_request(c.json);
     if (!parsed) return 1;
     const stepcalc::Request r = parsed.value();
-    run("price_step/" + c.tag, [&] { g_sink = g_sink + stepcalc::price_step(r, tables, false)->step_time_us; },
+    run(
+        "price_step/" + c.tag, [&] { g_sink = g_sink + stepcalc::price_step(r, tables, false)->step_time_us; },
         budget_s, &first);
-    run("price_json/" + c.tag, [&] { g_sink = g_sink + static_cast<int64_t>(stepcalc::price_json(c.json)->size()); },
+    run(
+        "price_json/" + c.tag, [&] { g_sink = g_sink + static_cast<int64_t>(stepcalc::price_json(c.json)->size()); },
         budget_s, &first);
   }
   for (const auto& s : stepcalc::bench::bench_sweeps()) {
     std::string json;
     for (const auto& c : cases)
       if (c.tag == s.tag) json = c.json;
-    run(s.name, [&] { g_sink = g_sink + static_cast<int64_t>(stepcalc::sweep_json(json, s.axis, s.values)->size()); },
+    run(
+        s.name, [&] { g_sink = g_sink + static_cast<int64_t>(stepcalc::sweep_json(json, s.axis, s.values)->size()); },
         budget_s, &first);
   }
   std::printf("\n]}\n");

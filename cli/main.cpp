@@ -53,10 +53,14 @@ int usage() {
 int cmd_price(const std::vector<std::string>& args) {
   std::string mode, file = "-";
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--mode" && i + 1 < args.size()) mode = args[++i];
-    else if (args[i].rfind("--mode=", 0) == 0) mode = args[i].substr(7);
-    else if (args[i].size() > 1 && args[i][0] == '-') return usage();
-    else file = args[i];
+    if (args[i] == "--mode" && i + 1 < args.size())
+      mode = args[++i];
+    else if (args[i].rfind("--mode=", 0) == 0)
+      mode = args[i].substr(7);
+    else if (args[i].size() > 1 && args[i][0] == '-')
+      return usage();
+    else
+      file = args[i];
   }
   std::string text;
   if (!read_input(file, &text)) return fail({"io_error", "", "Cannot read " + file + "."});

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "json_writer.h"
 #include "corrected.h"
 #include "input_limits.h"
+#include "json_writer.h"
 #include "request_json.h"
 #include "result_json.h"
 #include "step_model.h"
@@ -65,8 +65,8 @@ Expected<PricedDocument> price_document(std::string_view json, const std::string
     // Results are ~100 times larger than the smallest requests: bound the output.
     if (w.str().size() > limits::kMaxResultBytes)
       return make_error("too_large", "[" + std::to_string(index) + "]",
-                        "The results exceed " + std::to_string(limits::kMaxResultBytes >> 20) +
-                            " MiB before request " + std::to_string(index) + "; price the array in smaller parts.");
+                        "The results exceed " + std::to_string(limits::kMaxResultBytes >> 20) + " MiB before request " +
+                            std::to_string(index) + "; price the array in smaller parts.");
     ++index;
     if (!parsed) {
       ++out.failures;
@@ -98,11 +98,14 @@ Expected<std::string> sweep_json(std::string_view json, const std::string& axis,
   const Request base = parsed.value();
   Request probe = base;
   if (!apply_sweep_value(&probe, axis, 1))
-    return make_error("invalid_value", "axis",
-                      "Unknown sweep axis '" + utf8_prefix(axis, 64) + "'; axes: prefill_tokens, decode_batch, decode_kv, tp.");
+    return make_error(
+        "invalid_value", "axis",
+        "Unknown sweep axis '" + utf8_prefix(axis, 64) + "'; axes: prefill_tokens, decode_batch, decode_kv, tp.");
   const MfuTables& tables = embedded_h100_tables();
   const int64_t min = axis == "tp" || axis == "decode_batch" ? 1 : 0;
-  const int64_t max = axis == "tp" ? limits::kMaxTp : axis == "decode_batch" ? limits::kMaxRequestsPerStep : limits::kMaxTokens;
+  const int64_t max = axis == "tp"             ? limits::kMaxTp
+                      : axis == "decode_batch" ? limits::kMaxRequestsPerStep
+                                               : limits::kMaxTokens;
   auto in_range = [&](double v) {
     return std::isfinite(v) && v == std::trunc(v) && v >= static_cast<double>(min) && v <= static_cast<double>(max);
   };
@@ -110,7 +113,8 @@ Expected<std::string> sweep_json(std::string_view json, const std::string& axis,
   int64_t work = 0;
   for (double v : values) {
     if (!in_range(v)) continue;
-    const int64_t fixed = static_cast<int64_t>(probe.step.prefill.size() + (axis == "decode_batch" ? 0 : probe.step.decode.size()));
+    const int64_t fixed =
+        static_cast<int64_t>(probe.step.prefill.size() + (axis == "decode_batch" ? 0 : probe.step.decode.size()));
     work += fixed + (axis == "decode_batch" ? static_cast<int64_t>(v) : 0);
     if (work > limits::kMaxSweepRequests)
       return make_error("too_many_requests", "values",
@@ -130,7 +134,12 @@ Expected<std::string> sweep_json(std::string_view json, const std::string& axis,
       const Error e = make_error("invalid_value", "values[" + std::to_string(i) + "]",
                                  "Sweep values for " + axis + " must be whole numbers in [" + std::to_string(min) +
                                      ", " + std::to_string(max) + "].");
-      w.key("error").begin_object().field("code", e.code).field("path", e.path).field("message", e.message).end_object();
+      w.key("error")
+          .begin_object()
+          .field("code", e.code)
+          .field("path", e.path)
+          .field("message", e.message)
+          .end_object();
       w.end_object();
       continue;
     }
@@ -148,7 +157,12 @@ Expected<std::string> sweep_json(std::string_view json, const std::string& axis,
           .field("decode_s", priced->decode.time_s());
     } else {
       const Error& e = priced.error();
-      w.key("error").begin_object().field("code", e.code).field("path", e.path).field("message", e.message).end_object();
+      w.key("error")
+          .begin_object()
+          .field("code", e.code)
+          .field("path", e.path)
+          .field("message", e.message)
+          .end_object();
     }
     w.end_object();
   }

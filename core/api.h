@@ -12,8 +12,8 @@ namespace stepcalc {
 
 /// Result of pricing a document of one request or an array of them.
 struct PricedDocument {
-  std::string json;   ///< result object, or array of result/error objects in order
-  int failures = 0;   ///< elements that were errors
+  std::string json;  ///< result object, or array of result/error objects in order
+  int failures = 0;  ///< elements that were errors
 };
 
 /// Prices every request of `json`. `mode_override` (if non-empty) replaces each

@@ -49,7 +49,8 @@ Expected<CorrectedSwitches> switches_for_mode(const std::string& mode) {
     sw.listed = true;
     return sw;
   }
-  return make_error("unknown_mode", "mode", "Unknown mode '" + utf8_prefix(mode, 64) + "'; known modes: blis-v2, corrected.");
+  return make_error("unknown_mode", "mode",
+                    "Unknown mode '" + utf8_prefix(mode, 64) + "'; known modes: blis-v2, corrected.");
 }
 
 Expected<CorrectedSwitches> switches_for_request(const Request& r) {
@@ -93,8 +94,8 @@ double decode_batch_latency_us(const DecodeTable& t, double batch, double kv) {
   return b.degenerate() ? a : lerp(a, latency_at_kv(t, batch, b.i1), b.t);
 }
 
-double decode_latency_mfu(const Request& r, const DecodeTable& t, const PrefillTable& config, double batch,
-                          double kv, double flops, double peak_flops) {
+double decode_latency_mfu(const Request& r, const DecodeTable& t, const PrefillTable& config, double batch, double kv,
+                          double flops, double peak_flops) {
   const double share_s = decode_batch_latency_us(t, batch, kv) * 1e-6 / batch;
   // Heads x head dim of the model over the measured config's; its heads are split over t.tp GPUs.
   const double model_width =
@@ -120,8 +121,8 @@ double prefill_chunk_attn_s(const Request& r, const PrefillTable& t, double prog
   return efficiency > 0 ? flops / (peak * efficiency) : 0;
 }
 
-double gemm_roofline_s(const CorrectedSwitches& sw, const GemmTable& table, double peak_flops_bf16,
-                       double peak_bw, double bpp, GemmTerm* g) {
+double gemm_roofline_s(const CorrectedSwitches& sw, const GemmTable& table, double peak_flops_bf16, double peak_bw,
+                       double bpp, GemmTerm* g) {
   const GemmPair& p = table.pairs[g->lookup.pair];
   g->compute_s = g->floor_s = g->kernel_floor_s = 0;
   if (!(g->m > 0) || p.m_axis.empty()) return 0;  // no tokens: no GEMM is launched

@@ -56,8 +56,8 @@ double prefill_chunk_attn_s(const Request& r, const PrefillTable& table, double 
 /// measured efficiency), weight streaming (k*n*bpp / effective bandwidth) and the
 /// measured FP8 kernel time scaled by k*n (M < 8 reads M = 8: the weights must be
 /// read anyway). Fills the term's compute_s, floor_s and kernel_floor_s.
-double gemm_roofline_s(const CorrectedSwitches& sw, const GemmTable& table, double peak_flops_bf16,
-                       double peak_bw, double bpp, GemmTerm* term);
+double gemm_roofline_s(const CorrectedSwitches& sw, const GemmTable& table, double peak_flops_bf16, double peak_bw,
+                       double bpp, GemmTerm* term);
 
 /// `tp_allreduce`: 2 all-reduces per layer of tokens * hidden * 2 bytes (16-bit
 /// activations), ring traffic 2 (tp-1)/tp over NVLink plus a fixed latency; 0 at tp 1.

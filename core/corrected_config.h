@@ -33,8 +33,8 @@ enum CorrectedParam {
 
 inline const char* corrected_switch_name(int s) {
   static const char* const kNames[kNumCorrectedSwitches] = {
-      "decode_harmonic_mean", "decode_attention_latency", "prefill_attention_length", "gemm_roofline",
-      "tp_allreduce",         "cpu_overhead",             "fused_mixed_batch"};
+      "decode_harmonic_mean", "decode_attention_latency", "prefill_attention_length", "gemm_roofline", "tp_allreduce",
+      "cpu_overhead",         "fused_mixed_batch"};
   return s >= 0 && s < kNumCorrectedSwitches ? kNames[s] : "?";
 }
 

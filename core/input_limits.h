@@ -8,26 +8,26 @@
 
 namespace stepcalc::limits {
 
-constexpr size_t kMaxDocumentBytes = 16u << 20;   ///< one JSON document (too_large)
-constexpr size_t kMaxJsonDepth = 64;              ///< nesting of a request document (too_deep)
-constexpr int64_t kMaxRequestsPerStep = 65536;    ///< prefill + decode requests (too_many_requests)
-constexpr int64_t kMaxTokens = 1000000000;        ///< progress_index, new tokens (each)
+constexpr size_t kMaxDocumentBytes = 16u << 20;  ///< one JSON document (too_large)
+constexpr size_t kMaxJsonDepth = 64;             ///< nesting of a request document (too_deep)
+constexpr int64_t kMaxRequestsPerStep = 65536;   ///< prefill + decode requests (too_many_requests)
+constexpr int64_t kMaxTokens = 1000000000;       ///< progress_index, new tokens (each)
 constexpr int64_t kMaxLayers = 10000;
-constexpr int64_t kMaxHidden = 1000000;           ///< hidden_size, head_dim
+constexpr int64_t kMaxHidden = 1000000;  ///< hidden_size, head_dim
 constexpr int64_t kMaxIntermediate = 10000000;
 constexpr int64_t kMaxHeads = 100000;
 constexpr int64_t kMaxTp = 4096;
 constexpr double kMaxBytesPerParam = 64;
-constexpr double kMinTflopsPeak = 1e-3;           ///< hardware.TFlopsPeak, TFLOP/s
+constexpr double kMinTflopsPeak = 1e-3;  ///< hardware.TFlopsPeak, TFLOP/s
 constexpr double kMaxTflopsPeak = 1e6;
-constexpr double kMinBwPeakTBs = 1e-3;            ///< hardware.BwPeakTBs, TB/s
+constexpr double kMinBwPeakTBs = 1e-3;  ///< hardware.BwPeakTBs, TB/s
 constexpr double kMaxBwPeakTBs = 1e4;
-constexpr double kMaxPerLayerOverheadUs = 1e6;    ///< hardware.perLayerOverhead, us per layer
-constexpr size_t kMaxStringBytes = 1024;          ///< id, model_name, each tag
+constexpr double kMaxPerLayerOverheadUs = 1e6;  ///< hardware.perLayerOverhead, us per layer
+constexpr size_t kMaxStringBytes = 1024;        ///< id, model_name, each tag
 constexpr size_t kMaxTags = 64;
-constexpr size_t kMaxBatch = 10000;               ///< requests in one JSON array (too_many_requests)
-constexpr size_t kMaxResultBytes = 64u << 20;     ///< result JSON of one document (too_large)
+constexpr size_t kMaxBatch = 10000;            ///< requests in one JSON array (too_many_requests)
+constexpr size_t kMaxResultBytes = 64u << 20;  ///< result JSON of one document (too_large)
 constexpr size_t kMaxSweepPoints = 100000;
-constexpr int64_t kMaxSweepRequests = 1 << 22;    ///< requests priced over all points of a sweep
+constexpr int64_t kMaxSweepRequests = 1 << 22;  ///< requests priced over all points of a sweep
 
 }  // namespace stepcalc::limits

@@ -189,9 +189,9 @@ const PrefillTable* nearest_attention_config(const MfuTables& tables, int64_t he
   const PrefillTable* best = nullptr;
   double nearest = std::numeric_limits<double>::infinity();
   for (const PrefillTable& p : tables.prefill) {  // sorted by key: ties keep the first
-    const double distance = std::sqrt(sq(static_cast<double>(p.heads - heads)) +
-                                      sq(static_cast<double>(p.kv_heads - kv_heads)) +
-                                      sq(static_cast<double>(p.head_dim - head_dim)));
+    const double distance =
+        std::sqrt(sq(static_cast<double>(p.heads - heads)) + sq(static_cast<double>(p.kv_heads - kv_heads)) +
+                  sq(static_cast<double>(p.head_dim - head_dim)));
     if (p.heads == heads && p.kv_heads == kv_heads && p.head_dim == head_dim) return &p;
     if (distance < nearest) nearest = distance, best = &p;
   }

@@ -26,22 +26,22 @@ inline double lerp(double a, double b, double t) { return a + (b - a) * t; }
 
 /// How a looked-up MFU was obtained, for the breakdown and the warnings.
 struct Provenance {
-  bool exact = false;          ///< every axis hit a measured point
-  bool clamped_low = false;    ///< some axis below the table (the edge value was used)
-  bool clamped_high = false;   ///< some axis above the table
-  bool missing_corner = false; ///< a decode corner with no measurement read as 0
-  bool fallback = false;       ///< interpolation gave < 1e-4; nearest non-zero row used
-  bool floor = false;          ///< no non-zero row at all: 1e-4
-  int row = -1;                ///< the file row used when exact or fallback
-  const char* how() const;     ///< "exact", "interpolated", "clamped", "fallback", "floor"
+  bool exact = false;           ///< every axis hit a measured point
+  bool clamped_low = false;     ///< some axis below the table (the edge value was used)
+  bool clamped_high = false;    ///< some axis above the table
+  bool missing_corner = false;  ///< a decode corner with no measurement read as 0
+  bool fallback = false;        ///< interpolation gave < 1e-4; nearest non-zero row used
+  bool floor = false;           ///< no non-zero row at all: 1e-4
+  int row = -1;                 ///< the file row used when exact or fallback
+  const char* how() const;      ///< "exact", "interpolated", "clamped", "fallback", "floor"
 };
 
 struct GemmLookup {
   double mfu = 0;
-  size_t pair = 0;           ///< index into GemmTable::pairs
-  bool pair_exact = false;   ///< table (K, N) equals the requested (k, n)
-  bool pair_largest = false; ///< no pair covered (k, n); the largest one was used
-  Bracket m;                 ///< along the pair's m axis
+  size_t pair = 0;            ///< index into GemmTable::pairs
+  bool pair_exact = false;    ///< table (K, N) equals the requested (k, n)
+  bool pair_largest = false;  ///< no pair covered (k, n); the largest one was used
+  Bracket m;                  ///< along the pair's m axis
   Provenance provenance;
 };
 

@@ -31,10 +31,10 @@ struct ModelShape {
 
 /// GPU constants. `bw_efficiency` 0 means "none" (peak bandwidth used as is).
 struct Hardware {
-  std::string gpu = "H100";         ///< selects the MFU tables
-  double tflops_peak = 989.5;       ///< TFlopsPeak, dense BF16 TFLOP/s
-  double bw_peak_tbs = 3.35;        ///< BwPeakTBs, HBM TB/s
-  double bw_efficiency = 0.82;      ///< bwEfficiencyFactor, 0 or (0, 1]
+  std::string gpu = "H100";            ///< selects the MFU tables
+  double tflops_peak = 989.5;          ///< TFlopsPeak, dense BF16 TFLOP/s
+  double bw_peak_tbs = 3.35;           ///< BwPeakTBs, HBM TB/s
+  double bw_efficiency = 0.82;         ///< bwEfficiencyFactor, 0 or (0, 1]
   double per_layer_overhead_us = 100;  ///< perLayerOverhead, CPU us per layer (/tp)
 };
 
@@ -59,7 +59,7 @@ struct Step {
 
 /// Everything one pricing needs, already validated.
 struct Request {
-  std::string id;        ///< echoed in the result when non-empty
+  std::string id;  ///< echoed in the result when non-empty
   bool has_id = false;
   std::string mode = "blis-v2";
   std::string model_name;  ///< informational label
@@ -67,8 +67,8 @@ struct Request {
   Hardware hardware;
   int64_t tp = 1;
   Step step;
-  CorrectedOverrides corrected;       ///< optional `corrected` object: switch/param overrides
-  bool has_expected = false;          ///< conformance files: the reference's answer
+  CorrectedOverrides corrected;  ///< optional `corrected` object: switch/param overrides
+  bool has_expected = false;     ///< conformance files: the reference's answer
   int64_t expected_step_time_us = 0;
 };
 

@@ -9,7 +9,6 @@
 #include "embedded_data.h"
 #include "input_limits.h"
 #include "json_writer.h"
-
 #include "simdjson.h"
 
 namespace stepcalc {
@@ -26,14 +25,20 @@ std::string index_path(const std::string& path, size_t i) { return path + "[" + 
 
 const char* type_name(element e) {
   switch (e.type()) {
-    case element_type::ARRAY: return "an array";
-    case element_type::OBJECT: return "an object";
+    case element_type::ARRAY:
+      return "an array";
+    case element_type::OBJECT:
+      return "an object";
     case element_type::INT64:
     case element_type::UINT64:
-    case element_type::DOUBLE: return "a number";
-    case element_type::STRING: return "a string";
-    case element_type::BOOL: return "a boolean";
-    case element_type::NULL_VALUE: return "null";
+    case element_type::DOUBLE:
+      return "a number";
+    case element_type::STRING:
+      return "a string";
+    case element_type::BOOL:
+      return "a boolean";
+    case element_type::NULL_VALUE:
+      return "null";
   }
   return "a value";
 }
@@ -85,14 +90,16 @@ Expected<std::string> read_string(element e, const std::string& path) {
   std::string_view s;
   if (e.get_string().get(s) != simdjson::SUCCESS) return type_error(path, e, "a string");
   if (s.size() > limits::kMaxStringBytes)
-    return make_error("out_of_range", path, path + " is longer than " + std::to_string(limits::kMaxStringBytes) + " bytes.");
+    return make_error("out_of_range", path,
+                      path + " is longer than " + std::to_string(limits::kMaxStringBytes) + " bytes.");
   return std::string(s);
 }
 
 Error unknown_field(const std::string& path, std::string_view key, const char* known) {
   const std::string shown = utf8_prefix(key, 64);
-  return make_error("unknown_field", join(path, shown),
-                    "Unknown field '" + shown + "'" + (path.empty() ? "" : " in " + path) + "; known fields: " + known + ".");
+  return make_error(
+      "unknown_field", join(path, shown),
+      "Unknown field '" + shown + "'" + (path.empty() ? "" : " in " + path) + "; known fields: " + known + ".");
 }
 
 /// The first key that appears twice in one object anywhere inside `e`, as an error
@@ -283,11 +290,14 @@ Expected<ModelShape> model_from_object(object top, const std::string& path) {
     return c.find(key, &v, &w, path) && !v.is_null() && !(v.is_bool() && !v.get_bool().value_unsafe());
   };
   if (has("num_local_experts") || has("n_routed_experts") || has("num_experts"))
-    m.notes.push_back({"moe_ignored", "This is a mixture-of-experts model; the step model prices it as a dense model "
-                                      "with intermediate_size " + std::to_string(m.intermediate_size) + "."});
+    m.notes.push_back({"moe_ignored",
+                       "This is a mixture-of-experts model; the step model prices it as a dense model "
+                       "with intermediate_size " +
+                           std::to_string(m.intermediate_size) + "."});
   if (has("kv_lora_rank"))
-    m.notes.push_back({"mla_ignored", "Multi-head latent attention (kv_lora_rank) is ignored; KV memory is priced as "
-                                      "standard attention."});
+    m.notes.push_back({"mla_ignored",
+                       "Multi-head latent attention (kv_lora_rank) is ignored; KV memory is priced as "
+                       "standard attention."});
   if (has("sliding_window") && has("use_sliding_window"))
     m.notes.push_back({"sliding_window_ignored", "The sliding attention window is ignored."});
   if (c.find("head_dim", &e, &where, path) && is_number(e)) {
@@ -296,10 +306,9 @@ Expected<ModelShape> model_from_object(object top, const std::string& path) {
     if (!head_dim) return head_dim.error();
     const int64_t declared = head_dim.value();
     if (declared != m.hidden_size / m.num_heads)
-      m.notes.push_back({"head_dim_differs", "The config's head_dim " + std::to_string(declared) +
-                                                 " differs from hidden_size / heads = " +
-                                                 std::to_string(m.hidden_size / m.num_heads) +
-                                                 "; the step model uses the latter."});
+      m.notes.push_back({"head_dim_differs",
+                         "The config's head_dim " + std::to_string(declared) + " differs from hidden_size / heads = " +
+                             std::to_string(m.hidden_size / m.num_heads) + "; the step model uses the latter."});
   }
   m.source = "config";
   return m;
@@ -313,22 +322,32 @@ Expected<Hardware> hardware_from(element e, Hardware hw, const std::string& path
   for (auto field : o) {
     const std::string where = join(path, field.key);
     double* target = nullptr;
-    if (field.key == "TFlopsPeak") target = &hw.tflops_peak;
-    else if (field.key == "BwPeakTBs") target = &hw.bw_peak_tbs;
-    else if (field.key == "bwEfficiencyFactor") target = &hw.bw_efficiency;
-    else if (field.key == "perLayerOverhead") target = &hw.per_layer_overhead_us;
-    else if (field.key == "MemoryGiB") continue;  // in the reference's hardware file; unused
-    else return unknown_field(path, field.key, "TFlopsPeak, BwPeakTBs, bwEfficiencyFactor, perLayerOverhead");
+    if (field.key == "TFlopsPeak")
+      target = &hw.tflops_peak;
+    else if (field.key == "BwPeakTBs")
+      target = &hw.bw_peak_tbs;
+    else if (field.key == "bwEfficiencyFactor")
+      target = &hw.bw_efficiency;
+    else if (field.key == "perLayerOverhead")
+      target = &hw.per_layer_overhead_us;
+    else if (field.key == "MemoryGiB")
+      continue;  // in the reference's hardware file; unused
+    else
+      return unknown_field(path, field.key, "TFlopsPeak, BwPeakTBs, bwEfficiencyFactor, perLayerOverhead");
     auto v = read_number(field.value, where);
     if (!v) return v.error();
     *target = v.value();
     // Zero and negative values are refused by the step model (invalid_value); here
     // only magnitudes that could push a time to infinity or a denormal.
     double low = 0, high = 0;
-    if (target == &hw.tflops_peak) low = limits::kMinTflopsPeak, high = limits::kMaxTflopsPeak;
-    else if (target == &hw.bw_peak_tbs) low = limits::kMinBwPeakTBs, high = limits::kMaxBwPeakTBs;
-    else if (target == &hw.per_layer_overhead_us) high = limits::kMaxPerLayerOverheadUs;
-    else continue;  // bwEfficiencyFactor: 0 or (0, 1], checked by the step model
+    if (target == &hw.tflops_peak)
+      low = limits::kMinTflopsPeak, high = limits::kMaxTflopsPeak;
+    else if (target == &hw.bw_peak_tbs)
+      low = limits::kMinBwPeakTBs, high = limits::kMaxBwPeakTBs;
+    else if (target == &hw.per_layer_overhead_us)
+      high = limits::kMaxPerLayerOverheadUs;
+    else
+      continue;  // bwEfficiencyFactor: 0 or (0, 1], checked by the step model
     if (v.value() > 0 && (v.value() < low || v.value() > high))
       return make_error("out_of_range", where,
                         where + " must be in [" + format_double(low) + ", " + format_double(high) + "].");
@@ -348,9 +367,12 @@ bool plain_item(element item, std::string_view tokens_key, bool prefill, int64_t
     if (f.value.type() != element_type::INT64) return false;
     const int64_t v = f.value.get_int64().value_unsafe();
     if (v < 0 || v > limits::kMaxTokens) return false;
-    if (f.key == "progress_index") *progress = v, have_progress = true;
-    else if (f.key == tokens_key) *tokens = v;
-    else return false;
+    if (f.key == "progress_index")
+      *progress = v, have_progress = true;
+    else if (f.key == tokens_key)
+      *tokens = v;
+    else
+      return false;
   }
   return have_progress && *tokens >= 0;
 }
@@ -373,15 +395,19 @@ Expected<Step> step_from(element e, const std::string& path) {
                         "The step holds " + std::to_string(total) + " requests; a step may hold at most " +
                             std::to_string(limits::kMaxRequestsPerStep) + " (prefill and decode together).");
     const char* tokens_key = prefill ? "num_new_prefill_tokens" : "num_new_decode_tokens";
-    if (prefill) step.prefill.reserve(list.size());
-    else step.decode.reserve(list.size());
+    if (prefill)
+      step.prefill.reserve(list.size());
+    else
+      step.decode.reserve(list.size());
     size_t i = 0;
     for (element item : list) {
       int64_t plain_progress = 0, plain_tokens = 0;
       if (plain_item(item, tokens_key, prefill, &plain_progress, &plain_tokens)) {
         ++i;
-        if (prefill) step.prefill.push_back({plain_progress, plain_tokens});
-        else step.decode.push_back({plain_progress, plain_tokens});
+        if (prefill)
+          step.prefill.push_back({plain_progress, plain_tokens});
+        else
+          step.decode.push_back({plain_progress, plain_tokens});
         continue;
       }
       const std::string item_path = index_path(list_path, i++);
@@ -392,10 +418,14 @@ Expected<Step> step_from(element e, const std::string& path) {
       for (auto f : r) {
         const std::string where = join(item_path, f.key);
         int64_t* target = nullptr;
-        if (f.key == "progress_index") target = &progress, have_progress = true;
-        else if (f.key == tokens_key) target = &tokens;
-        else return unknown_field(item_path, f.key, prefill ? "progress_index, num_new_prefill_tokens"
-                                                            : "progress_index, num_new_decode_tokens");
+        if (f.key == "progress_index")
+          target = &progress, have_progress = true;
+        else if (f.key == tokens_key)
+          target = &tokens;
+        else
+          return unknown_field(
+              item_path, f.key,
+              prefill ? "progress_index, num_new_prefill_tokens" : "progress_index, num_new_decode_tokens");
         auto v = read_int(f.value, where, 0, limits::kMaxTokens, false);
         if (!v) return v.error();
         *target = v.value();
@@ -405,8 +435,10 @@ Expected<Step> step_from(element e, const std::string& path) {
                           join(item_path, "progress_index") + " is required (tokens already processed).");
       if (prefill && tokens < 0)
         return make_error("missing_field", join(item_path, tokens_key), join(item_path, tokens_key) + " is required.");
-      if (prefill) step.prefill.push_back({progress, tokens});
-      else step.decode.push_back({progress, tokens});
+      if (prefill)
+        step.prefill.push_back({progress, tokens});
+      else
+        step.decode.push_back({progress, tokens});
     }
   }
   return step;
@@ -433,7 +465,8 @@ Expected<CorrectedOverrides> corrected_from(element e, const std::string& path) 
         const int index = corrected_switch_index(item.key);
         if (index < 0) return unknown_field(where, item.key, switch_names.c_str());
         bool on = false;
-        if (item.value.get_bool().get(on) != simdjson::SUCCESS) return type_error(item_path, item.value, "true or false");
+        if (item.value.get_bool().get(on) != simdjson::SUCCESS)
+          return type_error(item_path, item.value, "true or false");
         out.switch_state[index] = on ? 1 : 0;
       } else {
         const int index = corrected_param_index(item.key);
@@ -442,8 +475,9 @@ Expected<CorrectedOverrides> corrected_from(element e, const std::string& path) 
         if (!v) return v.error();
         const bool positive = index == kGemmTablePeakTflops || index == kNvlinkBwGBs;
         if (!std::isfinite(v.value()) || v.value() < 0 || (positive && v.value() == 0))
-          return make_error("invalid_value", item_path,
-                            item_path + (positive ? " must be a finite number > 0." : " must be a finite number >= 0."));
+          return make_error(
+              "invalid_value", item_path,
+              item_path + (positive ? " must be a finite number > 0." : " must be a finite number >= 0."));
         out.param[index] = v.value();
         out.param_set[index] = true;
       }
@@ -464,9 +498,12 @@ Expected<Request> request_from(element e, const std::string& path) {
   bool have_model = false, have_hardware = false, have_step = false;
   for (auto field : o) {
     const std::string where = join(path, field.key);
-    if (field.key == "model") model = field.value, have_model = true;
-    else if (field.key == "hardware") hardware = field.value, have_hardware = true;
-    else if (field.key == "step") step = field.value, have_step = true;
+    if (field.key == "model")
+      model = field.value, have_model = true;
+    else if (field.key == "hardware")
+      hardware = field.value, have_hardware = true;
+    else if (field.key == "step")
+      step = field.value, have_step = true;
     else if (field.key == "gpu") {
       auto gpu = read_string(field.value, where);
       if (!gpu) return gpu.error();
@@ -494,7 +531,8 @@ Expected<Request> request_from(element e, const std::string& path) {
       r.model_name = name.value();
     } else if (field.key == "tags") {
       simdjson::dom::array tags;
-      if (field.value.get_array().get(tags) != simdjson::SUCCESS) return type_error(where, field.value, "an array of strings");
+      if (field.value.get_array().get(tags) != simdjson::SUCCESS)
+        return type_error(where, field.value, "an array of strings");
       if (tags.size() > limits::kMaxTags) return make_error("out_of_range", where, where + " has more than 64 tags.");
       size_t i = 0;
       for (element tag : tags) {
@@ -510,10 +548,13 @@ Expected<Request> request_from(element e, const std::string& path) {
         r.expected_step_time_us = v.value();
       }
     } else {
-      return unknown_field(path, field.key, "model, gpu, hardware, tp, step, mode, corrected, id, model_name, tags, expected");
+      return unknown_field(path, field.key,
+                           "model, gpu, hardware, tp, step, mode, corrected, id, model_name, tags, expected");
     }
   }
-  if (!have_model) return make_error("missing_field", join(path, "model"), "The request needs a model (preset name or config object).");
+  if (!have_model)
+    return make_error("missing_field", join(path, "model"),
+                      "The request needs a model (preset name or config object).");
   if (!have_step) return make_error("missing_field", join(path, "step"), "The request needs a step.");
 
   auto hw = hardware_preset(r.hardware.gpu, join(path, "gpu"));
@@ -550,7 +591,8 @@ Expected<Request> request_from(element e, const std::string& path) {
 Error parse_failure(simdjson::error_code code) {
   switch (code) {
     case simdjson::DEPTH_ERROR:
-      return make_error("too_deep", "", "The JSON nests deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels.");
+      return make_error("too_deep", "",
+                        "The JSON nests deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels.");
     case simdjson::CAPACITY:
       return make_error("too_large", "", "The JSON document is larger than the limit of 16 MiB.");
     case simdjson::UTF8_ERROR:
@@ -646,7 +688,8 @@ Expected<ModelShape> model_preset(const std::string& name, const std::string& pa
   }
   std::string known;
   for (const std::string& n : model_preset_names()) known += (known.empty() ? "" : ", ") + n;
-  return make_error("unknown_preset", path, "Unknown model preset '" + utf8_prefix(name, 64) + "'; presets: " + known + ".");
+  return make_error("unknown_preset", path,
+                    "Unknown model preset '" + utf8_prefix(name, 64) + "'; presets: " + known + ".");
 }
 
 std::vector<std::string> gpu_names() { return {"H100"}; }
@@ -655,8 +698,9 @@ Expected<Hardware> hardware_preset(const std::string& gpu, const std::string& pa
   std::string upper = gpu;
   std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
   if (upper == "H100") return Hardware{};  // the reference's hardware_config.json H100 entry
-  return make_error("unknown_gpu", path,
-                    "No MFU tables for GPU '" + utf8_prefix(gpu, 64) + "'; available: H100 (constants can be overridden).");
+  return make_error(
+      "unknown_gpu", path,
+      "No MFU tables for GPU '" + utf8_prefix(gpu, 64) + "'; available: H100 (constants can be overridden).");
 }
 
 }  // namespace stepcalc

@@ -50,9 +50,9 @@ Derived derive(const Request& r, const GemmTable& gemm) {
   d.head_dim = static_cast<double>(m.hidden_size / m.num_heads);
   d.head_dim_float = d.hidden / d.heads;
   d.kv_dim = static_cast<double>(m.num_kv_heads * (m.hidden_size / m.num_heads));
-  d.weights_bytes = (d.hidden * (d.hidden + 2 * d.kv_heads * d.head_dim_float) + d.hidden * d.hidden +
-                     3 * d.hidden * d.ffn) *
-                    d.layers * d.bpp;
+  d.weights_bytes =
+      (d.hidden * (d.hidden + 2 * d.kv_heads * d.head_dim_float) + d.hidden * d.hidden + 3 * d.hidden * d.ffn) *
+      d.layers * d.bpp;
   d.kv_bytes_per_token = 2 * d.layers * d.kv_heads * d.head_dim_float * d.bpp;
   const double shapes[kNumGemmKinds][2] = {{d.hidden, d.hidden}, {d.hidden, d.kv_dim}, {d.hidden, d.kv_dim},
                                            {d.hidden, d.hidden}, {d.hidden, d.ffn},    {d.hidden, d.ffn},
@@ -220,8 +220,7 @@ void price_prefill(const Request& r, const Derived& d, const MfuTables& t, const
   }
   double dynamic = 0;
   for (const PrefillRequest& q : reqs) {
-    const RequestBytes b =
-        request_bytes(d, static_cast<double>(q.progress_index), static_cast<double>(q.new_tokens));
+    const RequestBytes b = request_bytes(d, static_cast<double>(q.progress_index), static_cast<double>(q.new_tokens));
     dynamic += b.dynamic * d.tp_scaling;
     add_bytes(d, b, &out->bytes);
   }
@@ -253,8 +252,10 @@ std::string config_key(int64_t h, int64_t hkv, int64_t dim) {
 
 Expected<bool> validate_for_pricing(const Request& r) {
   const ModelShape& m = r.model;
-  if (m.num_heads <= 0) return make_error("invalid_value", "model.num_attention_heads", "The model needs at least one attention head.");
-  if (m.num_layers <= 0) return make_error("invalid_value", "model.num_hidden_layers", "The model needs at least one layer.");
+  if (m.num_heads <= 0)
+    return make_error("invalid_value", "model.num_attention_heads", "The model needs at least one attention head.");
+  if (m.num_layers <= 0)
+    return make_error("invalid_value", "model.num_hidden_layers", "The model needs at least one layer.");
   if (m.hidden_size <= 0) return make_error("invalid_value", "model.hidden_size", "The hidden size must be positive.");
   if (!(m.bytes_per_param > 0) || !std::isfinite(m.bytes_per_param))
     return make_error("invalid_value", "model.bytes_per_param",
@@ -265,9 +266,11 @@ Expected<bool> validate_for_pricing(const Request& r) {
   if (!(h.bw_peak_tbs > 0) || !std::isfinite(h.bw_peak_tbs))
     return make_error("invalid_value", "hardware.BwPeakTBs", "BwPeakTBs must be a positive finite number.");
   if (!(h.bw_efficiency == 0 || (h.bw_efficiency > 0 && h.bw_efficiency <= 1)))
-    return make_error("invalid_value", "hardware.bwEfficiencyFactor", "bwEfficiencyFactor must be 0 (none) or in (0, 1].");
+    return make_error("invalid_value", "hardware.bwEfficiencyFactor",
+                      "bwEfficiencyFactor must be 0 (none) or in (0, 1].");
   if (!(h.per_layer_overhead_us >= 0) || !std::isfinite(h.per_layer_overhead_us))
-    return make_error("invalid_value", "hardware.perLayerOverhead", "perLayerOverhead must be a finite number >= 0 (microseconds per layer).");
+    return make_error("invalid_value", "hardware.perLayerOverhead",
+                      "perLayerOverhead must be a finite number >= 0 (microseconds per layer).");
   if (r.tp < 1) return make_error("invalid_value", "tp", "tp must be at least 1.");
   return true;
 }
@@ -308,13 +311,17 @@ Expected<StepResult> price_step(const Request& r, const MfuTables& tables, bool 
 
   const double prefill_s = out.prefill.time_s(), decode_s = out.decode.time_s();
   double hw = 0;
-  if (out.fused.present) hw = out.fused.time_s();
-  else if (out.prefill.present && out.decode.present) hw = std::max(prefill_s, decode_s);
-  else if (out.prefill.present) hw = prefill_s;
-  else if (out.decode.present) hw = decode_s;
-  out.bound = !out.prefill.present && !out.decode.present ? "overhead"
+  if (out.fused.present)
+    hw = out.fused.time_s();
+  else if (out.prefill.present && out.decode.present)
+    hw = std::max(prefill_s, decode_s);
+  else if (out.prefill.present)
+    hw = prefill_s;
+  else if (out.decode.present)
+    hw = decode_s;
+  out.bound = !out.prefill.present && !out.decode.present                               ? "overhead"
               : (out.prefill.present && (!out.decode.present || prefill_s >= decode_s)) ? "prefill"
-                                                                                      : "decode";
+                                                                                        : "decode";
   out.step_hardware_s = hw;
   out.overhead_us = overhead_us(sw, r);
   double us = (hw + out.overhead_us / 1e6) * 1e6;

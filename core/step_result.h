@@ -19,11 +19,11 @@ const char* gemm_kind_name(int kind);
 /// One GEMM of the step, its full (unsharded) shape and how its time was found.
 struct GemmTerm {
   double m = 0, k = 0, n = 0;
-  double flops = 0;      ///< 2*m*k*n for one layer
+  double flops = 0;  ///< 2*m*k*n for one layer
   double mfu = 0;
-  double compute_s = 0;  ///< flops / (peak * mfu), one layer, unsharded
-  double floor_s = 0;    ///< weight load k*n*bpp / bandwidth, one layer, unsharded
-  double time_s = 0;     ///< max(compute, floor) * L / tp: its share of the phase
+  double compute_s = 0;       ///< flops / (peak * mfu), one layer, unsharded
+  double floor_s = 0;         ///< weight load k*n*bpp / bandwidth, one layer, unsharded
+  double time_s = 0;          ///< max(compute, floor) * L / tp: its share of the phase
   double kernel_floor_s = 0;  ///< corrected gemm_roofline: measured FP8 kernel time, one layer, unsharded
   bool floor_won = false;
   GemmLookup lookup;
@@ -39,8 +39,8 @@ struct GemmSet {
 /// Bytes moved per GPU in one phase (already divided by tp).
 struct MemoryBytes {
   double weights = 0;
-  double kv_read = 0;     ///< cached KV read ("access")
-  double kv_write = 0;    ///< new KV written ("growth")
+  double kv_read = 0;   ///< cached KV read ("access")
+  double kv_write = 0;  ///< new KV written ("growth")
   double activations = 0;
 };
 
@@ -116,9 +116,9 @@ struct StepResult {
   std::string bound;  ///< "prefill", "decode" or "overhead" (empty step)
   PrefillResult prefill;
   DecodeResult decode;
-  std::string attn_config_model;  ///< "H-Hkv-D" of the model
-  std::string attn_config_used;   ///< the measured config actually used
-  int64_t decode_mfu_tp_used = 0; ///< TP of the decode table for this config and tp
+  std::string attn_config_model;   ///< "H-Hkv-D" of the model
+  std::string attn_config_used;    ///< the measured config actually used
+  int64_t decode_mfu_tp_used = 0;  ///< TP of the decode table for this config and tp
   std::vector<Warning> warnings;
 };
 

@@ -79,8 +79,8 @@ Expected<GemmTable> build_gemm(const RawTable& t) {
   g.mfu = t.column("mfu")->values;
   g.latency_us = t.column("latency_us")->values;
   for (size_t r = 0; r < t.num_rows; ++r) {
-    auto pair = std::find_if(g.pairs.begin(), g.pairs.end(),
-                             [&](const GemmPair& p) { return p.k == g.k[r] && p.n == g.n[r]; });
+    auto pair =
+        std::find_if(g.pairs.begin(), g.pairs.end(), [&](const GemmPair& p) { return p.k == g.k[r] && p.n == g.n[r]; });
     if (pair == g.pairs.end()) {
       g.pairs.push_back(GemmPair{g.k[r], g.n[r], {}, {}, {}, {}});
       pair = g.pairs.end() - 1;
@@ -90,8 +90,7 @@ Expected<GemmTable> build_gemm(const RawTable& t) {
   for (GemmPair& p : g.pairs) {
     insertion_sort(p.row, [&](int a, int b) { return g.m[a] < g.m[b]; });
     for (int r : p.row) {
-      if (!p.m_axis.empty() && p.m_axis.back() == g.m[r])
-        return table_error(t.name, "duplicate m for one (k, n)");
+      if (!p.m_axis.empty() && p.m_axis.back() == g.m[r]) return table_error(t.name, "duplicate m for one (k, n)");
       p.m_axis.push_back(g.m[r]);
       p.mfu.push_back(g.mfu[r]);
       p.latency_us.push_back(g.latency_us[r]);
@@ -128,8 +127,7 @@ Expected<DecodeTable> build_decode(const RawTable& t, const std::string& key_tp)
   if (!missing.empty()) return table_error(t.name, missing);
   DecodeTable d;
   int64_t h = 0, hkv = 0, dim = 0;
-  if (!parse_key(key_tp, &h, &hkv, &dim, &d.tp) || d.tp < 1)
-    return table_error(t.name, "file name is not H-Hkv-D-tpN");
+  if (!parse_key(key_tp, &h, &hkv, &dim, &d.tp) || d.tp < 1) return table_error(t.name, "file name is not H-Hkv-D-tpN");
   d.key = key_tp.substr(0, key_tp.rfind("-tp"));
   d.file_bs = t.column("batch_size")->values;
   d.file_kv = t.column("kv_len")->values;

@@ -44,7 +44,7 @@ struct GemmPair {
 };
 
 struct GemmTable {
-  std::vector<GemmPair> pairs;  ///< in order of first appearance in the file
+  std::vector<GemmPair> pairs;                   ///< in order of first appearance in the file
   std::vector<double> m, k, n, mfu, latency_us;  ///< every row, file order
 };
 
@@ -54,7 +54,7 @@ struct PrefillTable {
   int64_t heads = 0, kv_heads = 0, head_dim = 0;
   std::vector<double> seq_axis;  ///< sorted ascending
   std::vector<double> mfu, latency_us;
-  std::vector<int> row;          ///< file row of seq_axis[i]
+  std::vector<int> row;                    ///< file row of seq_axis[i]
   std::vector<double> file_seq, file_mfu;  ///< file order, for the fallback
 };
 

@@ -108,7 +108,8 @@ bool read_plan(Reader& in, TablePlan& t, uint64_t c, ColumnPlan* plan) {
   plan->scale = in.byte();
   if (plan->scale > 15) return false;
   switch (plan->kind) {
-    case kDelta: return true;
+    case kDelta:
+      return true;
     case kDict: {
       const uint64_t entries = in.varint();
       if (entries > t.table.num_rows + 1) return false;
@@ -122,7 +123,8 @@ bool read_plan(Reader& in, TablePlan& t, uint64_t c, ColumnPlan* plan) {
       if (keys > c) return false;
       for (uint64_t i = 0; i < keys && !in.failed(); ++i) plan->refs.push_back(in.varint());
       if (!valid_ref(plan->axis, c, t)) return false;
-      for (uint64_t k : plan->refs) if (!valid_ref(k, c, t)) return false;
+      for (uint64_t k : plan->refs)
+        if (!valid_ref(k, c, t)) return false;
       return true;
     }
     case kRatio: {
@@ -133,10 +135,12 @@ bool read_plan(Reader& in, TablePlan& t, uint64_t c, ColumnPlan* plan) {
       plan->top_row = in.varint();
       plan->top_value = static_cast<int64_t>(in.varint());
       if (!valid_ref(plan->latency, c, t) || plan->top_row >= t.table.num_rows) return false;
-      for (uint64_t f : plan->refs) if (!valid_ref(f, c, t)) return false;
+      for (uint64_t f : plan->refs)
+        if (!valid_ref(f, c, t)) return false;
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -194,12 +198,15 @@ bool read_rows(Reader& in, TablePlan& t, uint64_t c) {
   if (plan.kind == kRatio) {
     double work = 1;
     for (uint64_t f : plan.refs) work = work * value_at(t, f, plan.top_row);
-    ratio_peak = work / value_at(t, plan.latency, plan.top_row) / (static_cast<double>(plan.top_value) / pow10(plan.scale));
+    ratio_peak =
+        work / value_at(t, plan.latency, plan.top_row) / (static_cast<double>(plan.top_value) / pow10(plan.scale));
   }
   int64_t v = 0;
   for (size_t r = 0; r < rows && !in.failed(); ++r) {
     switch (plan.kind) {
-      case kDelta: v += in.zigzag(); break;
+      case kDelta:
+        v += in.zigzag();
+        break;
       case kDict: {
         const uint64_t i = in.varint();
         if (i >= plan.dict.size()) return false;
@@ -215,7 +222,8 @@ bool read_rows(Reader& in, TablePlan& t, uint64_t c) {
         };
         int64_t predicted = 0;
         const double x2 = value_at(t, plan.axis, r);
-        if (r >= 2 && same(r, r - 1) && same(r, r - 2) && value_at(t, plan.axis, r - 1) != value_at(t, plan.axis, r - 2)) {
+        if (r >= 2 && same(r, r - 1) && same(r, r - 2) &&
+            value_at(t, plan.axis, r - 1) != value_at(t, plan.axis, r - 2)) {
           const double x1 = value_at(t, plan.axis, r - 1), x0 = value_at(t, plan.axis, r - 2);
           const double y1 = static_cast<double>(y[r - 1]), y0 = static_cast<double>(y[r - 2]);
           predicted = round_half_up(y1 + (y1 - y0) * (x2 - x1) / (x1 - x0));
@@ -231,7 +239,8 @@ bool read_rows(Reader& in, TablePlan& t, uint64_t c) {
         v = round_half_up(work / value_at(t, plan.latency, r) / ratio_peak * pow10(plan.scale)) + in.zigzag();
         break;
       }
-      default: return false;
+      default:
+        return false;
     }
     out.ints.push_back(v);
   }

@@ -1,8 +1,8 @@
 #include "warnings.h"
 
-#include "json_writer.h"
-
 #include <string>
+
+#include "json_writer.h"
 
 namespace stepcalc {
 namespace {
@@ -30,9 +30,9 @@ void gemm_warnings(const GemmSet& set, const GemmTable& table, bool roofline, Co
     const GemmLookup& l = g.lookup;
     const GemmPair& p = table.pairs[l.pair];
     if (l.pair_largest)
-      w->add("gemm_shape_beyond_table", "GEMM " + std::string(gemm_kind_name(kind)) + " (k=" + num(g.k) +
-                                            ", n=" + num(g.n) + ") is larger than every measured shape; the largest, (" +
-                                            num(p.k) + ", " + num(p.n) + "), was used.");
+      w->add("gemm_shape_beyond_table",
+             "GEMM " + std::string(gemm_kind_name(kind)) + " (k=" + num(g.k) + ", n=" + num(g.n) +
+                 ") is larger than every measured shape; the largest, (" + num(p.k) + ", " + num(p.n) + "), was used.");
     else if (!l.pair_exact)
       w->add("gemm_shape_not_measured", "GEMM shape (k=" + num(g.k) + ", n=" + num(g.n) +
                                             ") is not measured; the nearest covering shape (" + num(p.k) + ", " +
@@ -93,12 +93,15 @@ std::vector<Warning> collect_warnings(const Request& r, const MfuTables& tables,
   }
   for (const PrefillRequest& q : r.step.prefill) {
     if (q.new_tokens == 1 && !c.any())
-      w.add("prefill_one_token", "A prefill of exactly one new token gets the decode memory discounts (reference quirk).");
-    if (q.new_tokens == 0) w.add("prefill_zero_tokens", "A prefill request has no new tokens; it adds only memory traffic.");
+      w.add("prefill_one_token",
+            "A prefill of exactly one new token gets the decode memory discounts (reference quirk).");
+    if (q.new_tokens == 0)
+      w.add("prefill_zero_tokens", "A prefill request has no new tokens; it adds only memory traffic.");
   }
   if (!out.prefill.buckets.empty() && !c.has(kPrefillAttentionLength))
-    w.add("prefill_bucketed", "Prefill attention MFU is read at the power-of-two bucket of prefix + new tokens "
-                              "(512..65536), not at the request's own length.");
+    w.add("prefill_bucketed",
+          "Prefill attention MFU is read at the power-of-two bucket of prefix + new tokens "
+          "(512..65536), not at the request's own length.");
 
   if (out.decode.present) {
     gemm_warnings(out.decode.gemms, tables.gemm, roofline, &w);
@@ -110,18 +113,22 @@ std::vector<Warning> collect_warnings(const Request& r, const MfuTables& tables,
       if (p.fallback || p.floor) fallback += g.count;
     }
     if (clamped > 0)
-      w.add("decode_outside_table", std::to_string(clamped) + " decode request(s) fall outside the measured batch "
-                                                             "sizes or KV lengths; the table edge was used.");
+      w.add("decode_outside_table", std::to_string(clamped) +
+                                        " decode request(s) fall outside the measured batch "
+                                        "sizes or KV lengths; the table edge was used.");
     if (missing > 0 && !latency)
-      w.add("decode_missing_corner", std::to_string(missing) + " decode lookup(s) touch an unmeasured table cell, "
-                                                              "read as MFU 0 (drags the MFU down).");
+      w.add("decode_missing_corner", std::to_string(missing) +
+                                         " decode lookup(s) touch an unmeasured table cell, "
+                                         "read as MFU 0 (drags the MFU down).");
     if (fallback > 0 && !latency)
-      w.add("decode_mfu_fallback", std::to_string(fallback) + " decode lookup(s) gave an MFU below 1e-4 (rounded "
-                                                               "zeros); the nearest non-zero measured cell was used.");
+      w.add("decode_mfu_fallback", std::to_string(fallback) +
+                                       " decode lookup(s) gave an MFU below 1e-4 (rounded "
+                                       "zeros); the nearest non-zero measured cell was used.");
     const bool mixed_kv = out.decode.attn_groups.size() > 1;
     if (mixed_kv && !c.has(kDecodeHarmonicMean))
-      w.add("decode_mfu_arithmetic_mean", "Decode attention uses the FLOP-weighted arithmetic mean of per-request "
-                                          "MFUs; with mixed KV lengths this misprices attention time.");
+      w.add("decode_mfu_arithmetic_mean",
+            "Decode attention uses the FLOP-weighted arithmetic mean of per-request "
+            "MFUs; with mixed KV lengths this misprices attention time.");
   }
   if (out.prefill.present && out.decode.present && !c.has(kFusedMixedBatch))
     w.add("mixed_batch_overlap", "Prefill and decode are assumed to overlap fully: the step costs the slower phase.");

@@ -14,7 +14,7 @@ sudo_() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in emscripten node-acorn cmake g++ clang libclang-rt-14-dev libsimdjson-dev doctest-dev \
+for p in emscripten node-acorn cmake g++ clang clang-format libclang-rt-14-dev libsimdjson-dev doctest-dev \
          chromium libbenchmark-dev dpkg-dev; do
   have_pkg "$p" || need+=("$p")
 done

@@ -89,7 +89,8 @@ TEST_CASE("sweep: one point per value, the current step reproduced exactly") {
   REQUIRE(parser.parse(out.value()).get(doc) == simdjson::SUCCESS);
   REQUIRE(doc.get_array().value_unsafe().size() == 3);
   CHECK(items(doc)[1]["step_time_us"].get_int64().value_unsafe() == step_time(price_json(kRequest).value()));
-  CHECK(items(doc)[0]["step_time_us"].get_int64().value_unsafe() < items(doc)[2]["step_time_us"].get_int64().value_unsafe());
+  CHECK(items(doc)[0]["step_time_us"].get_int64().value_unsafe() <
+        items(doc)[2]["step_time_us"].get_int64().value_unsafe());
 }
 
 TEST_CASE("sweep axes and their errors") {

@@ -27,7 +27,8 @@ std::string read_source_file(const std::string& relative) {
 
 std::string from_hex(std::string_view hex) {
   std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) out += static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16));
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    out += static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16));
   return out;
 }
 
@@ -112,8 +113,8 @@ TEST_CASE("every catalogue entry gets its documented error from price_json") {
       CHECK(!out.error().message.empty());
       continue;
     }
-    REQUIRE_MESSAGE(out.ok(), name << ": " << out.error().code << " at " << out.error().path << ": "
-                                   << out.error().message);
+    REQUIRE_MESSAGE(out.ok(),
+                    name << ": " << out.error().code << " at " << out.error().path << ": " << out.error().message);
     simdjson::dom::parser result_parser;
     simdjson::dom::element result;
     REQUIRE(result_parser.parse(out.value()).get(result) == simdjson::SUCCESS);
@@ -124,8 +125,7 @@ TEST_CASE("every catalogue entry gets its documented error from price_json") {
       bool found = false;
       simdjson::dom::array warnings;
       REQUIRE(result["warnings"].get_array().get(warnings) == simdjson::SUCCESS);
-      for (simdjson::dom::element w : warnings)
-        found = found || w["code"].get_string().value_unsafe() == warning;
+      for (simdjson::dom::element w : warnings) found = found || w["code"].get_string().value_unsafe() == warning;
       CHECK_MESSAGE(found, name << ": no warning " << warning);
     }
   }
@@ -159,7 +159,8 @@ TEST_CASE("a batch is limited by its count and by the size of its results") {
   // 65,536 distinct KV lengths give one attention lookup each in the result
   // (~9 MiB of JSON per request): eight of them pass the 64 MiB result limit.
   std::string wide = R"({"model":"llama-3.1-8b-instruct","step":{"decode_requests":[)";
-  for (int64_t i = 0; i < limits::kMaxRequestsPerStep; ++i) wide += (i ? "," : "") + std::string(R"({"progress_index":)") + std::to_string(i) + "}";
+  for (int64_t i = 0; i < limits::kMaxRequestsPerStep; ++i)
+    wide += (i ? "," : "") + std::string(R"({"progress_index":)") + std::to_string(i) + "}";
   wide += "]}}";
   auto one = price_document(wide);
   REQUIRE(one.ok());
@@ -176,7 +177,8 @@ TEST_CASE("a batch is limited by its count and by the size of its results") {
 }
 
 TEST_CASE("a sweep is limited by the requests it would price, not only by its points") {
-  const std::string request = R"({"model":"llama-3.1-8b-instruct","step":{"decode_requests":[{"progress_index":512}]}})";
+  const std::string request =
+      R"({"model":"llama-3.1-8b-instruct","step":{"decode_requests":[{"progress_index":512}]}})";
   std::vector<double> heavy(limits::kMaxSweepRequests / limits::kMaxRequestsPerStep + 1,
                             static_cast<double>(limits::kMaxRequestsPerStep));
   auto refused = sweep_json(request, "decode_batch", heavy);
@@ -188,7 +190,8 @@ TEST_CASE("a sweep is limited by the requests it would price, not only by its po
 }
 
 TEST_CASE("sweep points that are not whole numbers in range are errors, never NaN in the output") {
-  const std::string request = R"({"model":"llama-3.1-8b-instruct","step":{"decode_requests":[{"progress_index":512}]}})";
+  const std::string request =
+      R"({"model":"llama-3.1-8b-instruct","step":{"decode_requests":[{"progress_index":512}]}})";
   auto out = sweep_json(request, "decode_kv", {NAN, INFINITY, -1, 0.5, 1e300, 512});
   REQUIRE(out.ok());
   simdjson::dom::parser parser;
@@ -212,10 +215,11 @@ TEST_CASE("the writer flags NaN and infinity, which results then refuse") {
 
 TEST_CASE("json_quote always writes valid UTF-8 and utf8_prefix never splits a character") {
   CHECK(json_quote("caf\xc3\xa9") == "\"caf\xc3\xa9\"");
-  CHECK(json_quote("a\xff" "b") == "\"a\\ufffdb\"");
-  CHECK(json_quote("\xc3") == "\"\\ufffd\"");                    // truncated sequence
+  CHECK(json_quote("a\xff"
+                   "b") == "\"a\\ufffdb\"");
+  CHECK(json_quote("\xc3") == "\"\\ufffd\"");                        // truncated sequence
   CHECK(json_quote("\xed\xa0\x80") == "\"\\ufffd\\ufffd\\ufffd\"");  // UTF-16 surrogate
-  CHECK(json_quote("\xf0\x9f\x98\x80") == "\"\xf0\x9f\x98\x80\"");  // U+1F600
+  CHECK(json_quote("\xf0\x9f\x98\x80") == "\"\xf0\x9f\x98\x80\"");   // U+1F600
   CHECK(json_quote("<\x01>") == "\"<\\u0001>\"");
   CHECK(utf8_prefix("ab\xc3\xa9", 3) == "ab");
   CHECK(utf8_prefix("ab\xc3\xa9", 4) == "ab\xc3\xa9");

@@ -32,7 +32,8 @@ StepResult price(const Request& r) {
 std::string decodes(std::initializer_list<long> kvs) {
   std::string s = R"({"decode_requests":[)";
   bool first = true;
-  for (long kv : kvs) s += std::string(first ? "" : ",") + R"({"progress_index":)" + std::to_string(kv) + "}", first = false;
+  for (long kv : kvs)
+    s += std::string(first ? "" : ",") + R"({"progress_index":)" + std::to_string(kv) + "}", first = false;
   return s + "]}";
 }
 
@@ -106,7 +107,8 @@ TEST_CASE("gemm_roofline: M < 8 costs the M = 8 kernel and an FP8 model gets the
   // Compute-bound prefill: 1-byte weights run at twice the tensor-core peak.
   auto fp8 = parse_request(R"({"model":{"num_hidden_layers":80,"hidden_size":8192,"num_attention_heads":64,)"
                            R"("num_key_value_heads":8,"intermediate_size":28672,"bytes_per_param":1},"tp":4,)"
-                           R"("corrected":{"switches":{"gemm_roofline":true}},"step":)" + prefill(0, 8192) + "}");
+                           R"("corrected":{"switches":{"gemm_roofline":true}},"step":)" +
+                           prefill(0, 8192) + "}");
   REQUIRE(fp8.ok());
   const StepResult bf16 = price(request(prefill(0, 8192), on));
   CHECK(price(fp8.value()).prefill.gemm_time_s == doctest::Approx(bf16.prefill.gemm_time_s / 2).epsilon(1e-9));
@@ -123,8 +125,8 @@ TEST_CASE("tp_allreduce adds two all-reduces per layer; none at tp 1") {
 }
 
 TEST_CASE("cpu_overhead: a per-step cost plus a per-request cost, parameters overridable") {
-  const StepResult r = price(request(decodes({100, 200, 300}), R"({"cpu_overhead":true})",
-                                     R"({"cpu_step_us":1000,"cpu_per_request_us":10})"));
+  const StepResult r = price(
+      request(decodes({100, 200, 300}), R"({"cpu_overhead":true})", R"({"cpu_step_us":1000,"cpu_per_request_us":10})"));
   CHECK(r.overhead_us == 1030);
   CHECK(price(request(decodes({100}), "{}")).overhead_us == 2000);  // 100 us * 80 layers / tp 4
 }

@@ -41,8 +41,7 @@ const char* kPrefill =
     "bf16,16384,40,0.0\n";
 
 MfuTables prefill_tables(const char* csv = kPrefill) {
-  return tables_from_csv({{"gemm/t/data", "m,k,n,latency_us,mfu\n8,1,1,1,0.5\n"},
-                          {"mha/prefill/t/4-4-8", csv}});
+  return tables_from_csv({{"gemm/t/data", "m,k,n,latency_us,mfu\n8,1,1,1,0.5\n"}, {"mha/prefill/t/4-4-8", csv}});
 }
 }  // namespace
 
@@ -66,8 +65,8 @@ TEST_CASE("prefill MFU below 1e-4 takes the nearest non-zero row by |seq_len - s
 }
 
 TEST_CASE("prefill MFU: ties go to the first row in file order; no non-zero row gives 1e-4") {
-  const MfuTables tie = prefill_tables(
-      "dtype,seq_len,latency_us,mfu\nbf16,1000,1,0.3\nbf16,2000,1,0.0\nbf16,3000,1,0.5\n");
+  const MfuTables tie =
+      prefill_tables("dtype,seq_len,latency_us,mfu\nbf16,1000,1,0.3\nbf16,2000,1,0.0\nbf16,3000,1,0.5\n");
   CHECK(prefill_mfu(tie.prefill[0], 2000).mfu == 0.3);
   const MfuTables zero = prefill_tables("dtype,seq_len,latency_us,mfu\nbf16,1000,1,0.0\nbf16,2000,1,0.0\n");
   const PrefillLookup l = prefill_mfu(zero.prefill[0], 1500);
@@ -95,9 +94,9 @@ DecodeTable decode_table(const char* csv = kDecode) {
 
 TEST_CASE("decode MFU: the four bracket cases") {
   const DecodeTable d = decode_table();
-  CHECK(decode_mfu(d, 16, 2048).mfu == 0.2);                                   // both degenerate
-  CHECK(decode_mfu(d, 16, 1536).mfu == lerp(0.1, 0.2, 0.5));                   // bs degenerate
-  CHECK(decode_mfu(d, 8.5, 1024).mfu == lerp(0.0, 0.1, (8.5 - 1) / 15));       // kv degenerate
+  CHECK(decode_mfu(d, 16, 2048).mfu == 0.2);                              // both degenerate
+  CHECK(decode_mfu(d, 16, 1536).mfu == lerp(0.1, 0.2, 0.5));              // bs degenerate
+  CHECK(decode_mfu(d, 8.5, 1024).mfu == lerp(0.0, 0.1, (8.5 - 1) / 15));  // kv degenerate
   const double tbs = (4.0 - 1) / 15, tkv = 0.5;
   CHECK(decode_mfu(d, 4, 1536).mfu == lerp(lerp(0.0, 0.1, tbs), lerp(0.001, 0.2, tbs), tkv));
 }
@@ -140,9 +139,7 @@ const char* kGemm =
     "64,4096,11008,1,0.2\n"
     "8,8192,11008,1,0.03\n"
     "64,8192,11008,1,0.3\n";
-GemmTable gemm_table() {
-  return tables_from_csv({{"gemm/t/data", kGemm}, {"mha/prefill/t/4-4-8", kPrefill}}).gemm;
-}
+GemmTable gemm_table() { return tables_from_csv({{"gemm/t/data", kGemm}, {"mha/prefill/t/4-4-8", kPrefill}}).gemm; }
 }  // namespace
 
 TEST_CASE("GEMM MFU: the covering pair nearest to (k, n)") {

@@ -73,18 +73,21 @@ TEST_CASE("dtype names") {
 }
 
 TEST_CASE("HF config: unknown dtype and missing fields are errors naming the field") {
-  auto e = parse_model_config(R"({"num_hidden_layers":2,"hidden_size":64,"num_attention_heads":8,"torch_dtype":"weird"})");
+  auto e =
+      parse_model_config(R"({"num_hidden_layers":2,"hidden_size":64,"num_attention_heads":8,"torch_dtype":"weird"})");
   CHECK(e.error().path == "model.torch_dtype");
   e = parse_model_config(R"({"num_hidden_layers":2,"hidden_size":64,"torch_dtype":"float16"})");
   CHECK(e.error().path == "model.num_attention_heads");
-  e = parse_model_config(R"({"num_hidden_layers":"2","hidden_size":64,"num_attention_heads":8,"torch_dtype":"float16"})");
+  e = parse_model_config(
+      R"({"num_hidden_layers":"2","hidden_size":64,"num_attention_heads":8,"torch_dtype":"float16"})");
   CHECK(e.error().code == "type_error");
   CHECK(e.error().path == "model.num_hidden_layers");
 }
 
 TEST_CASE("bytes_per_param given explicitly wins over the dtype") {
   CHECK(model(R"({"num_hidden_layers":2,"hidden_size":64,"num_attention_heads":8,"torch_dtype":"float32",
-                  "bytes_per_param":1})").bytes_per_param == 1);
+                  "bytes_per_param":1})")
+            .bytes_per_param == 1);
 }
 
 TEST_CASE("every preset parses; names match case-insensitively and after an org prefix") {
@@ -138,8 +141,8 @@ TEST_CASE("request errors name the JSON path") {
 }
 
 TEST_CASE("a batch reports each bad element at its own index") {
-  auto batch = parse_requests(std::string(R"([{"model":"llama-2-7b-hf",)") + kStep + R"(},{"model":"nope",)" + kStep +
-                              "}]");
+  auto batch =
+      parse_requests(std::string(R"([{"model":"llama-2-7b-hf",)") + kStep + R"(},{"model":"nope",)" + kStep + "}]");
   REQUIRE(batch.ok());
   REQUIRE(batch->requests.size() == 2);
   CHECK(batch->requests[0].ok());

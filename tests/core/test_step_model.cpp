@@ -44,9 +44,11 @@ TEST_CASE("round half away from zero") {
 }
 
 TEST_CASE("prefill buckets: 512 up to 65536 by doubling, keyed on prefix + new tokens") {
-  struct Case { long p, n, bucket; };
-  for (Case c : {Case{0, 1, 512}, Case{0, 512, 512}, Case{0, 513, 1024}, Case{0, 1025, 2048},
-                 Case{1000, 24, 1024}, Case{0, 65536, 65536}, Case{0, 70000, 65536}, Case{100000, 2048, 65536}}) {
+  struct Case {
+    long p, n, bucket;
+  };
+  for (Case c : {Case{0, 1, 512}, Case{0, 512, 512}, Case{0, 513, 1024}, Case{0, 1025, 2048}, Case{1000, 24, 1024},
+                 Case{0, 65536, 65536}, Case{0, 70000, 65536}, Case{100000, 2048, 65536}}) {
     CAPTURE(c.p);
     CAPTURE(c.n);
     const StepResult r = price(request(prefill(c.p, c.n)));
@@ -106,8 +108,8 @@ TEST_CASE("decode: phase is memory bound at small batch, weights dominate the by
 }
 
 TEST_CASE("decode lookups are grouped by KV length with counts") {
-  const StepResult r = price(request(
-      R"({"decode_requests":[{"progress_index":5000},{"progress_index":100},{"progress_index":5000}]})"));
+  const StepResult r =
+      price(request(R"({"decode_requests":[{"progress_index":5000},{"progress_index":100},{"progress_index":5000}]})"));
   REQUIRE(r.decode.attn_groups.size() == 2);
   CHECK(r.decode.attn_groups[0].kv_len == 100);
   CHECK(r.decode.attn_groups[1].count == 2);
