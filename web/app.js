@@ -79,7 +79,9 @@ async function main() {
     secondary = 0;
     const task = pending.shift();
     if (!task) return;
+    const started = performance.now();
     task();
+    performance.measure('stepcalc:secondary-task', { start: started });
     if (pending.length) secondary = setTimeout(runSecondary, 0);
     else performance.measure('stepcalc:secondary', { start: secondaryStart });
   }
@@ -131,6 +133,10 @@ async function main() {
 
   app.changed = () => {
     showLinkError('');
+    // The previous state's follow-up work is stale now: drop it so the next frame
+    // prices this edit without waiting behind it.
+    clearTimeout(secondary);
+    pending = [];
     if (!scheduled) {
       scheduled = true;
       requestAnimationFrame(update);

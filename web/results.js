@@ -4,7 +4,7 @@ import { h, int, time, pct } from './dom.js';
 
 const HOW = { exact: 'table cell', interpolated: 'interpolated', clamped: 'clamped', fallback: 'fallback' };
 const AXIS = { m: 'M', seq: 'sequence', bs: 'batch', kv: 'KV' };
-const MAX_LOOKUP_ROWS = 400;
+const MAX_LOOKUP_ROWS = 100; // more on request: a long table slows every reprice
 
 /** The headline: step time (us, ms), tokens and tokens/s, and which phase binds. */
 export function headline(result) {
@@ -73,7 +73,8 @@ function lookupRows(result) {
 /** The lookup table, the model and table notes, and the warnings. */
 export function renderDetails(result, root) {
   const rows = lookupRows(result);
-  const body = rows.slice(0, MAX_LOOKUP_ROWS).map((r) => {
+  const limit = root.dataset.allLookups === '1' ? rows.length : MAX_LOOKUP_ROWS;
+  const body = rows.slice(0, limit).map((r) => {
     const p = provenance(r.lookup);
     return h('tr', {}, h('th', { scope: 'row', text: r.where }), h('td', { class: 'num', text: r.shape }),
       h('td', { class: 'num', text: r.mfu === undefined ? '' : pct(r.mfu) }),
@@ -98,6 +99,10 @@ export function renderDetails(result, root) {
       h('div', { class: 'scroll' }, h('table', { class: 'lookups' },
         h('thead', {}, h('tr', {}, ['Where', 'Shape', 'MFU', 'Time', 'Provenance'].map((t) => h('th', { scope: 'col', text: t })))),
         h('tbody', {}, body))),
-      rows.length > MAX_LOOKUP_ROWS ? h('p', { class: 'muted', text: `First ${MAX_LOOKUP_ROWS} of ${rows.length} lookups shown.` }) : null,
+      rows.length > limit ? h('p', { class: 'muted' }, `First ${limit} of ${rows.length} lookups shown. `,
+        h('button', { type: 'button', class: 'link', text: `Show all ${rows.length}`, onclick: () => {
+          root.dataset.allLookups = '1';
+          renderDetails(result, root);
+        } })) : null,
       h('p', { class: 'muted', text: 'Times are for all layers. Shape is M×K×N for GEMMs. "table cell": read as measured; "interpolated": between measured rows; "clamped": outside the measured range, the edge value is used; "fallback": no measurement applies, a default is used.' })));
 }
