@@ -134,12 +134,7 @@ Expected<std::string> sweep_json(std::string_view json, const std::string& axis,
       const Error e = make_error("invalid_value", "values[" + std::to_string(i) + "]",
                                  "Sweep values for " + axis + " must be whole numbers in [" + std::to_string(min) +
                                      ", " + std::to_string(max) + "].");
-      w.key("error")
-          .begin_object()
-          .field("code", e.code)
-          .field("path", e.path)
-          .field("message", e.message)
-          .end_object();
+      write_error(w, e);
       w.end_object();
       continue;
     }
@@ -157,12 +152,7 @@ Expected<std::string> sweep_json(std::string_view json, const std::string& axis,
           .field("decode_s", priced->decode.time_s());
     } else {
       const Error& e = priced.error();
-      w.key("error")
-          .begin_object()
-          .field("code", e.code)
-          .field("path", e.path)
-          .field("message", e.message)
-          .end_object();
+      write_error(w, e);
     }
     w.end_object();
   }

@@ -254,11 +254,15 @@ std::string result_to_json(const Request& q, const StepResult& r, const MfuTable
   return w.take();
 }
 
+void write_error(JsonWriter& w, const Error& e) {
+  w.key("error").begin_object().field("code", e.code).field("path", e.path).field("message", e.message).end_object();
+}
+
 std::string error_to_json(const Error& e, const std::string& id, bool has_id) {
   JsonWriter w;
   w.begin_object();
   if (has_id) w.field("id", id);
-  w.key("error").begin_object().field("code", e.code).field("path", e.path).field("message", e.message).end_object();
+  write_error(w, e);
   w.end_object();
   return w.take();
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "error.h"
+#include "json_writer.h"
 #include "model.h"
 #include "step_result.h"
 #include "tables.h"
@@ -14,6 +15,9 @@ namespace stepcalc {
 /// set to false when some number was NaN or infinite (written as null).
 std::string result_to_json(const Request& request, const StepResult& result, const MfuTables& tables,
                            bool* all_finite = nullptr);
+
+/// Writes the field "error": {"code", "path", "message"} into the open object of `w`.
+void write_error(JsonWriter& w, const Error& error);
 
 /// {"error": {"code", "path", "message"}} (plus "id" when the request had one).
 std::string error_to_json(const Error& error, const std::string& id = "", bool has_id = false);

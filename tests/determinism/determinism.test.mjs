@@ -6,8 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { createServer, listen } from '../../scripts/serve.mjs';
+import { start } from '../web/helpers.mjs';
 import { load } from '../../wasm/stepcalc.js';
 
 const casesPath = fileURLToPath(new URL('../data/conformance-cases.json', import.meta.url));
@@ -30,22 +29,14 @@ async function node(mode) {
   return numbers(calc.priceAll(cases, { mode }));
 }
 
-let server;
 let browser;
 let base;
+let env;
 before(async () => {
-  server = createServer();
-  base = `http://127.0.0.1:${await listen(server, 0)}/`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  env = await start();
+  ({ browser, base } = env);
 });
-after(async () => {
-  await browser?.close();
-  if (server) await new Promise((resolve) => server.close(resolve));
-});
+after(async () => env?.close());
 
 async function chromiumResults(mode) {
   const page = await browser.newPage();

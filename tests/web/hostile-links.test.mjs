@@ -6,30 +6,21 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { createServer, listen } from '../../scripts/serve.mjs';
+import { start } from './helpers.mjs';
 import { entriesFor, inputText } from '../support/bad-inputs.mjs';
 
 const cli = fileURLToPath(new URL('../../build/stepcalc', import.meta.url));
 const GOOD = { model: 'llama-2-7b-hf', tp: 2, step: { decode_requests: [{ progress_index: 777 }, { progress_index: 3000 }] } };
 const goodStepTime = JSON.parse(execFileSync(cli, ['price', '-'], { input: JSON.stringify(GOOD) })).step_time_us;
 
-let server;
 let browser;
 let base;
+let env;
 before(async () => {
-  server = createServer();
-  base = `http://127.0.0.1:${await listen(server, 0)}/`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  env = await start();
+  ({ browser, base } = env);
 });
-after(async () => {
-  await browser?.close();
-  if (server) await new Promise((resolve) => server.close(resolve));
-});
+after(async () => env?.close());
 
 const json = (text) => `#json=${encodeURIComponent(text)}`;
 
