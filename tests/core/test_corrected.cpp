@@ -8,6 +8,7 @@
 #include "doctest.h"
 #include "request_json.h"
 #include "step_model.h"
+#include "test_support.h"
 
 using namespace stepcalc;
 
@@ -18,16 +19,10 @@ Request request(const std::string& step, const std::string& switches, const std:
                 const std::string& mode = "blis-v2") {
   const std::string json = R"({"model":"llama-2-70b-hf","tp":4,"mode":")" + mode + R"(","corrected":{"switches":)" +
                            switches + R"(,"params":)" + params + R"(},"step":)" + step + "}";
-  auto r = parse_request(json);
-  REQUIRE_MESSAGE(r.ok(), r.error().path << ": " << r.error().message);
-  return r.value();
+  return test::request_or_fail(json);
 }
 
-StepResult price(const Request& r) {
-  auto result = price_step(r, embedded_h100_tables());
-  REQUIRE_MESSAGE(result.ok(), result.error().path << ": " << result.error().message);
-  return result.value();
-}
+StepResult price(const Request& r) { return test::price_or_fail(r); }
 
 std::string decodes(std::initializer_list<long> kvs) {
   std::string s = R"({"decode_requests":[)";

@@ -5,22 +5,17 @@
 #include "doctest.h"
 #include "request_json.h"
 #include "step_model.h"
+#include "test_support.h"
 
 using namespace stepcalc;
 
 namespace {
 
 Request request(const std::string& step, const std::string& extra = "") {
-  auto r = parse_request(R"({"model":"llama-3.1-8b-instruct",)" + extra + R"("step":)" + step + "}");
-  REQUIRE_MESSAGE(r.ok(), r.error().path << ": " << r.error().message);
-  return r.value();
+  return test::request_or_fail(R"({"model":"llama-3.1-8b-instruct",)" + extra + R"("step":)" + step + "}");
 }
 
-StepResult price(const Request& r) {
-  auto result = price_step(r, embedded_h100_tables());
-  REQUIRE_MESSAGE(result.ok(), result.error().path << ": " << result.error().message);
-  return result.value();
-}
+StepResult price(const Request& r) { return test::price_or_fail(r); }
 
 std::string prefill(long p, long n) {
   return R"({"prefill_requests":[{"progress_index":)" + std::to_string(p) + R"(,"num_new_prefill_tokens":)" +

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "doctest.h"
+#include "request_json.h"
+#include "step_model.h"
 #include "tables.h"
 
 namespace stepcalc::test {
@@ -31,6 +33,20 @@ inline MfuTables tables_from_csv(const std::vector<std::pair<std::string, std::s
   auto built = MfuTables::build(raw, "t");
   REQUIRE_MESSAGE(built.ok(), built.error().message);
   return built.value();
+}
+
+/// The request `json` denotes; fails the test (naming the field) when it is refused.
+inline Request request_or_fail(const std::string& json) {
+  auto r = parse_request(json);
+  REQUIRE_MESSAGE(r.ok(), r.error().path << ": " << r.error().message);
+  return r.value();
+}
+
+/// `r` priced against the embedded H100 tables; fails the test when it is refused.
+inline StepResult price_or_fail(const Request& r) {
+  auto result = price_step(r, embedded_h100_tables());
+  REQUIRE_MESSAGE(result.ok(), result.error().path << ": " << result.error().message);
+  return result.value();
 }
 
 }  // namespace stepcalc::test
