@@ -12,10 +12,10 @@
 
 #include "api.h"
 #include "bench_cases.h"
-#include "request_json.h"
-#include "result_json.h"
-#include "step_model.h"
-#include "tables.h"
+#include "estimators/step_model.h"
+#include "io/request_json.h"
+#include "io/result_json.h"
+#include "kernels/tables.h"
 
 namespace {
 

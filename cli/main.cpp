@@ -15,7 +15,7 @@
 #include "api.h"
 #include "conformance.h"
 #include "input_limits.h"
-#include "result_json.h"
+#include "io/result_json.h"
 
 namespace {
 

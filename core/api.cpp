@@ -2,12 +2,12 @@
 
 #include <cmath>
 
-#include "corrected.h"
+#include "estimators/corrected.h"
+#include "estimators/step_model.h"
 #include "input_limits.h"
-#include "json_writer.h"
-#include "request_json.h"
-#include "result_json.h"
-#include "step_model.h"
+#include "io/json_writer.h"
+#include "io/request_json.h"
+#include "io/result_json.h"
 
 #ifndef STEPCALC_VERSION
 #define STEPCALC_VERSION "0.0.0"

@@ -1,7 +1,7 @@
 #include "conformance.h"
 
-#include "request_json.h"
-#include "step_model.h"
+#include "estimators/step_model.h"
+#include "io/request_json.h"
 
 namespace stepcalc {
 

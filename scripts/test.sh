@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== formatting (clang-format, .clang-format: Google style, 120 columns)"
-clang-format --dry-run --Werror core/*.cpp core/*.h cli/*.cpp wasm/*.cpp tests/core/*.cpp tests/core/*.h \
+clang-format --dry-run --Werror $(find core -name '*.cpp' -o -name '*.h') cli/*.cpp wasm/*.cpp tests/core/*.cpp tests/core/*.h \
   tests/fuzz/*.cpp bench/*.cpp bench/*.h
 
 echo "== native core tests and conformance (ctest)"

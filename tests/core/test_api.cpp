@@ -5,7 +5,7 @@
 
 #include "api.h"
 #include "doctest.h"
-#include "json_writer.h"
+#include "io/json_writer.h"
 #include "simdjson.h"
 
 using namespace stepcalc;

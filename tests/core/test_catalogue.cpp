@@ -10,7 +10,7 @@
 #include "api.h"
 #include "doctest.h"
 #include "input_limits.h"
-#include "json_writer.h"
+#include "io/json_writer.h"
 #include "simdjson.h"
 
 using namespace stepcalc;

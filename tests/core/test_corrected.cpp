@@ -4,10 +4,10 @@
 #include <string>
 
 #include "api.h"
-#include "corrected.h"
 #include "doctest.h"
-#include "request_json.h"
-#include "step_model.h"
+#include "estimators/corrected.h"
+#include "estimators/step_model.h"
+#include "io/request_json.h"
 #include "test_support.h"
 
 using namespace stepcalc;

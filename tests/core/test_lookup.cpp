@@ -1,7 +1,7 @@
 // Every lookup rule of the reference: brackets, interpolation, clamps, the
 // zero-MFU fallbacks, missing corners, tie rules and the GEMM pair choice.
 #include "doctest.h"
-#include "lookup.h"
+#include "kernels/lookup.h"
 #include "test_support.h"
 
 using namespace stepcalc;

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "doctest.h"
-#include "request_json.h"
+#include "io/request_json.h"
 
 using namespace stepcalc;
 

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "doctest.h"
-#include "request_json.h"
-#include "step_model.h"
+#include "estimators/step_model.h"
+#include "io/request_json.h"
 #include "test_support.h"
 
 using namespace stepcalc;

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "doctest.h"
-#include "request_json.h"
-#include "step_model.h"
-#include "tables.h"
+#include "estimators/step_model.h"
+#include "io/request_json.h"
+#include "kernels/tables.h"
 
 namespace stepcalc::test {
 

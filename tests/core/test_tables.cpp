@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "doctest.h"
-#include "embedded_data.h"
-#include "tables.h"
+#include "kernels/embedded_data.h"
+#include "kernels/tables.h"
 #include "test_support.h"
 
 using namespace stepcalc;

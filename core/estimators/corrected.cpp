@@ -1,12 +1,12 @@
 // The corrected mode's pieces (docs/CORRECTED-MODE.md). Every function here is
 // allocation-free: it reads the immutable tables and returns a number.
-#include "corrected.h"
+#include "estimators/corrected.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "json_writer.h"
-#include "lookup.h"
+#include "io/json_writer.h"
+#include "kernels/lookup.h"
 
 namespace stepcalc {
 namespace {

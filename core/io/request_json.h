@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "error.h"
-#include "model.h"
+#include "model/model.h"
 
 namespace stepcalc {
 

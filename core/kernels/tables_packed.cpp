@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "tables.h"
+#include "kernels/tables.h"
 
 namespace stepcalc {
 namespace {

@@ -1,6 +1,6 @@
-#include "result_json.h"
+#include "io/result_json.h"
 
-#include "json_writer.h"
+#include "io/json_writer.h"
 
 namespace stepcalc {
 namespace {

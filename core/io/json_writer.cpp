@@ -1,4 +1,4 @@
-#include "json_writer.h"
+#include "io/json_writer.h"
 
 #include <cmath>
 #include <cstdint>

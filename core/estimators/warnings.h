@@ -3,9 +3,9 @@
 
 #include <vector>
 
-#include "model.h"
-#include "step_result.h"
-#include "tables.h"
+#include "estimators/step_result.h"
+#include "kernels/tables.h"
+#include "model/model.h"
 
 namespace stepcalc {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "tables.h"
+#include "kernels/tables.h"
 
 namespace stepcalc {
 

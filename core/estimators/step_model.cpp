@@ -1,13 +1,13 @@
 // The reference step model "blis-v2" (spec: docs/REFERENCE-MODEL.md). Every
 // expression keeps the reference's order of IEEE double operations, because the
 // integer step time must match it exactly; the build uses -ffp-contract=off.
-#include "step_model.h"
+#include "estimators/step_model.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "corrected.h"
-#include "warnings.h"
+#include "estimators/corrected.h"
+#include "estimators/warnings.h"
 
 namespace stepcalc {
 

@@ -4,10 +4,10 @@
 #include <string>
 
 #include "error.h"
-#include "json_writer.h"
-#include "model.h"
-#include "step_result.h"
-#include "tables.h"
+#include "estimators/step_result.h"
+#include "io/json_writer.h"
+#include "kernels/tables.h"
+#include "model/model.h"
 
 namespace stepcalc {
 

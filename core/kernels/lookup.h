@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "tables.h"
+#include "kernels/tables.h"
 
 namespace stepcalc {
 

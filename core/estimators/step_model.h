@@ -2,9 +2,9 @@
 #pragma once
 
 #include "error.h"
-#include "model.h"
-#include "step_result.h"
-#include "tables.h"
+#include "estimators/step_result.h"
+#include "kernels/tables.h"
+#include "model/model.h"
 
 namespace stepcalc {
 

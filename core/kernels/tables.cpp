@@ -1,9 +1,9 @@
 // Typed MFU tables built from raw (CSV-shaped) tables.
-#include "tables.h"
+#include "kernels/tables.h"
 
 #include <algorithm>
 
-#include "embedded_data.h"
+#include "kernels/embedded_data.h"
 
 namespace stepcalc {
 namespace {

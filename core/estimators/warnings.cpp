@@ -1,8 +1,8 @@
-#include "warnings.h"
+#include "estimators/warnings.h"
 
 #include <string>
 
-#include "json_writer.h"
+#include "io/json_writer.h"
 
 namespace stepcalc {
 namespace {

@@ -1,14 +1,14 @@
 // JSON in, with simdjson's DOM (no exceptions). Every error names its JSON path.
-#include "request_json.h"
+#include "io/request_json.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <string>
 
-#include "embedded_data.h"
 #include "input_limits.h"
-#include "json_writer.h"
+#include "io/json_writer.h"
+#include "kernels/embedded_data.h"
 #include "simdjson.h"
 
 namespace stepcalc {

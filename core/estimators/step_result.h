@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "corrected_config.h"
-#include "lookup.h"
-#include "model.h"
+#include "estimators/corrected_config.h"
+#include "kernels/lookup.h"
+#include "model/model.h"
 
 namespace stepcalc {
 

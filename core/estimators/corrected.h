@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "corrected_config.h"
 #include "error.h"
-#include "model.h"
-#include "step_result.h"
-#include "tables.h"
+#include "estimators/corrected_config.h"
+#include "estimators/step_result.h"
+#include "kernels/tables.h"
+#include "model/model.h"
 
 namespace stepcalc {
 

@@ -1,5 +1,5 @@
 // MFU lookups, exactly as reference-model.md "MFU lookups" specifies.
-#include "lookup.h"
+#include "kernels/lookup.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "corrected_config.h"
+#include "estimators/corrected_config.h"
 
 namespace stepcalc {
 

@@ -1,0 +1,121 @@
+// The measured kernel database: vLLM kernel times of one GPU and one vLLM version
+// (bench_data/aic/, from NVIDIA AIConfigurator, Apache-2.0), behind one lookup
+// interface that always returns a time and where it came from. Immutable after
+// construction; built from a packed binary (tools/pack-kernels.mjs) or, in tests,
+// from tables given directly.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "error.h"
+
+namespace stepcalc {
+
+/// Data type of GEMM/MoE weights or of the KV cache, as the tables name them.
+enum class KernelDtype : uint8_t { kBf16, kFp8 };
+
+/// The tables of a pack.
+enum class KernelTable : uint8_t {
+  kGemm,
+  kDecodeAttention,
+  kPrefillAttention,
+  kAllreduce,
+  kMoe,
+  kMlaPrefill,
+  kMlaDecode,
+  kNone  ///< not from a table (a modelled cost, e.g. bytes over bandwidth)
+};
+
+/// How a time was obtained from the table's measured cells.
+enum class LookupHow : uint8_t {
+  kExact,         ///< every axis on a measured point
+  kInterpolated,  ///< between measured points on every axis
+  kClamped,       ///< some axis outside the table; the edge was used
+  kExtrapolated,  ///< some axis beyond the table, scaled by a stated rule
+  kApproximated   ///< no table covers the shape; the nearest supported one was scaled
+};
+
+const char* kernel_table_name(KernelTable table);
+const char* lookup_how_name(LookupHow how);
+
+/// One looked-up kernel time. `cells` are row indices of the table's CSV (up to 4
+/// corners used; -1 unused), so provenance costs nothing until it is written out.
+struct KernelTime {
+  double us = 0;
+  KernelTable table = KernelTable::kNone;
+  LookupHow how = LookupHow::kExact;
+  int32_t cells[4] = {-1, -1, -1, -1};
+};
+
+/// A GPU's constants with their source (systems/<gpu>.yaml of AIConfigurator).
+struct GpuSpec {
+  std::string name;                    ///< "H100", "H200", "B200", "A100", "L40S"
+  std::string device;                  ///< e.g. "NVIDIA H100 80GB HBM3"
+  double memory_bytes = 0;             ///< HBM capacity
+  double hbm_bw_bytes_per_s = 0;       ///< datasheet HBM bandwidth
+  double bf16_tflops = 0;              ///< dense BF16 tensor-core TFLOP/s
+  double fp8_tflops = 0;               ///< dense FP8 tensor-core TFLOP/s (0: no FP8)
+  double nvlink_bw_bytes_per_s = 0;    ///< per GPU, one direction (PCIe for L40S)
+  double other_mem_bytes = 0;          ///< runtime reserve AIConfigurator keeps
+  std::vector<double> nccl_mem_bytes;  ///< NCCL buffers at TP 1, 2, 4, 8 (index log2 tp)
+  std::string source;                  ///< where the figures come from
+};
+
+/// Which shapes a pack measures (for the catalogue and for warnings).
+struct KernelCoverage {
+  std::vector<int> attention_head_dims;
+  std::vector<KernelDtype> gemm_dtypes;
+  std::vector<KernelDtype> kv_dtypes;
+  std::vector<int> allreduce_tps;
+  /// MoE shapes measured: hidden, intermediate, experts, top-k.
+  struct MoeShape {
+    int hidden, intermediate, experts, topk;
+  };
+  std::vector<MoeShape> moe_shapes;
+  bool has_mla = false;
+};
+
+/// The kernel tables of one GPU and vLLM version.
+class KernelDb {
+ public:
+  /// Decodes a pack; errors name `gpu` (e.g. "The kernel pack for B200 vllm-0.24.0
+  /// is corrupt: ...") and never crash on truncated or hostile bytes.
+  static Expected<std::shared_ptr<const KernelDb>> unpack(const uint8_t* data, size_t size);
+
+  const GpuSpec& gpu() const;
+  const std::string& version() const;  ///< "vllm-0.14.0"
+  const KernelCoverage& coverage() const;
+
+  /// Y = X W, X m x k, W k x n, weights of `dtype`.
+  KernelTime gemm(KernelDtype dtype, double m, double n, double k) const;
+  /// One decode kernel over `batch` sequences each with `kv_len` cached tokens
+  /// (includes writing the new token's K/V); heads are per GPU.
+  KernelTime decode_attention(double batch, double kv_len, int heads, int kv_heads, int head_dim,
+                              KernelDtype kv_dtype) const;
+  /// One prefill kernel over `batch` sequences of `seq` tokens, no cached prefix.
+  KernelTime prefill_attention(double batch, double seq, int heads, int kv_heads, int head_dim,
+                               KernelDtype kv_dtype) const;
+  /// One CUDA-graph custom all-reduce of `elements` bf16 values over `tp` GPUs; 0 at tp 1.
+  KernelTime allreduce(int tp, double elements) const;
+  /// One fused-MoE kernel for `tokens` tokens (balanced routing).
+  KernelTime moe(KernelDtype dtype, double tokens, int hidden, int intermediate, int experts, int topk, int moe_tp,
+                 int moe_ep) const;
+  /// MLA attention modules (DeepSeek-style), heads per GPU; `has_mla()` false: not measured.
+  KernelTime mla_prefill(double batch, double seq, int heads, KernelDtype kv_dtype) const;
+  KernelTime mla_decode(double batch, double kv_len, int heads, KernelDtype kv_dtype) const;
+
+  /// "gemm bf16 m=64..128 n=8192 k=8192 (rows 1203, 1204)" for the breakdown.
+  std::string describe(const KernelTime& t) const;
+
+  struct Impl;
+  explicit KernelDb(std::unique_ptr<Impl> impl);
+  ~KernelDb();
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace stepcalc
