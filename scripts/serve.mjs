@@ -21,35 +21,72 @@ const TYPES = {
   '.ts': 'text/plain; charset=utf-8',
 };
 
-export function createServer() {
-  return http.createServer((req, res) => {
-    let pathname;
-    try {
-      pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
-    } catch {
-      res.writeHead(400).end('bad request');
-      return;
-    }
-    let file = path.join(root, path.normalize(pathname));
-    if (file !== root && !file.startsWith(root + path.sep)) {
-      res.writeHead(403).end('forbidden');
-      return;
-    }
-    if (pathname.endsWith('/')) file = path.join(file, 'index.html');
-    fs.stat(file, (err, stat) => {
-      if (err || !stat.isFile()) {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-        return;
-      }
-      res.writeHead(200, {
-        'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
-        'content-length': stat.size,
-        'cache-control': 'no-cache',
-      });
-      if (req.method === 'HEAD') res.end();
-      else fs.createReadStream(file).pipe(res);
+const MAX_PATH_CHARS = 4096;
+
+/** The file below `root` that `url` names, or an HTTP status refusing it. */
+function resolveFile(url) {
+  let pathname;
+  try {
+    // Prefixed, not resolved: "//index.html" is a path here, not a host.
+    pathname = decodeURIComponent(new URL(url.startsWith('/') ? `http://localhost${url}` : url).pathname);
+  } catch {
+    return { status: 400 };
+  }
+  // NUL makes fs throw synchronously; a path this long is no file of ours.
+  if (pathname.includes('\0') || pathname.length > MAX_PATH_CHARS) return { status: 400 };
+  let file = path.join(root, path.normalize(pathname));
+  if (file !== root && !file.startsWith(root + path.sep)) return { status: 403 };
+  if (pathname.endsWith('/')) file = path.join(file, 'index.html');
+  return { file };
+}
+
+const TEXTS = { 400: 'bad request', 403: 'forbidden', 404: 'not found', 405: 'method not allowed', 500: 'server error' };
+
+/** Ends `res` with a short plain-text status, unless headers already went out. */
+function refuse(res, status) {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(TEXTS[status]);
+}
+
+function serve(req, res) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405);
+  const { file, status } = resolveFile(req.url);
+  if (!file) return refuse(res, status);
+  fs.stat(file, (err, stat) => {
+    if (err || !stat.isFile()) return refuse(res, 404);
+    res.writeHead(200, {
+      'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
+      'content-length': stat.size,
+      'cache-control': 'no-cache',
     });
+    if (req.method === 'HEAD') return res.end();
+    const stream = fs.createReadStream(file);
+    stream.on('error', () => refuse(res, 500)); // e.g. the file went away after stat
+    stream.pipe(res);
   });
+}
+
+/**
+ * The server: every request gets a response (400 for a path that is not valid
+ * percent-encoding, holds NUL or is over 4,096 characters; 403 outside the root; 404,
+ * 405), and no request can stop it (tests/web/serve.test.mjs).
+ */
+export function createServer() {
+  const server = http.createServer((req, res) => {
+    try {
+      serve(req, res);
+    } catch {
+      refuse(res, 500);
+    }
+  });
+  server.on('clientError', (err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  return server;
 }
 
 export function listen(server, port, host = '127.0.0.1') {
