@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "error.h"
+#include "kernels/gpu_spec.h"
 
 namespace stepcalc {
 
@@ -48,20 +49,6 @@ struct KernelTime {
   KernelTable table = KernelTable::kNone;
   LookupHow how = LookupHow::kExact;
   int32_t cells[4] = {-1, -1, -1, -1};
-};
-
-/// A GPU's constants with their source (systems/<gpu>.yaml of AIConfigurator).
-struct GpuSpec {
-  std::string name;                    ///< "H100", "H200", "B200", "A100", "L40S"
-  std::string device;                  ///< e.g. "NVIDIA H100 80GB HBM3"
-  double memory_bytes = 0;             ///< HBM capacity
-  double hbm_bw_bytes_per_s = 0;       ///< datasheet HBM bandwidth
-  double bf16_tflops = 0;              ///< dense BF16 tensor-core TFLOP/s
-  double fp8_tflops = 0;               ///< dense FP8 tensor-core TFLOP/s (0: no FP8)
-  double nvlink_bw_bytes_per_s = 0;    ///< per GPU, one direction (PCIe for L40S)
-  double other_mem_bytes = 0;          ///< runtime reserve AIConfigurator keeps
-  std::vector<double> nccl_mem_bytes;  ///< NCCL buffers at TP 1, 2, 4, 8 (index log2 tp)
-  std::string source;                  ///< where the figures come from
 };
 
 /// Which shapes a pack measures (for the catalogue and for warnings).

@@ -1,0 +1,89 @@
+// GpuSpec from the GPU presets compiled in by tools/pack-tables.mjs.
+#include "kernels/gpu_spec.h"
+
+#include <cctype>
+
+#include "kernels/embedded_data.h"
+
+namespace stepcalc {
+
+namespace {
+
+std::vector<std::string> split_commas(const char* text) {
+  std::vector<std::string> out;
+  std::string item;
+  for (const char* c = text; *c != '\0'; ++c) {
+    if (*c == ',') {
+      out.push_back(item);
+      item.clear();
+    } else {
+      item += *c;
+    }
+  }
+  if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+GpuSpec from_preset(const embedded::GpuPresetData& d) {
+  GpuSpec g;
+  g.name = d.name;
+  g.device = d.device;
+  g.memory_bytes = d.memory_bytes;
+  g.hbm_bw_bytes_per_s = d.hbm_bw_bytes_per_s;
+  g.bf16_tflops = d.bf16_tflops;
+  g.fp8_tflops = d.fp8_tflops;
+  g.nvlink_bw_bytes_per_s = d.nvlink_bw_bytes_per_s;
+  g.other_mem_bytes = d.other_mem_bytes;
+  g.nccl_mem_bytes.assign(d.nccl_mem_bytes, d.nccl_mem_bytes + 4);
+  g.source = d.source;
+  g.int8_tflops = d.int8_tflops;
+  g.pcie_bw_bytes_per_s = d.pcie_bw_bytes_per_s;
+  g.interconnect = d.interconnect;
+  g.mem_bw_empirical_scaling = d.mem_bw_empirical_scaling;
+  g.mem_empirical_latency_s = d.mem_empirical_latency_s;
+  g.p2p_latency_s = d.p2p_latency_s;
+  g.kernel_versions = split_commas(d.kernels);
+  g.default_kernels = d.default_kernels;
+  return g;
+}
+
+bool same_name(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::toupper(static_cast<unsigned char>(a[i])) != std::toupper(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+double GpuSpec::nccl_mem_at_tp(int tp) const {
+  if (nccl_mem_bytes.empty() || tp <= 1) return nccl_mem_bytes.empty() ? 0 : nccl_mem_bytes[0];
+  size_t index = 0;
+  for (int t = 1; t < tp && index + 1 < nccl_mem_bytes.size(); t *= 2) ++index;
+  return nccl_mem_bytes[index];
+}
+
+const std::vector<GpuSpec>& gpu_specs() {
+  static const std::vector<GpuSpec> specs = [] {
+    std::vector<GpuSpec> out;
+    for (size_t i = 0; i < embedded::kGpuPresetCount; ++i) out.push_back(from_preset(embedded::kGpuPresets[i]));
+    return out;
+  }();
+  return specs;
+}
+
+const GpuSpec* find_gpu_spec(std::string_view name) {
+  for (const GpuSpec& g : gpu_specs()) {
+    if (same_name(g.name, name)) return &g;
+  }
+  return nullptr;
+}
+
+std::string gpu_spec_names() {
+  std::string out;
+  for (const GpuSpec& g : gpu_specs()) out += (out.empty() ? "" : ", ") + g.name;
+  return out;
+}
+
+}  // namespace stepcalc

@@ -1,0 +1,117 @@
+// What tools/import-aic.mjs keeps from AIConfigurator's tables: the GPUs and vLLM
+// versions shipped, and per table the source Parquet files, the rows kept (a filter)
+// and the key columns written (in sort order). Shared with tools/pack-kernels.mjs.
+
+/// GPUs shipped. `dir` names the bench_data/aic and presets/gpus entries; `aic` the
+/// AIConfigurator system; `commVersion` a version whose all-reduce table stands in.
+export const GPUS = [
+  { name: 'H100', dir: 'h100', aic: 'h100_sxm', versions: ['0.14.0', '0.24.0'], defaultVersion: '0.14.0', interconnect: 'NVLink' },
+  { name: 'H200', dir: 'h200', aic: 'h200_sxm', versions: ['0.14.0', '0.24.0'], defaultVersion: '0.14.0', interconnect: 'NVLink' },
+  { name: 'B200', dir: 'b200', aic: 'b200_sxm', versions: ['0.24.0'], defaultVersion: '0.24.0', interconnect: 'NVLink' },
+  { name: 'A100', dir: 'a100', aic: 'a100_sxm', versions: ['0.14.0'], defaultVersion: '0.14.0', interconnect: 'NVLink' },
+  {
+    name: 'L40S', dir: 'l40s', aic: 'l40s', versions: ['0.24.0'], defaultVersion: '0.24.0', interconnect: 'PCIe',
+    commVersion: { '0.24.0': '0.22.0' },
+  },
+];
+
+const DTYPE = { bfloat16: 'bf16', fp8: 'fp8' };
+const windowZero = (r) => (r.window_size ?? 0) === 0;
+const bf16Attention = (r) => r.attn_dtype === 'bfloat16' && r.beam_width === 1 && windowZero(r) && DTYPE[r.kv_cache_dtype];
+
+// MLA: DeepSeek-V3's 128 heads split over GPUs (0.14.0 tables say so with tp_size;
+// 0.24.0 module tables have tp_size 1 and heads per GPU), BF16 compute and projections.
+const mlaRow = (r) => r.mla_dtype === 'bfloat16' && (r.gemm_type ?? 'bfloat16') === 'bfloat16' &&
+  (r.model ? r.tp_size === 1 : r.tp_size * r.num_heads === 128) && DTYPE[r.kv_cache_dtype];
+/// Where several attention backends measured the same shape, the first of this list wins.
+const MLA_KERNELS = ['FLASHMLA', 'FLASH_ATTN_MLA', 'FLASHINFER_MLA', 'TRTLLM_RAGGED', 'FLASH_ATTN', 'vllm_flashmla',
+  'vllm_flash_attn_mla'];
+
+/// One output table. `map` returns the kept row (key columns + latency in ms) or null.
+export const TABLES = [
+  {
+    file: 'gemm', op: 'gemm', sources: ['gemm_perf'], part: 'dense',
+    columns: ['dtype', 'n', 'k', 'm'],
+    map: (r) => DTYPE[r.gemm_dtype] && { dtype: DTYPE[r.gemm_dtype], n: r.n, k: r.k, m: r.m, latency: r.latency },
+  },
+  {
+    file: 'decode_attention', op: 'attention', sources: ['generation_attention_perf'], part: 'dense',
+    columns: ['kv_dtype', 'head_dim', 'kv_heads', 'heads', 'batch', 'cached_tokens'],
+    map: (r) => r.isl === 1 && bf16Attention(r) && {
+      kv_dtype: DTYPE[r.kv_cache_dtype], head_dim: r.head_dim, kv_heads: r.num_key_value_heads, heads: r.num_heads,
+      batch: r.batch_size, cached_tokens: r.step, latency: r.latency,
+    },
+  },
+  {
+    file: 'prefill_attention', op: 'attention', sources: ['context_attention_perf'], part: 'dense',
+    columns: ['kv_dtype', 'head_dim', 'kv_heads', 'heads', 'batch', 'seq'],
+    map: (r) => r.step === 0 && bf16Attention(r) && {
+      kv_dtype: DTYPE[r.kv_cache_dtype], head_dim: r.head_dim, kv_heads: r.num_key_value_heads, heads: r.num_heads,
+      batch: r.batch_size, seq: r.isl, latency: r.latency,
+    },
+  },
+  {
+    file: 'allreduce', op: 'comm', sources: ['custom_allreduce_perf'], part: 'dense',
+    columns: ['tp', 'elements'],
+    map: (r) => r.kernel_source === 'vLLM_custom_graph' && r.allreduce_dtype === 'bfloat16' &&
+      { tp: r.num_gpus, elements: r.message_size, latency: r.latency },
+  },
+  {
+    file: 'moe', op: 'moe', sources: ['moe_perf'], part: 'moe',
+    emptyNote: 'no balanced-routing rows in the source (power-law only): no file',
+    columns: ['dtype', 'hidden', 'inter', 'experts', 'topk', 'moe_tp', 'moe_ep', 'tokens'],
+    map: (r) => r.distribution === 'balanced' && DTYPE[r.moe_dtype] && {
+      dtype: DTYPE[r.moe_dtype], hidden: r.hidden_size, inter: r.inter_size, experts: r.num_experts, topk: r.topk,
+      moe_tp: r.moe_tp_size, moe_ep: r.moe_ep_size, tokens: r.num_tokens, latency: r.latency,
+    },
+  },
+  {
+    file: 'mla_prefill', op: 'mla', sources: ['mla_context_module_perf', 'context_mla_perf'], part: 'mla', optional: true,
+    columns: ['kv_dtype', 'heads', 'batch', 'seq'],
+    prefer: MLA_KERNELS,
+    map: (r) => mlaRow(r) && r.step === 0 &&
+      { kv_dtype: DTYPE[r.kv_cache_dtype], heads: r.num_heads, batch: r.batch_size, seq: r.isl, latency: r.latency, kernel: r.kernel_source },
+  },
+  {
+    file: 'mla_decode', op: 'mla', sources: ['mla_generation_module_perf', 'generation_mla_perf'], part: 'mla', optional: true,
+    columns: ['kv_dtype', 'heads', 'batch', 'cached_tokens'],
+    prefer: MLA_KERNELS,
+    map: (r) => mlaRow(r) && r.isl === 1 && {
+      kv_dtype: DTYPE[r.kv_cache_dtype], heads: r.num_heads, batch: r.batch_size, cached_tokens: r.step, latency: r.latency,
+      kernel: r.kernel_source,
+    },
+  },
+];
+
+/// Latency in microseconds at 4 significant digits, as plain decimal text with its
+/// trailing zeros (e.g. 12.10, 0.5000, 60650): the 4 digits are the packed mantissa.
+export function formatLatencyUs(us) {
+  if (!(us > 0) || !Number.isFinite(us)) throw new Error(`bad latency ${us}`);
+  const [, d0, d3, exp] = /^(\d)\.(\d{3})e([+-]\d+)$/.exec(us.toExponential(3));
+  const digits = d0 + d3;
+  const e = Number(exp);
+  if (e >= 3) return digits + '0'.repeat(e - 3);
+  const decimals = 3 - e;
+  const padded = digits.padStart(decimals + 1, '0');
+  return `${padded.slice(0, padded.length - decimals)}.${padded.slice(padded.length - decimals)}`;
+}
+
+/// The numbers of an AIConfigurator systems/<gpu>.yaml, flattened to dotted keys
+/// ("gpu.mem_bw", "misc.nccl_mem.2"). Only `key: number` lines and nesting by indent.
+export function aicYamlNumbers(text) {
+  const out = {};
+  const stack = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\s+#.*$/, '').replace(/^#.*$/, '');
+    const m = /^(\s*)([A-Za-z0-9_]+):\s*(.*)$/.exec(line);
+    if (!m) continue;
+    const indent = m[1].length;
+    while (stack.length && stack[stack.length - 1].indent >= indent) stack.pop();
+    const key = [...stack.map((s) => s.key), m[2]].join('.');
+    if (m[3] === '') stack.push({ indent, key: m[2] });
+    else if (/^-?\d+(\.\d+)?(e-?\d+)?$/.test(m[3])) out[key] = Number(m[3]);
+  }
+  return out;
+}
+
+export { readmeText, noticeText } from './aic-readme.mjs';
