@@ -6,14 +6,9 @@
 #include <vector>
 
 #include "estimators/corrected_config.h"
+#include "model/model_spec.h"
 
 namespace stepcalc {
-
-/// A plain-language note about an approximation; `code` is a stable word.
-struct Warning {
-  std::string code;
-  std::string message;
-};
 
 /// Transformer shape as the step model sees it (HuggingFace config names in comments).
 struct ModelShape {
@@ -27,6 +22,7 @@ struct ModelShape {
   std::string source;             ///< "preset:NAME", "config" (HF object) for display
   std::string dtype;              ///< dtype name the bpp came from, if any
   std::vector<Warning> notes;     ///< config features the step model ignores (MoE, MLA, ...)
+  ModelSpec spec;                 ///< the whole model, for the measured mode, memory and serving
 };
 
 /// GPU constants. `bw_efficiency` 0 means "none" (peak bandwidth used as is).
@@ -68,6 +64,8 @@ struct Request {
   int64_t tp = 1;
   Step step;
   CorrectedOverrides corrected;  ///< optional `corrected` object: switch/param overrides
+  bool quantize_fp8 = false;     ///< `"quantization": "fp8"`: run the weights in FP8 (measured mode)
+  bool kv_cache_fp8 = false;     ///< `"kv_cache_dtype": "fp8"`: FP8 KV cache (measured mode)
   bool has_expected = false;     ///< conformance files: the reference's answer
   int64_t expected_step_time_us = 0;
 };

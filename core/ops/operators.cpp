@@ -1,0 +1,244 @@
+// The operator list of one vLLM forward step (docs/MEASURED-MODE.md, "Operators").
+#include "ops/operators.h"
+
+#include <algorithm>
+
+namespace stepcalc {
+namespace {
+
+constexpr double kAct = 2;  // bytes of a 16-bit activation element
+
+double d(int64_t v) { return static_cast<double>(v); }
+
+Operator gemm(const char* name, OpScope scope, double n, double k, bool fp8) {
+  Operator op;
+  op.name = name;
+  op.kind = OpKind::kGemm;
+  op.scope = scope;
+  op.n = n;
+  op.k = k;
+  op.fp8 = fp8;
+  op.weight_bytes = n * k * (fp8 ? 1 : 2);
+  op.row_bytes = (n + k) * kAct;
+  op.row_flops = 2 * n * k;
+  return op;
+}
+
+/// A memory-bound kernel moving `row_bytes` per row.
+Operator elementwise(const char* name, OpScope scope, double row_bytes, double row_flops) {
+  Operator op;
+  op.name = name;
+  op.kind = OpKind::kElementwise;
+  op.scope = scope;
+  op.row_bytes = row_bytes;
+  op.row_flops = row_flops;
+  return op;
+}
+
+Operator allreduce(const char* name, OpScope scope, double elements_per_row) {
+  Operator op;
+  op.name = name;
+  op.kind = OpKind::kAllreduce;
+  op.scope = scope;
+  op.n = elements_per_row;
+  op.row_bytes = elements_per_row * kAct;
+  op.row_flops = elements_per_row;  // one add per element and GPU
+  return op;
+}
+
+/// Fused residual add + RMSNorm: reads x and the residual, writes both.
+Operator add_rms_norm(const char* name, OpScope scope, double width) {
+  return elementwise(name, scope, 4 * width * kAct, 5 * width);
+}
+
+/// Gated activation (SiLU-and-mul): reads gate and up, writes their product.
+Operator act_and_mul(const char* name, OpScope scope, double width) {
+  return elementwise(name, scope, 3 * width * kAct, 5 * width);
+}
+
+/// MLP of width `ffn` (already per GPU): gate_up, activation, down.
+void add_mlp(std::vector<Operator>* ops, const char* gate_up, const char* act, const char* down, OpScope scope,
+             double hidden, double ffn, bool fp8) {
+  ops->push_back(gemm(gate_up, scope, 2 * ffn, hidden, fp8));
+  ops->push_back(act_and_mul(act, scope, ffn));
+  ops->push_back(gemm(down, scope, hidden, ffn, fp8));
+}
+
+void add_attention_ops(const ModelSpec& s, const Precision& p, int64_t tp, OperatorList* list) {
+  std::vector<Operator>& ops = list->ops;
+  const double hidden = d(s.hidden_size);
+  const double heads = d(s.num_heads) / d(tp);
+  const OpScope all = OpScope::kEveryLayer;
+  ops.push_back(add_rms_norm("input_layernorm", all, hidden));
+  if (s.is_mla()) {
+    const MlaSpec& m = s.mla;
+    const double qk_head = d(m.qk_nope_head_dim + m.qk_rope_head_dim);
+    if (m.q_lora_rank > 0) {
+      ops.push_back(gemm("q_a_proj", all, d(m.q_lora_rank), hidden, p.attention_fp8));
+      ops.push_back(elementwise("q_a_layernorm", all, 2 * d(m.q_lora_rank) * kAct, 4 * d(m.q_lora_rank)));
+      ops.push_back(gemm("q_b_proj", all, heads * qk_head, d(m.q_lora_rank), p.attention_fp8));
+    } else {
+      ops.push_back(gemm("q_proj", all, heads * qk_head, hidden, p.attention_fp8));
+    }
+    ops.push_back(gemm("kv_a_proj", all, d(m.kv_lora_rank + m.qk_rope_head_dim), hidden, p.attention_fp8));
+    ops.push_back(elementwise("kv_a_layernorm", all, 2 * d(m.kv_lora_rank) * kAct, 4 * d(m.kv_lora_rank)));
+    ops.push_back(elementwise("rotary_emb", all, 2 * (heads + 1) * d(m.qk_rope_head_dim) * kAct,
+                              3 * (heads + 1) * d(m.qk_rope_head_dim)));
+    // Up-projection of the latent into per-head keys/values (absorbed into the query and
+    // output at decode; the same weights are read and the same FLOPs per new token).
+    ops.push_back(
+        gemm("kv_b_proj", all, heads * d(m.qk_nope_head_dim + m.v_head_dim), d(m.kv_lora_rank), p.attention_fp8));
+    Operator attn;
+    attn.name = "attention";
+    attn.kind = OpKind::kAttention;
+    ops.push_back(attn);
+    ops.push_back(gemm("o_proj", all, hidden, heads * d(m.v_head_dim), p.attention_fp8));
+  } else {
+    const double head_dim = d(s.head_dim);
+    const double kv = d(kv_heads_per_gpu(s, tp));
+    ops.push_back(gemm("qkv_proj", all, (heads + 2 * kv) * head_dim, hidden, p.attention_fp8));
+    if (s.qk_norm)
+      ops.push_back(elementwise("qk_norm", all, 2 * (heads + kv) * head_dim * kAct, 4 * (heads + kv) * head_dim));
+    ops.push_back(elementwise("rotary_emb", all, 2 * (heads + kv) * head_dim * kAct, 3 * (heads + kv) * head_dim));
+    Operator attn;
+    attn.name = "attention";
+    attn.kind = OpKind::kAttention;
+    ops.push_back(attn);
+    ops.push_back(gemm("o_proj", all, hidden, heads * head_dim, p.attention_fp8));
+  }
+  if (tp > 1) ops.push_back(allreduce("attn_all_reduce", all, hidden));
+  ops.push_back(add_rms_norm("post_attention_layernorm", all, hidden));
+}
+
+void add_moe_ops(const ModelSpec& s, const Precision& p, int64_t tp, OperatorList* list) {
+  std::vector<Operator>& ops = list->ops;
+  const MoeSpec& m = s.moe;
+  const double hidden = d(s.hidden_size);
+  const OpScope moe = OpScope::kMoeLayer;
+  ops.push_back(gemm("router", moe, d(m.num_experts), hidden, false));  // replicated, kept 16-bit
+  ops.push_back(elementwise("topk_softmax", moe, d(m.num_experts) * 4 + d(m.top_k) * 8, 4 * d(m.num_experts)));
+  Operator fused;
+  fused.name = "fused_moe";
+  fused.kind = OpKind::kMoe;
+  fused.scope = moe;
+  fused.fp8 = p.experts_fp8;
+  fused.moe_hidden = static_cast<int>(s.hidden_size);
+  fused.moe_intermediate = static_cast<int>(m.expert_intermediate);
+  fused.moe_experts = static_cast<int>(m.num_experts);
+  fused.moe_topk = static_cast<int>(m.top_k);
+  const double expert_params = 3 * hidden * d(m.expert_intermediate) / d(tp);
+  fused.weight_bytes = d(m.num_experts) * expert_params * (p.experts_fp8 ? 1 : 2);
+  fused.row_bytes = d(m.top_k) * (2 * hidden + 3 * d(m.expert_intermediate) / d(tp)) * kAct;
+  fused.row_flops = d(m.top_k) * 2 * expert_params;
+  ops.push_back(fused);
+  if (m.shared_intermediate > 0)
+    add_mlp(&ops, "shared_gate_up_proj", "shared_act_and_mul", "shared_down_proj", moe, hidden,
+            d(m.shared_intermediate) / d(tp), p.mlp_fp8);
+  if (tp > 1) ops.push_back(allreduce("moe_all_reduce", moe, hidden));
+}
+
+}  // namespace
+
+double OperatorList::count(const Operator& op) const {
+  switch (op.scope) {
+    case OpScope::kEveryLayer:
+      return op.per_layer * d(num_layers);
+    case OpScope::kDenseLayer:
+      return op.per_layer * d(num_dense_layers);
+    case OpScope::kMoeLayer:
+      return op.per_layer * d(num_moe_layers);
+    case OpScope::kStep:
+      return op.per_layer;
+  }
+  return 0;
+}
+
+OperatorList build_operator_list(const ModelSpec& s, const Precision& p, int64_t tp) {
+  OperatorList list;
+  tp = std::max<int64_t>(1, tp);
+  list.tp = tp;
+  list.num_layers = s.num_layers;
+  list.num_moe_layers = s.is_moe() ? s.moe.num_moe_layers : 0;
+  list.num_dense_layers = s.num_layers - list.num_moe_layers;
+  list.weight_bytes_per_gpu = weight_bytes_per_gpu(s, p, tp);
+  list.notes = s.notes;
+  const double hidden = d(s.hidden_size);
+  const double vocab = d(s.vocab_size);
+  std::vector<Operator>& ops = list.ops;
+  ops.reserve(32);
+
+  ops.push_back(elementwise("embedding", OpScope::kStep, 2 * hidden * kAct, 0));
+  if (tp > 1) ops.push_back(allreduce("embedding_all_reduce", OpScope::kStep, hidden));
+  add_attention_ops(s, p, tp, &list);
+  if (list.num_dense_layers > 0) {
+    const double ffn = d(s.is_moe() ? s.moe.dense_intermediate : s.intermediate_size) / d(tp);
+    add_mlp(&ops, "gate_up_proj", "act_and_mul", "down_proj", OpScope::kDenseLayer, hidden, ffn, p.mlp_fp8);
+    if (tp > 1) ops.push_back(allreduce("mlp_all_reduce", OpScope::kDenseLayer, hidden));
+  }
+  if (list.num_moe_layers > 0) add_moe_ops(s, p, tp, &list);
+  ops.push_back(add_rms_norm("final_norm", OpScope::kStep, hidden));
+  Operator lm_head = gemm("lm_head", OpScope::kStep, vocab / d(tp), hidden, false);
+  lm_head.rows = OpRows::kSampled;
+  ops.push_back(lm_head);
+  if (tp > 1) {
+    Operator gather = allreduce("logits_gather", OpScope::kStep, vocab);
+    gather.kind = OpKind::kGather;
+    gather.rows = OpRows::kSampled;
+    ops.push_back(gather);
+  }
+  // Sampling over the full vocabulary: read the float32 logits, write probabilities.
+  Operator sampler = elementwise("sampler", OpScope::kStep, 2 * vocab * 4, 5 * vocab);
+  sampler.rows = OpRows::kSampled;
+  ops.push_back(sampler);
+
+  AttentionShape& a = list.attention;
+  a.heads = static_cast<int>(s.num_heads / tp);
+  a.kv_fp8 = p.kv_fp8;
+  a.kv_bytes_per_token = kv_bytes_per_token_per_gpu(s, p, tp) / d(std::max<int64_t>(1, s.num_layers));
+  if (s.is_mla()) {
+    a.mla = true;
+    a.kv_heads = 1;
+    a.head_dim = static_cast<int>(s.mla.kv_lora_rank + s.mla.qk_rope_head_dim);
+    // Absorbed MLA: scores over latent + rope, values over the latent, per head.
+    a.flops_per_pair = 2 * d(a.heads) * d(2 * s.mla.kv_lora_rank + s.mla.qk_rope_head_dim);
+  } else {
+    a.kv_heads = static_cast<int>(kv_heads_per_gpu(s, tp));
+    a.head_dim = static_cast<int>(s.head_dim);
+    a.flops_per_pair = 4 * d(a.heads) * d(s.head_dim);  // QK^T and PV
+  }
+  return list;
+}
+
+const char* op_kind_name(OpKind kind) {
+  switch (kind) {
+    case OpKind::kGemm:
+      return "gemm";
+    case OpKind::kAttention:
+      return "attention";
+    case OpKind::kMoe:
+      return "moe";
+    case OpKind::kAllreduce:
+      return "all_reduce";
+    case OpKind::kGather:
+      return "gather";
+    case OpKind::kElementwise:
+      return "elementwise";
+  }
+  return "";
+}
+
+const char* op_scope_name(OpScope scope) {
+  switch (scope) {
+    case OpScope::kEveryLayer:
+      return "layer";
+    case OpScope::kDenseLayer:
+      return "dense_layer";
+    case OpScope::kMoeLayer:
+      return "moe_layer";
+    case OpScope::kStep:
+      return "step";
+  }
+  return "";
+}
+
+}  // namespace stepcalc

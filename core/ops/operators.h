@@ -1,0 +1,92 @@
+// The operator list: what vLLM runs for one forward step of a model at a tensor-
+// parallel degree, per layer and once per step, with shapes per GPU. Written once
+// from a ModelSpec; a step only supplies the row counts (tokens, sampled sequences).
+// Used by the `measured` estimator, and meant for the roofline plot, memory and serving.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/model_spec.h"
+
+namespace stepcalc {
+
+/// How an operator is priced.
+enum class OpKind : uint8_t {
+  kGemm,         ///< Y = X W from the GEMM table (m = rows, n, k per GPU)
+  kAttention,    ///< the attention kernel of a layer (priced per request from attention tables)
+  kMoe,          ///< the fused-MoE kernel from the MoE table
+  kAllreduce,    ///< custom all-reduce of rows x `n` bf16 elements over the TP group
+  kGather,       ///< logits gather to the first rank (priced as an all-reduce of half the message)
+  kElementwise,  ///< memory-bound kernel: launch floor + bytes / effective HBM bandwidth
+};
+
+/// Where an operator sits, which sets how many times a step runs it.
+enum class OpScope : uint8_t {
+  kEveryLayer,  ///< once in each of the model's layers
+  kDenseLayer,  ///< once in each layer with a dense MLP
+  kMoeLayer,    ///< once in each MoE layer
+  kStep,        ///< once per step
+};
+
+/// What the operator's row count is.
+enum class OpRows : uint8_t {
+  kTokens,   ///< every token of the step (padded to the CUDA-graph size)
+  kSampled,  ///< one row per request in the step (vLLM V1 computes logits for each)
+};
+
+/// One operator of the list. Shapes are per GPU; `n`, `k` and the byte figures are
+/// per row where the operator scales with rows.
+struct Operator {
+  const char* name = "";  ///< stable id ("qkv_proj", "fused_moe", ...)
+  OpKind kind = OpKind::kElementwise;
+  OpScope scope = OpScope::kEveryLayer;
+  OpRows rows = OpRows::kTokens;
+  double per_layer = 1;     ///< instances in one layer of its scope (1 for per-step operators)
+  double n = 0;             ///< GEMM output width; all-reduce/gather elements per row
+  double k = 0;             ///< GEMM reduction width
+  bool fp8 = false;         ///< FP8 weights (GEMM and MoE rows of the tables)
+  double weight_bytes = 0;  ///< weights read once per instance (GEMM, MoE with every expert touched)
+  double row_bytes = 0;     ///< activation bytes read + written per row
+  double row_flops = 0;     ///< floating-point operations per row
+  /// MoE shape: hidden, one expert's full intermediate width, experts, top-k.
+  int moe_hidden = 0, moe_intermediate = 0, moe_experts = 0, moe_topk = 0;
+  bool approximated = false;  ///< the nearest supported op stands in for what vLLM runs (see notes)
+};
+
+/// Attention geometry per GPU.
+struct AttentionShape {
+  int heads = 0;     ///< query heads per GPU
+  int kv_heads = 0;  ///< KV heads per GPU (replicated when fewer than TP)
+  int head_dim = 0;  ///< head size the kernel runs at (MLA: latent + rotary width)
+  bool mla = false;  ///< DeepSeek-style latent attention
+  bool kv_fp8 = false;
+  double kv_bytes_per_token = 0;  ///< per GPU and layer
+  double flops_per_pair = 0;      ///< FLOPs of one (query, key) pair over the GPU's heads
+};
+
+/// Everything vLLM runs for one step, before the step's row counts are known.
+struct OperatorList {
+  std::vector<Operator> ops;
+  AttentionShape attention;
+  int64_t tp = 1;
+  int64_t num_layers = 0;
+  int64_t num_dense_layers = 0;
+  int64_t num_moe_layers = 0;
+  double weight_bytes_per_gpu = 0;  ///< every weight one GPU holds
+  std::vector<Warning> notes;       ///< what is priced as a nearby operator, in plain words
+
+  /// Instances of `op` in one step.
+  double count(const Operator& op) const;
+};
+
+/// Builds the list for `spec` at `precision` and `tp`. Notes name every feature
+/// priced approximately (sliding window, chunked attention, unusual activation, vision
+/// tower, MLA without measured tables is decided later by the estimator).
+OperatorList build_operator_list(const ModelSpec& spec, const Precision& precision, int64_t tp);
+
+/// Name of an op kind for the result ("gemm", "attention", ...).
+const char* op_kind_name(OpKind kind);
+const char* op_scope_name(OpScope scope);
+
+}  // namespace stepcalc
