@@ -15,6 +15,7 @@
 #include "api.h"
 #include "conformance.h"
 #include "input_limits.h"
+#include "io/printable_text.h"
 #include "io/result_json.h"
 
 namespace {
@@ -27,7 +28,9 @@ constexpr const char* kUsage =
     "       stepcalc version\n";
 
 /// Reads FILE or stdin ("-"), at most one byte past the document limit: the core
-/// refuses anything longer, so reading on would only cost memory and time.
+/// refuses anything longer, so reading on would only cost memory and time. False when
+/// the file cannot be opened or a read fails (a directory: EISDIR), so that is an
+/// io_error and not an empty document.
 bool read_input(const std::string& name, std::string* out) {
   FILE* f = name == "-" ? stdin : std::fopen(name.c_str(), "rb");
   if (f == nullptr) return false;
@@ -35,13 +38,15 @@ bool read_input(const std::string& name, std::string* out) {
   size_t n;
   while (out->size() <= stepcalc::limits::kMaxDocumentBytes && (n = std::fread(buf, 1, sizeof buf, f)) > 0)
     out->append(buf, n);
+  const bool failed = std::ferror(f) != 0;
   if (f != stdin) std::fclose(f);
-  return true;
+  return !failed;
 }
 
 int fail(const stepcalc::Error& e) {
   std::cout << stepcalc::error_to_json(e) << "\n";
-  std::cerr << "stepcalc: " << (e.path.empty() ? "" : e.path + ": ") << e.message << " [" << e.code << "]\n";
+  std::cerr << "stepcalc: " << stepcalc::printable_text((e.path.empty() ? "" : e.path + ": ") + e.message) << " ["
+            << e.code << "]\n";
   return 2;
 }
 
@@ -95,7 +100,8 @@ int cmd_conformance(const std::vector<std::string>& args) {
   if (!read_input(args[0], &text)) return fail({"io_error", "", "Cannot read " + args[0] + "."});
   auto report = stepcalc::check_conformance(text);
   if (!report) return fail(report.error());
-  for (const std::string& line : report->mismatches) std::cout << "MISMATCH " << line << "\n";
+  // Ids and paths come from the file: escaped, one can never print a line of its own.
+  for (const std::string& line : report->mismatches) std::cout << "MISMATCH " << stepcalc::printable_text(line) << "\n";
   std::cout << report->passed << " passed, " << report->failed << " failed\n";
   return report->failed > 0 ? 1 : 0;
 }

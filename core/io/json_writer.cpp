@@ -155,6 +155,28 @@ size_t utf8_sequence_length(std::string_view text, size_t i) {
   return n;
 }
 
+/// The code point of the valid `n`-byte UTF-8 sequence at text[i].
+uint32_t code_point(std::string_view text, size_t i, size_t n) {
+  static const unsigned char kLeadMask[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+  uint32_t cp = static_cast<unsigned char>(text[i]) & kLeadMask[n];
+  for (size_t j = 1; j < n; ++j) cp = (cp << 6) | (static_cast<unsigned char>(text[i + j]) & 0x3F);
+  return cp;
+}
+
+/// Controls that are valid JSON as they are but act on a terminal or reorder text
+/// (C1, bidi marks, embeddings, overrides and isolates, line and paragraph separators,
+/// the byte-order mark): written as \u escapes so printed results cannot fake lines.
+bool is_invisible_control(uint32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
+}
+
+void append_u_escape(std::string& out, uint32_t cp) {
+  static const char kHex[] = "0123456789abcdef";
+  out += "\\u";
+  for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(cp >> shift) & 0xf];
+}
+
 void append_quoted(std::string& out, std::string_view text) {
   out += '"';
   size_t plain = 0;  // the common case: nothing to escape, one append
@@ -171,6 +193,9 @@ void append_quoted(std::string& out, std::string_view text) {
       if (n == 0) {
         out += "\\ufffd";
         ++i;
+      } else if (is_invisible_control(code_point(text, i, n))) {
+        append_u_escape(out, code_point(text, i, n));
+        i += n;
       } else {
         out.append(text.substr(i, n));
         i += n;
@@ -196,10 +221,7 @@ void append_quoted(std::string& out, std::string_view text) {
         break;
       default:
         if (c < 0x20 || c == 0x7f) {
-          static const char kHex[] = "0123456789abcdef";
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xf];
+          append_u_escape(out, c);
         } else {
           out += static_cast<char>(c);
         }

@@ -53,7 +53,10 @@ class JsonWriter {
 };
 
 /// `text` as a JSON string literal with quotes. Bytes that are not valid UTF-8
-/// become U+FFFD, so the output is always valid JSON text.
+/// become U+FFFD, so the output is always valid JSON text; control characters (C0,
+/// DEL, C1) and the Unicode controls that reorder or break lines (bidi marks and
+/// overrides, U+2028/U+2029, U+FEFF) are written as \u escapes, so a printed result
+/// cannot act on a terminal.
 std::string json_quote(std::string_view text);
 
 }  // namespace stepcalc
