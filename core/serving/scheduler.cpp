@@ -1,0 +1,284 @@
+#include "serving/scheduler.h"
+
+#include <algorithm>
+#include <string>
+
+namespace stepcalc {
+namespace {
+
+enum class Phase : uint8_t { kPending, kWaiting, kRunning, kFinished };
+
+/// A request inside the engine. Token counts follow vLLM: `computed` tokens have
+/// their KV in the cache; the request holds `input + generated` tokens, the last
+/// sampled one not yet computed.
+struct LiveRequest {
+  int64_t input = 0, target_output = 0, cached = 0;
+  int64_t computed = 0, generated = 0, blocks = 0;
+  double arrive_us = 0, last_token_us = 0;
+  Phase phase = Phase::kPending;
+};
+
+/// Fixed-capacity double-ended queue of request indices (each request is queued
+/// at most once at a time, so capacity = number of requests; no allocation).
+class IndexQueue {
+ public:
+  explicit IndexQueue(size_t capacity) : slots_(capacity + 1) {}
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  size_t front() const { return slots_[head_]; }
+  void pop_front() { head_ = (head_ + 1) % slots_.size(), --size_; }
+  void push_front(size_t v) { head_ = (head_ + slots_.size() - 1) % slots_.size(), slots_[head_] = v, ++size_; }
+  void push_back(size_t v) { slots_[(head_ + size_) % slots_.size()] = v, ++size_; }
+
+ private:
+  std::vector<size_t> slots_;
+  size_t head_ = 0, size_ = 0;
+};
+
+struct Scheduled {
+  size_t request;
+  int64_t tokens;
+};
+
+class Simulation {
+ public:
+  Simulation(const std::vector<PlannedRequest>& plan, const SimulationSettings& s, StepPricer* pricer)
+      : s_(s), pricer_(pricer), live_(plan.size()), waiting_(plan.size()) {
+    trace_.requests.resize(plan.size());
+    int64_t shared = 0;
+    for (size_t i = 0; i < plan.size(); ++i) {
+      LiveRequest& r = live_[i];
+      r.input = plan[i].input_tokens;
+      r.target_output = plan[i].output_tokens;
+      r.cached = plan[i].cached_prefix_tokens;
+      shared = std::max(shared, r.cached / s.block_size);
+      trace_.requests[i].send_us = plan[i].send_us;
+      r.arrive_us = plan[i].send_us + s.api_overhead_us;
+    }
+    // The cached prefix is one shared prefix (a system prompt): held once.
+    free_blocks_ = s.kv_cache_blocks - shared;
+    issued_ = s.concurrency > 0 ? std::min(plan.size(), static_cast<size_t>(s.concurrency)) : plan.size();
+    running_.reserve(plan.size());
+    scheduled_.reserve(plan.size());
+    step_.prefill.reserve(plan.size());
+    step_.decode.reserve(plan.size());
+    trace_.inter_token_gaps.reserve(1024);
+  }
+
+  Expected<SimulationTrace> run(const ProgressFn& progress) {
+    const size_t n = live_.size();
+    double running_sum = 0, token_sum = 0;
+    while (finished_ < n) {
+      admit_arrivals();
+      if (running_.empty() && waiting_.empty()) {
+        if (arrived_ >= issued_) return internal_error("no request is in flight");
+        now_ = std::max(now_, live_[arrived_].arrive_us);
+        continue;
+      }
+      const int64_t tokens = schedule();
+      if (scheduled_.empty()) {
+        if (running_.empty())
+          return make_error("does_not_fit", "workload",
+                            "A request needs more KV-cache blocks than the GPU holds; it can never be scheduled.");
+        return internal_error("a step scheduled nothing");
+      }
+      auto times = pricer_->price(step_);
+      if (!times) return times.error();
+      const StepTimes& t = times.value();
+      const double hw = t.prefill_us + t.decode_us;
+      trace_.prefill_gpu_us += hw > 0 ? t.total_us * (t.prefill_us / hw) : 0;
+      trace_.decode_gpu_us += hw > 0 ? t.total_us * (t.decode_us / hw) : t.total_us;
+      trace_.busy_us += t.total_us;
+      running_sum += static_cast<double>(running_.size());
+      token_sum += static_cast<double>(tokens);
+      const double step_start = now_;
+      now_ += t.total_us;
+      finish_step(step_start);
+      if (++trace_.steps > s_.max_steps)
+        return make_error(
+            "too_large", "workload",
+            "The simulation exceeds " + std::to_string(s_.max_steps) + " engine steps; use fewer or shorter requests.");
+      if (progress && trace_.steps % 512 == 0 && !progress(static_cast<double>(finished_) / static_cast<double>(n)))
+        return make_error("cancelled", "", "The simulation was cancelled.");
+    }
+    trace_.end_us = now_;
+    if (trace_.steps > 0) {
+      trace_.mean_running = running_sum / static_cast<double>(trace_.steps);
+      trace_.mean_step_tokens = token_sum / static_cast<double>(trace_.steps);
+    }
+    return std::move(trace_);
+  }
+
+ private:
+  static Error internal_error(const std::string& what) {
+    return make_error("internal", "workload", "The scheduler simulation stalled (" + what + ").");
+  }
+
+  void admit_arrivals() {
+    while (arrived_ < issued_ && live_[arrived_].arrive_us <= now_) {
+      LiveRequest& r = live_[arrived_];
+      r.phase = Phase::kWaiting;
+      r.computed = r.cached;
+      waiting_.push_back(arrived_++);
+    }
+  }
+
+  /// Blocks the request must hold to cover `tokens` of its sequence.
+  int64_t blocks_for(const LiveRequest& r, int64_t tokens) const {
+    return (tokens + s_.block_size - 1) / s_.block_size - r.cached / s_.block_size;
+  }
+
+  bool allocate(LiveRequest& r, int64_t new_tokens) {
+    const int64_t need = blocks_for(r, r.computed + new_tokens) - r.blocks;
+    if (need > free_blocks_) return false;
+    if (need > 0) free_blocks_ -= need, r.blocks += need;
+    trace_.peak_kv_blocks_used = std::max(trace_.peak_kv_blocks_used, s_.kv_cache_blocks - free_blocks_);
+    return true;
+  }
+
+  void release(LiveRequest& r) { free_blocks_ += r.blocks, r.blocks = 0; }
+
+  /// Preempts the most recently admitted running request (vLLM's FCFS policy).
+  size_t preempt_last() {
+    const size_t victim = running_.back();
+    running_.pop_back();
+    LiveRequest& v = live_[victim];
+    release(v);
+    v.computed = v.cached;  // recompute: prompt and generated tokens again
+    v.phase = Phase::kWaiting;
+    waiting_.push_front(victim);
+    ++trace_.preemptions;
+    ++trace_.requests[victim].preemptions;
+    return victim;
+  }
+
+  void add_to_step(size_t index, int64_t tokens) {
+    scheduled_.push_back({index, tokens});
+    const LiveRequest& r = live_[index];
+    const bool decode = tokens == 1 && r.generated > 0 && r.computed == r.input + r.generated - 1;
+    if (decode)
+      step_.decode.push_back({r.computed, 1});
+    else
+      step_.prefill.push_back({r.computed, tokens});
+  }
+
+  /// Builds the next step; returns the number of tokens scheduled.
+  int64_t schedule() {
+    scheduled_.clear();
+    step_.prefill.clear();
+    step_.decode.clear();
+    int64_t budget = s_.max_num_batched_tokens;
+    bool preempted = false;
+    for (size_t i = 0; i < running_.size() && budget > 0;) {
+      const size_t index = running_[i];
+      LiveRequest& r = live_[index];
+      const int64_t tokens = std::min(r.input + r.generated - r.computed, budget);
+      bool can_schedule = true;
+      while (!allocate(r, tokens)) {
+        preempted = true;
+        if (preempt_last() == index) {
+          can_schedule = false;
+          break;
+        }
+      }
+      if (!can_schedule) break;
+      add_to_step(index, tokens);
+      budget -= tokens;
+      ++i;
+    }
+    if (!preempted) {
+      while (!waiting_.empty() && budget > 0 && static_cast<int64_t>(running_.size()) < s_.max_num_seqs) {
+        const size_t index = waiting_.front();
+        LiveRequest& r = live_[index];
+        const int64_t need = r.input + r.generated - r.computed;
+        if (!s_.enable_chunked_prefill && need > budget) break;
+        const int64_t tokens = std::min(need, budget);
+        if (!allocate(r, tokens)) break;
+        waiting_.pop_front();
+        r.phase = Phase::kRunning;
+        running_.push_back(index);
+        add_to_step(index, tokens);
+        budget -= tokens;
+      }
+    }
+    trace_.peak_running = std::max(trace_.peak_running, static_cast<int64_t>(running_.size()));
+    trace_.peak_waiting = std::max(trace_.peak_waiting, static_cast<int64_t>(waiting_.size()));
+    return s_.max_num_batched_tokens - budget;
+  }
+
+  /// Applies the step that ran from `start_us` to now: tokens computed,
+  /// tokens sampled, requests finished, the next closed-loop requests sent.
+  void finish_step(double start_us) {
+    int64_t regular_gaps = 0;  // tokens whose previous token came at the end of the last step
+    bool any_finished = false;
+    for (const Scheduled& s : scheduled_) {
+      LiveRequest& r = live_[s.request];
+      r.computed += s.tokens;
+      if (r.computed < r.input + r.generated) continue;  // a prefill chunk: nothing sampled yet
+      RequestTimeline& out = trace_.requests[s.request];
+      ++r.generated;
+      if (r.generated == 1) {
+        out.first_token_us = now_;
+      } else if (r.last_token_us == start_us) {
+        ++regular_gaps;
+      } else {
+        trace_.inter_token_gaps.push_back({now_ - r.last_token_us, 1});
+      }
+      r.last_token_us = now_;
+      if (r.generated < r.target_output) continue;
+      out.last_token_us = now_;
+      out.output_tokens = r.generated;
+      release(r);
+      r.phase = Phase::kFinished;
+      any_finished = true;
+      ++finished_;
+      if (issued_ < live_.size()) {  // closed loop: the client sends its next request
+        trace_.requests[issued_].send_us = now_;
+        live_[issued_].arrive_us = now_ + s_.api_overhead_us;
+        ++issued_;
+      }
+    }
+    if (regular_gaps > 0) trace_.inter_token_gaps.push_back({now_ - start_us, regular_gaps});
+    if (any_finished)
+      running_.erase(std::remove_if(running_.begin(), running_.end(),
+                                    [this](size_t i) { return live_[i].phase == Phase::kFinished; }),
+                     running_.end());
+  }
+
+  const SimulationSettings& s_;
+  StepPricer* pricer_;
+  std::vector<LiveRequest> live_;
+  IndexQueue waiting_;
+  std::vector<size_t> running_;
+  std::vector<Scheduled> scheduled_;
+  Step step_;
+  SimulationTrace trace_;
+  int64_t free_blocks_ = 0;
+  size_t issued_ = 0, arrived_ = 0, finished_ = 0;
+  double now_ = 0;
+};
+
+}  // namespace
+
+Expected<SimulationTrace> simulate(const std::vector<PlannedRequest>& plan, const SimulationSettings& settings,
+                                   StepPricer* pricer, const ProgressFn& progress) {
+  if (plan.empty()) return SimulationTrace{};
+  if (settings.block_size < 1 || settings.max_num_batched_tokens < 1 || settings.max_num_seqs < 1)
+    return make_error("invalid_value", "engine", "The engine settings must be positive.");
+  int64_t shared = 0, largest = 0;
+  for (const PlannedRequest& r : plan) {
+    shared = std::max(shared, r.cached_prefix_tokens / settings.block_size);
+    largest = std::max(largest, (r.input_tokens + r.output_tokens + settings.block_size - 1) / settings.block_size -
+                                    r.cached_prefix_tokens / settings.block_size);
+  }
+  if (largest > settings.kv_cache_blocks - shared)
+    return make_error("does_not_fit", "workload.input_tokens",
+                      "The longest request needs " + std::to_string(largest) + " KV-cache blocks but the cache holds " +
+                          std::to_string(settings.kv_cache_blocks - shared) +
+                          " (after the shared prefix); vLLM would refuse to start. Use shorter requests, a larger TP "
+                          "or a GPU with more memory.");
+  Simulation simulation(plan, settings, pricer);
+  return simulation.run(progress);
+}
+
+}  // namespace stepcalc

@@ -1,0 +1,74 @@
+// vLLM's V1 scheduler, step by step (rules of vLLM 0.12-0.15, docs/SERVING.md):
+// continuous batching with chunked prefill inside a token budget; running requests
+// (decodes and unfinished prefills) are scheduled first, in admission order; then
+// waiting requests are admitted while the budget, `max_num_seqs` and the free
+// KV-cache blocks allow; when a running request cannot get a block, the most
+// recently admitted request is preempted, frees its blocks and later recomputes
+// its prompt and the tokens it had generated. Each step is priced by a StepPricer;
+// the clock advances by the step's time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "error.h"
+#include "serving/request_plan.h"
+#include "serving/step_pricer.h"
+
+namespace stepcalc {
+
+/// The settings one simulation runs with, already resolved and validated.
+struct SimulationSettings {
+  int64_t max_num_batched_tokens = 8192;
+  int64_t max_num_seqs = 1024;
+  int64_t block_size = 16;
+  int64_t kv_cache_blocks = 0;  ///< blocks of the GPU KV cache (memory.kv_cache_blocks)
+  bool enable_chunked_prefill = true;
+  int64_t concurrency = 0;      ///< closed loop clients; 0: open loop (plan's send times)
+  double api_overhead_us = 0;   ///< from a client's send to the engine seeing the request
+  int64_t max_steps = 4000000;  ///< refuse to run longer (a runaway workload)
+};
+
+/// What happened to one request, in microseconds from the start.
+struct RequestTimeline {
+  double send_us = 0;
+  double first_token_us = 0;
+  double last_token_us = 0;
+  int64_t output_tokens = 0;
+  int64_t preemptions = 0;
+};
+
+/// A run of inter-token gaps of equal length: `count` gaps of `gap_us`.
+struct GapRun {
+  double gap_us = 0;
+  int64_t count = 0;
+};
+
+struct SimulationTrace {
+  std::vector<RequestTimeline> requests;  ///< in plan order
+  std::vector<GapRun> inter_token_gaps;   ///< every gap between consecutive tokens of a request
+  int64_t steps = 0;
+  double end_us = 0;          ///< when the last token was emitted
+  double busy_us = 0;         ///< time spent in steps (the rest the engine waited for arrivals)
+  double prefill_gpu_us = 0;  ///< step time attributed to prefill (split by the phases' hardware times)
+  double decode_gpu_us = 0;   ///< step time attributed to decode
+  int64_t preemptions = 0;
+  int64_t peak_kv_blocks_used = 0;
+  int64_t peak_running = 0;
+  int64_t peak_waiting = 0;     ///< requests left waiting after a step was scheduled
+  double mean_running = 0;      ///< requests running per step, averaged over steps
+  double mean_step_tokens = 0;  ///< tokens scheduled per step, averaged over steps
+};
+
+/// Called every few hundred steps with the share of requests finished; returning
+/// false cancels the simulation (an error "cancelled").
+using ProgressFn = std::function<bool(double finished_share)>;
+
+/// Runs the scheduler over `plan` until every request has finished. Errors: a request
+/// that can never fit the KV cache, a pricing error, more than `max_steps` steps, a
+/// cancellation.
+Expected<SimulationTrace> simulate(const std::vector<PlannedRequest>& plan, const SimulationSettings& settings,
+                                   StepPricer* pricer, const ProgressFn& progress = nullptr);
+
+}  // namespace stepcalc

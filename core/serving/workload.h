@@ -1,0 +1,53 @@
+// What a serving simulation is asked: the traffic (closed or open loop, request
+// lengths, prefix reuse) and the engine settings vLLM would run with. Plain data;
+// io/ fills it from JSON, serving/ validates and runs it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace stepcalc {
+
+/// How the length of each request's prompt or output is drawn.
+/// "fixed": every request `mean`; "uniform": whole numbers in [min, max];
+/// "normal": mean +- stddev (sum of 12 uniforms, a deterministic normal
+/// approximation), rounded and clamped to [min, max]; "exponential": mean `mean`,
+/// rounded and clamped to [min, max].
+struct LengthDistribution {
+  enum class Kind : uint8_t { kFixed, kUniform, kNormal, kExponential };
+  Kind kind = Kind::kFixed;
+  int64_t mean = 0;
+  int64_t min = 1;
+  int64_t max = 0;  ///< 0: no upper clamp beyond the limits
+  double stddev = 0;
+};
+
+/// The traffic. Closed loop (`concurrency` > 0): that many clients each send a
+/// request, wait for its last token, then send the next; all start at t = 0.
+/// Open loop (`request_rate_per_s` > 0): Poisson arrivals at that mean rate.
+struct Workload {
+  LengthDistribution input_tokens;
+  LengthDistribution output_tokens;
+  int64_t concurrency = 0;            ///< closed loop clients (0: open loop)
+  double request_rate_per_s = 0;      ///< open loop mean arrival rate (0: closed loop)
+  int64_t num_requests = 0;           ///< 0: 10 x concurrency, at least 32
+  double prefix_cache_hit_ratio = 0;  ///< share of each prompt found in the prefix cache, [0, 1)
+  uint64_t seed = 1;                  ///< lengths and arrivals are a function of the seed
+};
+
+/// The engine settings of `vllm serve` that shape scheduling and memory. A value of
+/// 0 means "as vLLM defaults it on this GPU" (serving/engine_defaults.h).
+struct EngineSettings {
+  int64_t max_num_batched_tokens = 0;  ///< token budget of one step
+  int64_t max_num_seqs = 0;            ///< requests running at once
+  double gpu_memory_utilization = 0;   ///< share of GPU memory vLLM may use (default 0.9)
+  int64_t block_size = 0;              ///< tokens per KV-cache block (default 16)
+  bool enable_chunked_prefill = true;  ///< always on in vLLM V1
+};
+
+/// Dollars per GPU-hour for the cost figures (0: no cost figures).
+struct ServingCost {
+  double gpu_hour_usd = 0;
+};
+
+}  // namespace stepcalc
