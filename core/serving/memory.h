@@ -1,0 +1,55 @@
+// What one GPU holds when vLLM serves a model, and how many KV-cache blocks that
+// leaves: vLLM 0.12-0.15's start-up accounting (docs/SERVING.md). vLLM may use
+// `gpu_memory_utilization` of the memory CUDA reports; from that it subtracts the
+// weights, the activation peak of a profiling forward pass over
+// `max_num_batched_tokens` tokens and the memory outside PyTorch that grew
+// meanwhile (NCCL buffers); the rest is the KV cache, cut into blocks of
+// `block_size` tokens over all layers. CUDA graphs are captured afterwards, in the
+// memory above the utilization budget (their estimate is reported, not subtracted).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/gpu_spec.h"
+#include "model/model_spec.h"
+#include "serving/workload.h"
+
+namespace stepcalc {
+
+/// Bytes are per GPU.
+struct ServingMemory {
+  std::string gpu;
+  int64_t tp = 1;
+  double gpu_memory_bytes = 0;        ///< what CUDA reports (engine_defaults.h)
+  double gpu_memory_utilization = 0;  ///< share vLLM may use
+  double budget_bytes = 0;            ///< gpu_memory_bytes x utilization
+  double weights_bytes = 0;           ///< every parameter this GPU holds (all experts), dtype-aware
+  double activation_bytes = 0;        ///< peak of the profiling pass: forward over max_num_batched_tokens + sampler
+  double non_torch_bytes = 0;         ///< NCCL buffers at this TP (AIConfigurator's observed figures)
+  double kv_cache_bytes = 0;          ///< budget - weights - activations - non-torch (negative: does not fit)
+  double kv_bytes_per_token = 0;      ///< K and V (or MLA's latent) of one token over all layers
+  int64_t block_size = 16;
+  int64_t kv_cache_blocks = 0;  ///< what vLLM logs as its GPU KV-cache blocks
+  int64_t kv_cache_tokens = 0;  ///< blocks x block_size
+  double cuda_graph_bytes = 0;  ///< estimate; lives in the memory above the budget
+  double headroom_bytes = 0;    ///< gpu_memory_bytes - budget: CUDA context, CUDA graphs
+  bool fits = false;            ///< weights and reserves leave room for at least one KV block
+};
+
+/// The memory plan of `spec` at `precision` and tensor parallelism `tp` on `gpu`,
+/// with resolved engine `settings`.
+ServingMemory plan_memory(const ModelSpec& spec, const Precision& precision, int64_t tp, const GpuSpec& gpu,
+                          const EngineSettings& settings);
+
+/// Peak activation bytes of vLLM's profiling run on one GPU: the largest set of
+/// tensors alive in one layer for `tokens` tokens (attention, dense MLP or fused
+/// MoE), or the sampler's logits for `sequences` rows, whichever is larger.
+double profile_activation_bytes(const ModelSpec& spec, int64_t tp, int64_t tokens, int64_t sequences);
+
+/// Plain-language warnings when the model does not fit, or when `step_kv_tokens`
+/// tokens (the KV a step's requests hold; 0: skip) exceed the KV cache.
+std::vector<Warning> memory_warnings(const ServingMemory& memory, double step_kv_tokens);
+
+}  // namespace stepcalc
