@@ -30,4 +30,15 @@ constexpr size_t kMaxResultBytes = 64u << 20;  ///< result JSON of one document 
 constexpr size_t kMaxSweepPoints = 100000;
 constexpr int64_t kMaxSweepRequests = 1 << 22;  ///< requests priced over all points of a sweep
 
+// Serving estimates (`stepcalc serve`): bounded so one simulation stays within
+// seconds in the browser and its per-request arrays within a few megabytes.
+constexpr int64_t kMaxServeRequests = 100000;           ///< workload.num_requests
+constexpr int64_t kMaxServeConcurrency = 10000;         ///< workload.concurrency (clients)
+constexpr int64_t kMaxServeTokensPerRequest = 1000000;  ///< input or output tokens of one request
+constexpr double kMaxServeRequestRate = 1e6;            ///< workload.request_rate, requests per second
+constexpr int64_t kMaxServeSteps = 2000000;             ///< engine steps one simulation may take
+constexpr int64_t kMaxBatchedTokens = 1048576;          ///< engine.max_num_batched_tokens
+constexpr double kMaxGpuHourUsd = 1e6;                  ///< gpu_hour_usd
+constexpr double kMaxApiOverheadMs = 60000;             ///< workload.api_overhead_ms
+
 }  // namespace stepcalc::limits

@@ -53,11 +53,11 @@ class Simulation {
       r.cached = plan[i].cached_prefix_tokens;
       shared = std::max(shared, r.cached / s.block_size);
       trace_.requests[i].send_us = plan[i].send_us;
-      r.arrive_us = plan[i].send_us + s.api_overhead_us;
     }
     // The cached prefix is one shared prefix (a system prompt): held once.
     free_blocks_ = s.kv_cache_blocks - shared;
-    issued_ = s.concurrency > 0 ? std::min(plan.size(), static_cast<size_t>(s.concurrency)) : plan.size();
+    const size_t first = s.concurrency > 0 ? std::min(plan.size(), static_cast<size_t>(s.concurrency)) : plan.size();
+    while (issued_ < first) issue(trace_.requests[issued_].send_us);
     running_.reserve(plan.size());
     scheduled_.reserve(plan.size());
     step_.prefill.reserve(plan.size());
@@ -112,6 +112,14 @@ class Simulation {
  private:
   static Error internal_error(const std::string& what) {
     return make_error("internal", "workload", "The scheduler simulation stalled (" + what + ").");
+  }
+
+  /// The next request is sent at `send_us`; the API server handles requests one
+  /// at a time, `api_overhead_us` each, in the order they were sent.
+  void issue(double send_us) {
+    trace_.requests[issued_].send_us = send_us;
+    api_free_us_ = std::max(api_free_us_, send_us) + s_.api_overhead_us;
+    live_[issued_++].arrive_us = api_free_us_;
   }
 
   void admit_arrivals() {
@@ -232,11 +240,7 @@ class Simulation {
       r.phase = Phase::kFinished;
       any_finished = true;
       ++finished_;
-      if (issued_ < live_.size()) {  // closed loop: the client sends its next request
-        trace_.requests[issued_].send_us = now_;
-        live_[issued_].arrive_us = now_ + s_.api_overhead_us;
-        ++issued_;
-      }
+      if (issued_ < live_.size()) issue(now_);  // closed loop: the client sends its next request
     }
     if (regular_gaps > 0) trace_.inter_token_gaps.push_back({now_ - start_us, regular_gaps});
     if (any_finished)
@@ -256,6 +260,7 @@ class Simulation {
   int64_t free_blocks_ = 0;
   size_t issued_ = 0, arrived_ = 0, finished_ = 0;
   double now_ = 0;
+  double api_free_us_ = 0;  ///< when the API server is done with the requests sent so far
 };
 
 }  // namespace

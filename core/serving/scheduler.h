@@ -26,7 +26,7 @@ struct SimulationSettings {
   int64_t kv_cache_blocks = 0;  ///< blocks of the GPU KV cache (memory.kv_cache_blocks)
   bool enable_chunked_prefill = true;
   int64_t concurrency = 0;      ///< closed loop clients; 0: open loop (plan's send times)
-  double api_overhead_us = 0;   ///< from a client's send to the engine seeing the request
+  double api_overhead_us = 0;   ///< API-server time per request, served one at a time in send order
   int64_t max_steps = 4000000;  ///< refuse to run longer (a runaway workload)
 };
 

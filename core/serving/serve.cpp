@@ -1,0 +1,176 @@
+#include "serving/serve.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "input_limits.h"
+#include "serving/engine_defaults.h"
+#include "serving/request_plan.h"
+#include "serving/step_pricer.h"
+
+namespace stepcalc {
+namespace {
+
+double d(int64_t v) { return static_cast<double>(v); }
+
+Error field_error(const char* code, const std::string& path, const std::string& message) {
+  return make_error(code, path, message);
+}
+
+Expected<bool> validate_length(const LengthDistribution& l, const std::string& path) {
+  const int64_t max = limits::kMaxServeTokensPerRequest;
+  if (l.mean < 1) return field_error("invalid_value", path, path + " must be at least 1 token.");
+  if (l.mean > max || l.max > max)
+    return field_error("out_of_range", path, path + " may be at most " + std::to_string(max) + " tokens.");
+  if (l.max > 0 && l.max < std::max<int64_t>(1, l.min))
+    return field_error("invalid_value", path + ".max", path + ".max must be at least its min.");
+  if (!(l.stddev >= 0) || l.stddev > d(max))
+    return field_error("invalid_value", path + ".stddev",
+                       path + ".stddev must be in [0, " + std::to_string(max) + "].");
+  return true;
+}
+
+/// A lower bound on the steps a workload takes: each step emits at most one token
+/// per running request, and at most max_num_seqs run.
+double min_steps(const Workload& w, const EngineSettings& e) {
+  const double clients = w.concurrency > 0 ? d(w.concurrency) : d(planned_request_count(w));
+  const double batch = std::max(1.0, std::min(clients, d(e.max_num_seqs)));
+  return d(planned_request_count(w)) * d(w.output_tokens.mean) / batch;
+}
+
+std::vector<Warning> serving_warnings(const ServeResult& r, const Workload& w) {
+  std::vector<Warning> out = memory_warnings(r.memory, 0);
+  const SimulationTrace& t = r.trace;
+  char text[320];
+  if (t.preemptions > 0) {
+    std::snprintf(text, sizeof text,
+                  "The KV cache (%lld blocks) ran out %lld times: vLLM preempted the newest requests, which then "
+                  "recomputed their prompts. Peak use %lld blocks; queue up to %lld requests.",
+                  static_cast<long long>(r.memory.kv_cache_blocks), static_cast<long long>(t.preemptions),
+                  static_cast<long long>(t.peak_kv_blocks_used), static_cast<long long>(t.peak_waiting));
+    out.push_back({"kv_cache_preemption", text});
+  }
+  if (w.concurrency > r.engine.max_num_seqs) {
+    std::snprintf(text, sizeof text,
+                  "Concurrency %lld exceeds max_num_seqs %lld: at most %lld requests run at once, the rest wait.",
+                  static_cast<long long>(w.concurrency), static_cast<long long>(r.engine.max_num_seqs),
+                  static_cast<long long>(r.engine.max_num_seqs));
+    out.push_back({"max_num_seqs_queueing", text});
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<bool> validate_workload(const Workload& w) {
+  auto in = validate_length(w.input_tokens, "workload.input_tokens");
+  if (!in) return in;
+  auto out = validate_length(w.output_tokens, "workload.output_tokens");
+  if (!out) return out;
+  if (w.concurrency > 0 && w.request_rate_per_s > 0)
+    return field_error(
+        "invalid_value", "workload.request_rate",
+        "Give either workload.concurrency (closed loop) or workload.request_rate (open loop), not both.");
+  if (w.concurrency == 0 && !(w.request_rate_per_s > 0))
+    return field_error("missing_field", "workload.concurrency",
+                       "The workload needs workload.concurrency (closed loop) or workload.request_rate (open loop).");
+  if (w.concurrency < 0 || w.concurrency > limits::kMaxServeConcurrency)
+    return field_error("out_of_range", "workload.concurrency",
+                       "workload.concurrency must be in [1, " + std::to_string(limits::kMaxServeConcurrency) + "].");
+  if (w.request_rate_per_s < 0 || w.request_rate_per_s > limits::kMaxServeRequestRate)
+    return field_error("out_of_range", "workload.request_rate",
+                       "workload.request_rate must be in (0, 1e6] per second.");
+  if (w.num_requests < 0 || w.num_requests > limits::kMaxServeRequests)
+    return field_error("out_of_range", "workload.num_requests",
+                       "workload.num_requests must be in [1, " + std::to_string(limits::kMaxServeRequests) + "].");
+  if (!(w.prefix_cache_hit_ratio >= 0 && w.prefix_cache_hit_ratio <= 1))
+    return field_error("out_of_range", "workload.prefix_cache_hit_ratio",
+                       "workload.prefix_cache_hit_ratio must be in [0, 1].");
+  return true;
+}
+
+Expected<ServeResult> run_serve(const ServeRequest& serve, const ProgressFn& progress) {
+  const Request& request = serve.request;
+  const Workload& w = serve.workload;
+  auto valid = validate_workload(w);
+  if (!valid) return valid.error();
+  const GpuSpec* gpu = find_gpu_spec(request.hardware.gpu);
+  if (gpu == nullptr)
+    return make_error("unknown_gpu", "gpu", "No memory figures for GPU '" + request.hardware.gpu + "'.");
+  ServeResult result;
+  result.engine = resolve_engine_settings(request.engine, *gpu);
+  auto engine_ok = validate_engine_settings(result.engine);
+  if (!engine_ok) return engine_ok.error();
+  if (min_steps(w, result.engine) > d(limits::kMaxServeSteps))
+    return make_error("too_large", "workload.num_requests",
+                      "This workload takes more than " + std::to_string(limits::kMaxServeSteps) +
+                          " engine steps to simulate; use fewer requests, shorter outputs or more concurrency.");
+  const ModelSpec& spec = request.model.spec;
+  const Precision precision = precision_of(spec, request.quantize_fp8, request.kv_cache_fp8);
+  result.memory = plan_memory(spec, precision, request.tp, *gpu, result.engine);
+  if (!result.memory.fits) return make_error("does_not_fit", "tp", memory_warnings(result.memory, 0)[0].message);
+
+  SimulationSettings s;
+  s.max_num_batched_tokens = result.engine.max_num_batched_tokens;
+  s.max_num_seqs = result.engine.max_num_seqs;
+  s.block_size = result.engine.block_size;
+  s.enable_chunked_prefill = result.engine.enable_chunked_prefill;
+  s.kv_cache_blocks = result.memory.kv_cache_blocks;
+  s.concurrency = w.concurrency;
+  s.api_overhead_us = serve.api_overhead_us;
+  s.max_steps = limits::kMaxServeSteps;
+  const std::vector<PlannedRequest> plan = plan_requests(w, s.block_size);
+  auto pricer = make_estimator_pricer(request, embedded_h100_tables());
+  auto trace = simulate(plan, s, pricer.get(), progress);
+  if (!trace) return trace.error();
+  result.trace = std::move(trace).value();
+  const SimulationTrace& t = result.trace;
+
+  // Per-request latencies, as `vllm bench serve` reports them.
+  std::vector<double> ttft, tpot, e2e;
+  ttft.reserve(plan.size()), tpot.reserve(plan.size()), e2e.reserve(plan.size());
+  double input_tokens = 0, output_tokens = 0;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const RequestTimeline& r = t.requests[i];
+    ttft.push_back((r.first_token_us - r.send_us) * 1e-3);
+    e2e.push_back((r.last_token_us - r.send_us) * 1e-3);
+    if (r.output_tokens > 1) tpot.push_back((r.last_token_us - r.first_token_us) * 1e-3 / d(r.output_tokens - 1));
+    input_tokens += d(plan[i].input_tokens);
+    output_tokens += d(r.output_tokens);
+  }
+  result.num_requests = static_cast<int64_t>(plan.size());
+  result.mean_input_tokens = input_tokens / d(result.num_requests);
+  result.mean_output_tokens = output_tokens / d(result.num_requests);
+  result.ttft_ms = summarize_latencies(&ttft);
+  result.tpot_ms = summarize_latencies(&tpot);
+  result.e2e_ms = summarize_latencies(&e2e);
+  std::vector<GapRun> gaps = t.inter_token_gaps;
+  result.itl_ms = summarize_runs(&gaps, 1e-3);
+
+  result.duration_s = t.end_us * 1e-6;
+  ServeThroughput& tp = result.throughput;
+  const double gpus = d(request.tp);
+  if (result.duration_s > 0) {
+    tp.output_tokens_per_s = output_tokens / result.duration_s;
+    tp.input_tokens_per_s = input_tokens / result.duration_s;
+    tp.requests_per_s = d(result.num_requests) / result.duration_s;
+    tp.output_tokens_per_s_per_gpu = tp.output_tokens_per_s / gpus;
+    tp.requests_per_s_per_gpu = tp.requests_per_s / gpus;
+  }
+  if (serve.cost.gpu_hour_usd > 0) {
+    ServeCost& c = result.cost;
+    c.gpu_hour_usd = serve.cost.gpu_hour_usd;
+    const double total_usd = serve.cost.gpu_hour_usd * gpus * result.duration_s / 3600;
+    const double busy = t.prefill_gpu_us + t.decode_gpu_us;
+    const double prefill_share = busy > 0 ? t.prefill_gpu_us / busy : 0;
+    c.usd_per_million_input_tokens = total_usd * prefill_share / input_tokens * 1e6;
+    c.usd_per_million_output_tokens = total_usd * (1 - prefill_share) / output_tokens * 1e6;
+    c.usd_per_million_tokens_blended = total_usd / (input_tokens + output_tokens) * 1e6;
+  }
+  result.warnings = serving_warnings(result, w);
+  result.trace.requests.clear();
+  result.trace.inter_token_gaps.clear();
+  return result;
+}
+
+}  // namespace stepcalc

@@ -1,0 +1,67 @@
+// A serving estimate: the memory plan, then vLLM's scheduler simulated over the
+// workload with each step priced by the request's mode, summarised as serving
+// benchmarks report it (TTFT, TPOT, ITL, end-to-end latency, throughput, cost).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "error.h"
+#include "model/model.h"
+#include "serving/latency_stats.h"
+#include "serving/memory.h"
+#include "serving/scheduler.h"
+#include "serving/workload.h"
+
+namespace stepcalc {
+
+/// From a client's send to the engine holding the request, microseconds: the
+/// OpenAI API server's parsing, tokenization and hand-over to the engine core, and
+/// the streaming of the first token back. The one constant fitted on the measured
+/// serving runs (docs/ACCURACY.md); `workload.api_overhead_ms` overrides it.
+constexpr double kDefaultApiOverheadUs = 0;
+
+/// Everything a serving estimate needs: the request (model, GPU, TP, mode, engine
+/// settings; its step is ignored), the workload and the price of a GPU-hour.
+struct ServeRequest {
+  Request request;
+  Workload workload;
+  ServingCost cost;
+  double api_overhead_us = kDefaultApiOverheadUs;
+};
+
+struct ServeThroughput {
+  double output_tokens_per_s = 0, requests_per_s = 0, input_tokens_per_s = 0;
+  double output_tokens_per_s_per_gpu = 0, requests_per_s_per_gpu = 0;
+};
+
+/// Dollars per million tokens: the GPU time of prefill work charged to input
+/// tokens, of decode work to output tokens (each step split by its phases' times).
+struct ServeCost {
+  double gpu_hour_usd = 0;
+  double usd_per_million_output_tokens = 0;
+  double usd_per_million_input_tokens = 0;
+  double usd_per_million_tokens_blended = 0;  ///< all GPU time over all tokens
+};
+
+struct ServeResult {
+  EngineSettings engine;  ///< resolved
+  ServingMemory memory;
+  int64_t num_requests = 0;
+  double mean_input_tokens = 0, mean_output_tokens = 0;
+  LatencyStats ttft_ms, tpot_ms, itl_ms, e2e_ms;
+  ServeThroughput throughput;
+  ServeCost cost;
+  double duration_s = 0;  ///< first send to last token
+  SimulationTrace trace;  ///< steps, preemptions, queue peaks (its per-request arrays cleared)
+  std::vector<Warning> warnings;
+};
+
+/// Runs the estimate. Errors name the field at fault (`workload.concurrency`, `tp`
+/// for a model that does not fit, ...); `progress` may cancel.
+Expected<ServeResult> run_serve(const ServeRequest& serve, const ProgressFn& progress = nullptr);
+
+/// Validates a workload's sizes against docs/INPUT.md's limits; the error names the field.
+Expected<bool> validate_workload(const Workload& w);
+
+}  // namespace stepcalc

@@ -1,0 +1,117 @@
+// A whole serving estimate: memory, simulation and the benchmark summary.
+#include "doctest.h"
+#include "serving/serve.h"
+#include "test_support.h"
+
+namespace stepcalc {
+namespace {
+
+/// Llama-3.1-8B at TP 1 in `mode`, with its ModelSpec filled from the preset's shape.
+ServeRequest llama8b(const char* mode, int64_t input, int64_t output, int64_t concurrency) {
+  ServeRequest s;
+  s.request = test::request_or_fail(R"({"model": "llama-3.1-8b-instruct", "step": {}})");
+  s.request.mode = mode;
+  ModelSpec& spec = s.request.model.spec;
+  if (spec.num_layers == 0) {  // until the request parser fills it
+    const ModelShape& m = s.request.model;
+    spec.num_layers = m.num_layers, spec.hidden_size = m.hidden_size, spec.num_heads = m.num_heads;
+    spec.num_kv_heads = m.num_kv_heads, spec.head_dim = m.hidden_size / m.num_heads;
+    spec.intermediate_size = m.intermediate_size, spec.vocab_size = m.vocab_size;
+  }
+  s.workload.input_tokens.mean = input;
+  s.workload.output_tokens.mean = output;
+  s.workload.concurrency = concurrency;
+  return s;
+}
+
+TEST_CASE("a closed-loop estimate reports latencies, throughput, memory and cost") {
+  ServeRequest s = llama8b("corrected", 1024, 128, 8);
+  s.cost.gpu_hour_usd = 2;
+  auto r = run_serve(s);
+  REQUIRE_MESSAGE(r.ok(), r.error().path << ": " << r.error().message);
+  CHECK(r->num_requests == 80);  // 10 x concurrency
+  CHECK(r->engine.max_num_batched_tokens == 8192);
+  CHECK(r->memory.kv_cache_blocks > 10000);
+  CHECK(r->ttft_ms.count == 80);
+  CHECK(r->ttft_ms.p50 <= r->ttft_ms.p99);
+  CHECK(r->tpot_ms.mean > 1);
+  CHECK(r->e2e_ms.mean == doctest::Approx(r->ttft_ms.mean + 127 * r->tpot_ms.mean).epsilon(1e-9));
+  CHECK(r->itl_ms.count == 80 * 127);
+  CHECK(r->throughput.output_tokens_per_s == doctest::Approx(80 * 128 / r->duration_s));
+  CHECK(r->throughput.requests_per_s_per_gpu == r->throughput.requests_per_s);
+  CHECK(r->cost.usd_per_million_output_tokens > r->cost.usd_per_million_input_tokens);
+  CHECK(r->cost.usd_per_million_tokens_blended ==
+        doctest::Approx(2 * r->duration_s / 3600 / (80 * (1024 + 128)) * 1e6));
+  CHECK(r->trace.steps >= 80 * 127 / 8);
+}
+
+TEST_CASE("the estimate is a function of the seed") {
+  ServeRequest s = llama8b("blis-v2", 512, 64, 4);
+  s.workload.request_rate_per_s = 0;
+  s.workload.input_tokens.kind = LengthDistribution::Kind::kUniform;
+  s.workload.input_tokens.min = 100;
+  s.workload.input_tokens.max = 1000;
+  auto a = run_serve(s), b = run_serve(s);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(a->ttft_ms.mean == b->ttft_ms.mean);
+  CHECK(a->itl_ms.p99 == b->itl_ms.p99);
+  s.workload.seed = 2;
+  auto c = run_serve(s);
+  REQUIRE(c.ok());
+  CHECK(c->ttft_ms.mean != a->ttft_ms.mean);
+}
+
+TEST_CASE("more concurrency: more throughput, longer latencies") {
+  auto low = run_serve(llama8b("corrected", 1024, 256, 4));
+  auto high = run_serve(llama8b("corrected", 1024, 256, 64));
+  REQUIRE(low.ok());
+  REQUIRE(high.ok());
+  CHECK(high->throughput.output_tokens_per_s > 3 * low->throughput.output_tokens_per_s);
+  CHECK(high->tpot_ms.mean > low->tpot_ms.mean);
+  CHECK(high->ttft_ms.mean > low->ttft_ms.mean);
+}
+
+TEST_CASE("the API server's time per request delays the first token") {
+  ServeRequest s = llama8b("corrected", 256, 16, 1);
+  auto direct = run_serve(s);
+  s.api_overhead_us = 5000;
+  auto served = run_serve(s);
+  REQUIRE(direct.ok());
+  REQUIRE(served.ok());
+  CHECK(served->ttft_ms.mean == doctest::Approx(direct->ttft_ms.mean + 5).epsilon(1e-6));
+}
+
+TEST_CASE("bad workloads are refused, naming the field") {
+  const auto refused = [](ServeRequest s) {
+    auto r = run_serve(s);
+    REQUIRE_FALSE(r.ok());
+    return r.error().path;
+  };
+  ServeRequest s = llama8b("corrected", 1024, 128, 8);
+  s.workload.output_tokens.mean = 0;
+  CHECK(refused(s) == "workload.output_tokens");
+  s = llama8b("corrected", 0, 128, 8);
+  CHECK(refused(s) == "workload.input_tokens");
+  s = llama8b("corrected", 1024, 128, 20000);
+  CHECK(refused(s) == "workload.concurrency");
+  s = llama8b("corrected", 1024, 128, 8);
+  s.workload.request_rate_per_s = 3;
+  CHECK(refused(s) == "workload.request_rate");
+  s = llama8b("corrected", 1024, 128, 0);
+  CHECK(refused(s) == "workload.concurrency");
+  s = llama8b("corrected", 1024, 128, 8);
+  s.workload.prefix_cache_hit_ratio = 1.5;
+  CHECK(refused(s) == "workload.prefix_cache_hit_ratio");
+  s = llama8b("corrected", 1024, 128, 8);
+  s.request.model.spec.num_layers *= 40;  // 320 layers: 600 GB of weights
+  CHECK(refused(s) == "tp");
+  s = llama8b("corrected", 900000, 128, 8);
+  CHECK(refused(s) == "workload.input_tokens");  // longer than the whole KV cache
+  s = llama8b("corrected", 1024, 1000000, 1);
+  s.workload.num_requests = 100;
+  CHECK(refused(s) == "workload.num_requests");  // 100 million steps
+}
+
+}  // namespace
+}  // namespace stepcalc
