@@ -1,0 +1,20 @@
+// JSON out for serving: the memory object every result carries, and the result of
+// a serving estimate (docs/RESULT.md, "Serving").
+#pragma once
+
+#include <string>
+
+#include "io/json_writer.h"
+#include "serving/memory.h"
+#include "serving/serve.h"
+
+namespace stepcalc {
+
+/// Writes "memory": {...} into the open object of `w`.
+void write_memory(JsonWriter& w, const ServingMemory& memory);
+
+/// The serving result object. `all_finite` (if given) is set to false when some
+/// number was NaN or infinite.
+std::string serve_result_to_json(const ServeRequest& serve, const ServeResult& result, bool* all_finite = nullptr);
+
+}  // namespace stepcalc
