@@ -55,6 +55,9 @@ bool apply_sweep_value(Request* r, const std::string& axis, int64_t v) {
 }  // namespace
 
 Expected<PricedDocument> price_document(std::string_view json, const std::string& mode_override) {
+  if (mode_override.size() > limits::kMaxStringBytes)  // as a request's own mode field
+    return make_error("out_of_range", "mode",
+                      "mode is longer than " + std::to_string(limits::kMaxStringBytes) + " bytes.");
   auto batch = parse_requests(json);
   if (!batch) return batch.error();
   PricedDocument out;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api.h"
+#include "input_limits.h"
 
 namespace {
 
@@ -43,6 +44,15 @@ Outcome sweep(const std::string& request_json, const std::string& axis, const em
 }
 
 std::string presets() { return stepcalc::presets_json(); }
+
+/// The input limits the loader checks before copying anything into the module
+/// (docs/INPUT.md), so a 1 GB string is refused in JavaScript, not after a copy.
+struct Limits {
+  double document_bytes = static_cast<double>(stepcalc::limits::kMaxDocumentBytes);
+  double string_bytes = static_cast<double>(stepcalc::limits::kMaxStringBytes);
+  double sweep_points = static_cast<double>(stepcalc::limits::kMaxSweepPoints);
+};
+Limits limits() { return Limits{}; }
 std::string version() { return stepcalc::version(); }
 
 }  // namespace
@@ -54,6 +64,11 @@ EMSCRIPTEN_BINDINGS(stepcalc) {
       .field("code", &Outcome::code)
       .field("path", &Outcome::path)
       .field("message", &Outcome::message);
+  emscripten::value_object<Limits>("Limits")
+      .field("documentBytes", &Limits::document_bytes)
+      .field("stringBytes", &Limits::string_bytes)
+      .field("sweepPoints", &Limits::sweep_points);
+  emscripten::function("limits", &limits);
   emscripten::function("price", &price);
   emscripten::function("priceDocument", &price_document);
   emscripten::function("sweep", &sweep);

@@ -249,7 +249,13 @@ export interface Presets {
   modes: Mode[];
 }
 
-/** The API of an instantiated module; every call is synchronous. */
+/**
+ * The API of an instantiated module; every call is synchronous. Inputs larger than the
+ * core's limits (16 MiB of JSON, 1,024-byte mode names, 100,000 sweep points) are
+ * refused before they are copied into the module. If the module ever traps, the call
+ * throws StepCalcError `internal_error`, every later call on this object does too,
+ * and the next load() makes a fresh instance.
+ */
 export interface StepCalc {
   /** Prices one request (object or JSON text). Throws StepCalcError on bad input. */
   price(request: Request | string): Result;
@@ -257,6 +263,7 @@ export interface StepCalc {
   priceAll(requests: Array<Request | string>, options?: { mode?: Mode | '' }): Array<Result | { id?: string; error: ErrorInfo }>;
   /** Prices `request` once per value of `axis`, in order. */
   sweep(request: Request | string, axis: SweepAxis, values: number[]): SweepPoint[];
+  /** A fresh copy on every call: changing it affects no other caller. */
   presets(): Presets;
   version(): string;
 }

@@ -23,7 +23,7 @@ const SWEEP_AXES = ['prefill_tokens', 'decode_batch', 'decode_kv', 'tp'];
 const inNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 let instance;
 
-async function instantiate(options) {
+async function instantiate(options, drop) {
   const init = {};
   if (options.wasmBinary) {
     init.wasmBinary = options.wasmBinary;
@@ -34,64 +34,139 @@ async function instantiate(options) {
   } else {
     init.locateFile = (file) => new URL(`./dist/${file}`, import.meta.url).href;
   }
-  return wrap(await createStepcalcCore(init));
+  return wrap(await createStepcalcCore(init), drop);
 }
 
 /**
  * Instantiates the module once and returns the API; later calls return the same
- * promise. `options.wasmBinary` (bytes) skips fetching the .wasm file.
+ * promise. `options.wasmBinary` (bytes) skips fetching the .wasm file. An instance
+ * that ever traps is dropped: the next load() makes a fresh one.
  */
 export function load(options = {}) {
+  if (options === null || typeof options !== 'object') {
+    return Promise.reject(new StepCalcError('type_error', 'options', 'options must be an object.'));
+  }
   if (!instance) {
-    instance = instantiate(options);
-    instance.catch(() => {
-      instance = undefined; // a failed load may be retried
+    const promise = instantiate(options, () => {
+      if (instance === promise) instance = undefined;
+    });
+    instance = promise;
+    promise.catch(() => {
+      if (instance === promise) instance = undefined; // a failed load may be retried
     });
   }
   return instance;
 }
 
-function toJson(request, path = 'request') {
-  if (typeof request === 'string') return request;
-  if (request === null || typeof request !== 'object') {
-    throw new StepCalcError('type_error', path, `${path} must be an object or JSON text.`);
+/**
+ * Whether `text` is at most `limit` bytes as UTF-8 (what Embind copies), without
+ * encoding it: every UTF-16 unit is at least one byte and at most three.
+ */
+function fitsUtf8(text, limit) {
+  if (text.length > limit) return false;
+  if (text.length * 3 <= limit) return true;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3; // a surrogate pair: 3 + 1 = 4
+    if (c >= 0xdc00 && c <= 0xdfff && i > 0 && (text.charCodeAt(i - 1) & 0xfc00) === 0xd800) bytes -= 2;
   }
-  try {
-    return JSON.stringify(request);
-  } catch (error) {
-    throw new StepCalcError('type_error', path, `${path} cannot be serialised as JSON: ${error.message}`);
-  }
+  return bytes <= limit;
 }
 
-function unwrap(outcome) {
-  if (!outcome.ok) throw new StepCalcError(outcome.code, outcome.path, outcome.message);
-  return JSON.parse(outcome.json);
-}
+function wrap(core, drop) {
+  // The core's own limits, read once (wasm/bindings.cpp), never retyped here.
+  const limits = core.limits();
+  let presetsText;
+  let broken = null;
 
-function wrap(core) {
-  let presets;
+  /** The JSON text of a request or list, refused here if the core would refuse its size. */
+  function toJson(request, path = 'request') {
+    let text = request;
+    if (typeof request !== 'string') {
+      if (request === null || typeof request !== 'object') {
+        throw new StepCalcError('type_error', path, `${path} must be an object or JSON text.`);
+      }
+      try {
+        text = JSON.stringify(request);
+      } catch (error) {
+        if (error instanceof RangeError) text = null; // longer than a string can be
+        else throw new StepCalcError('type_error', path, `${path} cannot be serialised as JSON: ${error.message}`);
+      }
+    }
+    if (text === null || !fitsUtf8(text, limits.documentBytes)) {
+      throw new StepCalcError('too_large', '', `The JSON document is longer than the limit of ${limits.documentBytes} bytes.`);
+    }
+    return text;
+  }
+
+  /**
+   * Runs one core call. A trap (RuntimeError, an abort, out of memory) leaves the
+   * instance unusable: it is dropped, this and every later call on it throws
+   * StepCalcError 'internal_error', and load() makes a fresh one.
+   */
+  function call(run) {
+    if (broken) throw new StepCalcError('internal_error', '', broken);
+    let outcome;
+    try {
+      outcome = run();
+    } catch (error) {
+      broken = `The pricing module failed (${error?.name ?? 'error'}: ${String(error?.message ?? error).slice(0, 200)}) ` +
+        'and was discarded; load() again for a fresh one.';
+      drop();
+      throw new StepCalcError('internal_error', '', broken);
+    }
+    if (outcome && typeof outcome === 'object' && 'ok' in outcome) {
+      if (!outcome.ok) throw new StepCalcError(outcome.code, outcome.path, outcome.message);
+      return JSON.parse(outcome.json);
+    }
+    return outcome;
+  }
+
+  const modeOption = (options) => {
+    if (options === undefined) return '';
+    if (options === null || typeof options !== 'object') {
+      throw new StepCalcError('type_error', 'options', 'options must be an object.');
+    }
+    const { mode = '' } = options;
+    if (typeof mode !== 'string') throw new StepCalcError('type_error', 'mode', 'mode must be a string.');
+    if (!fitsUtf8(mode, limits.stringBytes)) {
+      throw new StepCalcError('out_of_range', 'mode', `mode is longer than ${limits.stringBytes} bytes.`);
+    }
+    return mode;
+  };
+
   return Object.freeze({
     /** Prices one request; returns the result object (see docs/RESULT.md). */
-    price: (request) => unwrap(core.price(toJson(request))),
+    price: (request) => {
+      const text = toJson(request);
+      return call(() => core.price(text));
+    },
     /** Prices an array of requests; failed elements are {error: {code, path, message}}. */
-    priceAll(requests, { mode = '' } = {}) {
+    priceAll(requests, options) {
       if (!Array.isArray(requests)) throw new StepCalcError('type_error', 'requests', 'requests must be an array.');
-      if (typeof mode !== 'string') throw new StepCalcError('type_error', 'mode', 'mode must be a string.');
-      return unwrap(core.priceDocument(toJson(requests, 'requests'), mode));
+      const mode = modeOption(options);
+      const text = toJson(requests, 'requests');
+      return call(() => core.priceDocument(text, mode));
     },
     /** Prices `request` once per value along `axis`; one point per value, in order. */
     sweep(request, axis, values) {
       if (!SWEEP_AXES.includes(axis)) {
         throw new StepCalcError('invalid_value', 'axis', `axis must be one of ${SWEEP_AXES.join(', ')}.`);
       }
-      if (!Array.isArray(values) || values.some((v) => typeof v !== 'number')) {
+      if (!Array.isArray(values)) throw new StepCalcError('type_error', 'values', 'values must be an array of numbers.');
+      if (values.length > limits.sweepPoints) {
+        throw new StepCalcError('out_of_range', 'values', `A sweep may have at most ${limits.sweepPoints} points.`);
+      }
+      if (values.some((v) => typeof v !== 'number')) {
         throw new StepCalcError('type_error', 'values', 'values must be an array of numbers.');
       }
-      return unwrap(core.sweep(toJson(request), axis, values));
+      const text = toJson(request);
+      return call(() => core.sweep(text, axis, values));
     },
-    /** Model presets, GPUs with their constants, and mode names. */
-    presets: () => (presets ??= JSON.parse(core.presets())),
-    version: () => core.version(),
+    /** Model presets, GPUs with their constants, and mode names: a fresh copy per call. */
+    presets: () => JSON.parse((presetsText ??= call(() => core.presets()))),
+    version: () => call(() => core.version()),
   });
 }
 

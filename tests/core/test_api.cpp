@@ -114,3 +114,11 @@ TEST_CASE("presets list models, GPUs and modes") {
   CHECK(p.find("\"H100\"") != std::string::npos);
   CHECK(p.find("\"blis-v2\"") != std::string::npos);
 }
+
+TEST_CASE("price_document refuses a mode override longer than a string may be, as a request's mode") {
+  auto long_mode = price_document(kRequest, std::string(1025, 'm'));
+  REQUIRE_FALSE(long_mode.ok());
+  CHECK(long_mode.error().code == "out_of_range");
+  CHECK(long_mode.error().path == "mode");
+  CHECK(price_document(kRequest, std::string(1024, 'm')).ok());  // then unknown_mode per element
+}
