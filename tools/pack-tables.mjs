@@ -260,18 +260,41 @@ const blob = Buffer.from([...head.bytes, ...payloads.flatMap((p) => p.body)]);
 
 
 // Only the config keys the core reads are embedded (the full configs stay in
-// presets/models/); this keeps the Wasm module small.
+// presets/models/); this keeps the Wasm module small. The first line is what the
+// reference model reads, the rest what the ModelSpec reads (core/io/model_spec_config.cpp).
 const MODEL_KEYS = new Set([
   'num_hidden_layers', 'hidden_size', 'num_attention_heads', 'num_key_value_heads', 'num_kv_heads',
   'multi_query_group_num', 'intermediate_size', 'ffn_hidden_size', 'torch_dtype', 'dtype', 'vocab_size',
   'head_dim', 'num_local_experts', 'n_routed_experts', 'num_experts', 'num_experts_per_tok', 'kv_lora_rank',
   'sliding_window', 'use_sliding_window', 'moe_intermediate_size', 'text_config',
+  'architectures', 'model_type', 'tie_word_embeddings', 'hidden_act', 'use_qk_norm', 'vision_config',
+  'quantization_config', 'moe_topk', 'first_k_dense_replace', 'moe_layer_freq', 'interleave_moe_layer_step',
+  'decoder_sparse_step', 'mlp_only_layers', 'n_shared_experts', 'shared_expert_intermediate_size',
+  'intermediate_size_mlp', 'q_lora_rank', 'qk_nope_head_dim', 'qk_rope_head_dim', 'v_head_dim',
+  'attention_chunk_size', 'index_topk', 'index_n_heads', 'num_nextn_predict_layers',
 ]);
+// quantization_config: the method and weight format only; module lists (hundreds of
+// names, one per layer) keep one entry per pattern, layer numbers written as N.
+const QUANT_KEYS = new Set(['quant_method', 'quant_algo', 'config_groups', 'weight_block_size', 'fmt']);
+const MODULE_LISTS = new Set(['ignore', 'modules_to_not_convert', 'ignored_layers']);
+function keepQuantKeys(q) {
+  const out = {};
+  for (const [key, value] of Object.entries(q)) {
+    if (QUANT_KEYS.has(key)) out[key] = value;
+    else if (MODULE_LISTS.has(key) && Array.isArray(value))
+      out[key] = [...new Set(value.map((name) => String(name).replace(/\d+/g, 'N')))].sort();
+  }
+  return out;
+}
 function keepModelKeys(config) {
   const out = {};
   for (const [key, value] of Object.entries(config)) {
     if (!MODEL_KEYS.has(key)) continue;
-    out[key] = key === 'text_config' && value && typeof value === 'object' ? keepModelKeys(value) : value;
+    const isObject = value && typeof value === 'object' && !Array.isArray(value);
+    if (key === 'text_config' && isObject) out[key] = keepModelKeys(value);
+    else if (key === 'quantization_config' && isObject) out[key] = keepQuantKeys(value);
+    else if (key === 'vision_config') out[key] = {};  // only its presence is read
+    else out[key] = value;
   }
   return out;
 }

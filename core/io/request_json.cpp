@@ -8,6 +8,7 @@
 
 #include "input_limits.h"
 #include "io/json_writer.h"
+#include "io/model_spec_config.h"
 #include "kernels/embedded_data.h"
 #include "simdjson.h"
 
@@ -310,6 +311,7 @@ Expected<ModelShape> model_from_object(object top, const std::string& path) {
                          "The config's head_dim " + std::to_string(declared) + " differs from hidden_size / heads = " +
                              std::to_string(m.hidden_size / m.num_heads) + "; the step model uses the latter."});
   }
+  m.spec = model_spec_from_config(top, m);
   m.source = "config";
   return m;
 }

@@ -117,3 +117,78 @@ TEST_CASE("MoE layers replace the MLP with router, fused MoE and one all-reduce"
 }
 
 }  // namespace stepcalc
+
+// The presets' specs, resolved from their HF configs (numbers from the configs).
+#include "io/request_json.h"
+
+namespace stepcalc {
+
+TEST_CASE("the presets resolve to their ModelSpec") {
+  auto spec = [](const char* name) {
+    auto m = model_preset(name);
+    REQUIRE_MESSAGE(m.ok(), name);
+    return m->spec;
+  };
+  const ModelSpec qwen32 = spec("qwen3-32b");
+  CHECK(qwen32.head_dim == 128);  // although hidden / heads = 80
+  CHECK(qwen32.qk_norm);
+  CHECK(qwen32.num_kv_heads == 8);
+  CHECK_FALSE(qwen32.is_moe());
+  // Mixtral: 8 experts, top-2, every layer MoE, no shared expert.
+  const ModelSpec mixtral = spec("mixtral-8x7b-v0.1");
+  CHECK(mixtral.moe.num_experts == 8);
+  CHECK(mixtral.moe.top_k == 2);
+  CHECK(mixtral.moe.num_moe_layers == 32);
+  CHECK(mixtral.moe.expert_intermediate == 14336);
+  CHECK(mixtral.moe.shared_intermediate == 0);
+  // DeepSeek-V2-Lite: the first layer dense, 2 shared experts, MLA without q_lora.
+  const ModelSpec ds = spec("deepseek-v2-lite");
+  CHECK(ds.moe.num_moe_layers == 26);
+  CHECK(ds.num_dense_layers() == 1);
+  CHECK(ds.moe.shared_intermediate == 2 * 1408);
+  CHECK(ds.moe.dense_intermediate == 10944);
+  CHECK(ds.mla.kv_lora_rank == 512);
+  CHECK(ds.mla.q_lora_rank == 0);
+  CHECK(ds.mla.qk_rope_head_dim == 64);
+  // DeepSeek-V2-Lite has 15.7B parameters, 2.4B active besides the input embedding (its model card).
+  const ParamCounts dc = param_counts(ds);
+  CHECK(dc.total() / 1e9 == doctest::Approx(15.7).epsilon(0.02));
+  CHECK((dc.active_per_token(ds) - dc.embedding) / 1e9 == doctest::Approx(2.4).epsilon(0.03));
+  // Qwen3-30B-A3B: 128 experts, top-8, 30.5B in total, 3.3B active (its model card).
+  const ModelSpec q30 = spec("qwen3-30b-a3b");
+  CHECK(q30.moe.num_moe_layers == 48);
+  CHECK(param_counts(q30).total() / 1e9 == doctest::Approx(30.5).epsilon(0.02));
+  CHECK(param_counts(q30).active_per_token(q30) / 1e9 == doctest::Approx(3.3).epsilon(0.05));
+  // Llama-4-Scout FP8: text_config merged, 16 experts top-1 plus a shared expert,
+  // compressed-tensors FP8 with the attention projections left in BF16.
+  const ModelSpec scout = spec("llama-4-scout-17b-16e-instruct-fp8-dynamic");
+  CHECK(scout.hidden_size == 5120);
+  CHECK(scout.moe.num_experts == 16);
+  CHECK(scout.moe.top_k == 1);
+  CHECK(scout.moe.shared_intermediate == 8192);
+  CHECK(scout.quant.fp8);
+  CHECK_FALSE(scout.quant.attention_fp8);
+  CHECK(scout.quant.experts_fp8);
+  CHECK(scout.has_vision);
+  // Llama-4-Scout: 109B parameters in total, 17B active (Meta's model card), text part.
+  CHECK(param_counts(scout).total() / 1e9 == doctest::Approx(107.8).epsilon(0.03));
+  CHECK(param_counts(scout).active_per_token(scout) / 1e9 == doctest::Approx(17).epsilon(0.05));
+  // GLM FP8: block-scaled fp8, MLA with q_lora, 3 dense layers.
+  const ModelSpec glm = spec("glm-5.2-fp8");
+  CHECK(glm.quant.fp8);
+  CHECK(glm.quant.block_scaled);
+  CHECK(glm.num_dense_layers() == 3);
+  CHECK(glm.mla.q_lora_rank == 2048);
+  // Dense BF16 models without quantization, a sliding window only when in use.
+  const ModelSpec qwen25 = spec("qwen2.5-7b-instruct");
+  CHECK(qwen25.sliding_window == 0);
+  CHECK_FALSE(qwen25.quant.fp8);
+  CHECK(spec("llama-3.1-8b-instruct").head_dim == 128);
+  for (const std::string& name : model_preset_names()) {
+    const ModelSpec s = spec(name.c_str());
+    CHECK_MESSAGE(s.head_dim > 0, name);
+    CHECK_MESSAGE(param_counts(s).total() > 1e9, name);
+  }
+}
+
+}  // namespace stepcalc

@@ -125,7 +125,7 @@ test('sweep prices each variant; the current value reproduces price()', () => {
 
 test('presets, version and the one-shot helpers', async () => {
   const p = calc.presets();
-  assert.equal(p.models.length, 14);
+  assert.equal(p.models.length, 15);
   assert.ok(p.models.some((m) => m.name === 'llama-3.1-8b-instruct' && m.num_key_value_heads === 8));
   assert.equal(p.gpus[0].name, 'H100');
   assert.ok(p.modes.includes('blis-v2'));

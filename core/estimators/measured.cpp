@@ -1,0 +1,199 @@
+// The `measured` mode's step pricing: every operator of the list at the step's rows.
+#include "estimators/measured.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "estimators/measured_attention.h"
+
+namespace stepcalc {
+namespace {
+
+double d(int64_t v) { return static_cast<double>(v); }
+
+KernelDtype dtype_of(const MeasuredPlan& p, bool fp8) {
+  return fp8 && p.fp8_kernels ? KernelDtype::kFp8 : KernelDtype::kBf16;
+}
+
+/// Rows of the step: tokens (as given and CUDA-graph padded) and sampled sequences.
+struct StepRows {
+  double prefill_tokens = 0, decode_tokens = 0, tokens = 0, padded = 0, sampled = 0;
+};
+
+StepRows rows_of(const MeasuredPlan& p, const Step& s) {
+  StepRows r;
+  for (const PrefillRequest& q : s.prefill) r.prefill_tokens += d(q.new_tokens);
+  for (const DecodeRequest& q : s.decode) r.decode_tokens += d(q.new_tokens);
+  r.tokens = r.prefill_tokens + r.decode_tokens;
+  r.padded = cuda_graph_tokens(r.tokens, p.constants.max_graph_tokens);
+  r.sampled = d(static_cast<int64_t>(s.prefill.size() + s.decode.size()));
+  return r;
+}
+
+const char* bound_of(const MeasuredPlan& p, const Operator& op, double us_each, double rows) {
+  if (op.kind == OpKind::kAllreduce || op.kind == OpKind::kGather) return "communication";
+  const GpuSpec& g = p.db->gpu();
+  const double peak = (op.fp8 && g.fp8_tflops > 0 ? g.fp8_tflops : g.bf16_tflops) * 1e12;
+  const double compute_us = peak > 0 ? rows * op.row_flops / peak * 1e6 : 0;
+  const double bytes = op.weight_bytes + rows * op.row_bytes;
+  const double memory_us = g.hbm_bw_bytes_per_s > 0 ? bytes / g.hbm_bw_bytes_per_s * 1e6 : 0;
+  if (std::max(compute_us, memory_us) < 0.5 * us_each) return "launch";
+  return compute_us >= memory_us ? "compute" : "memory";
+}
+
+/// Bytes one instance moves: weights (MoE: the experts the rows reach) + activations.
+double op_bytes(const Operator& op, double rows) {
+  double weights = op.weight_bytes;
+  if (op.kind == OpKind::kMoe && op.moe_experts > 0)
+    weights *= std::min(1.0, rows * op.moe_topk / static_cast<double>(op.moe_experts));
+  return weights + rows * op.row_bytes;
+}
+
+/// One instance of `op` at `rows`; `kernel` gets the cells of a table lookup.
+double op_us(const MeasuredPlan& p, const Operator& op, double rows, KernelTime* kernel) {
+  const KernelDb& db = *p.db;
+  KernelTime t;
+  switch (op.kind) {
+    case OpKind::kGemm:
+      t = db.gemm(dtype_of(p, op.fp8), rows, op.n, op.k);
+      break;
+    case OpKind::kMoe:
+      t = db.moe(dtype_of(p, op.fp8), rows, op.moe_hidden, op.moe_intermediate, op.moe_experts, op.moe_topk,
+                 static_cast<int>(p.ops.tp), 1);
+      break;
+    case OpKind::kAllreduce:
+      t = db.allreduce(static_cast<int>(p.ops.tp), rows * op.n);
+      break;
+    case OpKind::kGather:  // gathering to one rank moves half the bytes of an all-reduce
+      t = db.allreduce(static_cast<int>(p.ops.tp), rows * op.n / 2);
+      break;
+    case OpKind::kElementwise:
+      t.us = p.constants.launch_floor_us + rows * op.row_bytes / p.constants.hbm_bytes_per_s * 1e6;
+      t.how = LookupHow::kApproximated;
+      break;
+    case OpKind::kAttention:
+      break;  // priced per request by attention_layer_us
+  }
+  if (kernel != nullptr) *kernel = t;
+  return t.us;
+}
+
+void add_to_category(MeasuredTotals* t, OpKind kind, double us) {
+  switch (kind) {
+    case OpKind::kGemm:
+      t->gemm_us += us;
+      break;
+    case OpKind::kMoe:
+      t->moe_us += us;
+      break;
+    case OpKind::kAllreduce:
+    case OpKind::kGather:
+      t->comm_us += us;
+      break;
+    case OpKind::kElementwise:
+      t->elementwise_us += us;
+      break;
+    case OpKind::kAttention:
+      t->attention_us += us;
+      break;
+  }
+}
+
+/// The one pricing loop behind both entry points; `full` may be null.
+MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* full) {
+  MeasuredTotals t;
+  const StepRows r = rows_of(p, s);
+  t.prefill_tokens = r.prefill_tokens;
+  t.decode_tokens = r.decode_tokens;
+  t.tokens = r.tokens;
+  t.padded_tokens = r.padded;
+  t.sampled = r.sampled;
+  t.requests = static_cast<int64_t>(s.prefill.size() + s.decode.size());
+  const double decode_share = r.tokens > 0 ? r.decode_tokens / r.tokens : 0;
+  double attention_decode = 0, attention_prefill = 0;
+  const std::vector<Operator>& ops = p.ops.ops;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Operator& op = ops[i];
+    const double count = p.ops.count(op);
+    const double rows = op.rows == OpRows::kSampled ? r.sampled : r.padded;
+    if (!(count > 0) || !(rows > 0)) continue;
+    KernelTime kernel;
+    double us_each = 0;
+    if (op.kind == OpKind::kAttention) {
+      AttentionCost* cost = full != nullptr ? &full->attention : nullptr;
+      AttentionCost local;
+      us_each = attention_layer_us(p, s, cost != nullptr ? cost : &local);
+      const AttentionCost& a = cost != nullptr ? *cost : local;
+      attention_decode += count * (a.decode_us + a.fixed_us * decode_share);
+      attention_prefill += count * (a.prefill_us + a.fixed_us * (1 - decode_share));
+    } else {
+      us_each = op_us(p, op, rows, full != nullptr ? &kernel : nullptr);
+    }
+    const double us = count * us_each;
+    t.gpu_us += us;
+    add_to_category(&t, op.kind, us);
+    if (full == nullptr) continue;
+    OperatorCost c;
+    c.op = static_cast<int>(i);
+    c.count = count;
+    c.rows = rows;
+    c.us_each = us_each;
+    c.us = us;
+    c.kernel = kernel;
+    if (op.kind == OpKind::kAttention) {
+      c.bytes = count * full->attention.bytes;
+      c.flops = count * full->attention.flops;
+      c.kernel.table = KernelTable::kNone;
+      c.bound = full->attention.bytes / p.db->gpu().hbm_bw_bytes_per_s * 1e6 < 0.5 * us_each ? "launch" : "memory";
+    } else {
+      c.bytes = count * op_bytes(op, rows);
+      c.flops = count * rows * op.row_flops;
+      c.bound = bound_of(p, op, us_each, rows);
+    }
+    full->operators.push_back(c);
+  }
+  const double non_attention = t.gpu_us - t.attention_us;
+  t.decode_us = attention_decode + non_attention * decode_share;
+  t.prefill_us = attention_prefill + non_attention * (1 - decode_share);
+  t.cpu_us = p.cpu.step_us + p.cpu.per_request_us * d(t.requests);
+  t.total_us = t.gpu_us + t.cpu_us;
+  return t;
+}
+
+}  // namespace
+
+double cuda_graph_tokens(double tokens, int max_graph_tokens) {
+  if (!(tokens > 0) || tokens > max_graph_tokens) return tokens;
+  if (tokens <= 4) return tokens <= 1 ? 1 : (tokens <= 2 ? 2 : 4);
+  if (tokens <= 256) return std::ceil(tokens / 8) * 8;
+  return std::min(256 + std::ceil((tokens - 256) / 16) * 16, static_cast<double>(max_graph_tokens));
+}
+
+MeasuredTotals price_measured_summary(const MeasuredPlan& plan, const Step& step) { return price(plan, step, nullptr); }
+
+void price_measured_full(const MeasuredPlan& plan, const Step& step, MeasuredBreakdown* out) {
+  out->operators.clear();
+  out->attention = AttentionCost{};
+  out->warnings = plan.warnings;
+  out->totals = price(plan, step, out);
+  // Every lookup outside the measured grid, once per operator.
+  for (const OperatorCost& c : out->operators) {
+    const Operator& op = plan.ops.ops[static_cast<size_t>(c.op)];
+    const LookupHow how = c.kernel.how;
+    if (c.kernel.table == KernelTable::kNone || how == LookupHow::kExact || how == LookupHow::kInterpolated) continue;
+    out->warnings.push_back({std::string("table_") + lookup_how_name(how),
+                             std::string(op.name) + ": " + plan.db->describe(c.kernel) + " (" + lookup_how_name(how) +
+                                 " outside the measured grid)."});
+  }
+  for (const AttentionLookup& l : out->attention.lookups) {
+    const LookupHow how = l.kernel.how;
+    if (how == LookupHow::kExact || how == LookupHow::kInterpolated) continue;
+    out->warnings.push_back(
+        {std::string("table_") + lookup_how_name(how), std::string("attention: ") + plan.db->describe(l.kernel) + " (" +
+                                                           lookup_how_name(how) + " outside the measured grid)."});
+    break;
+  }
+}
+
+}  // namespace stepcalc

@@ -1,0 +1,129 @@
+// Attention of one layer in the `measured` mode (rules in measured_attention.h).
+#include "estimators/measured_attention.h"
+
+#include <algorithm>
+
+namespace stepcalc {
+namespace {
+
+double d(int64_t v) { return static_cast<double>(v); }
+
+/// DeepSeek-V3's attention projections (the shapes inside the 0.24.0 MLA module
+/// tables, bench_data/aic/README.md), BF16, for `rows` tokens with `heads` heads per GPU.
+double deepseek_v3_projections_us(const KernelDb& db, double rows, int heads) {
+  const double h = heads;
+  return db.gemm(KernelDtype::kBf16, rows, 1536 + 576, 7168).us  // fused q_a + kv_a
+         + db.gemm(KernelDtype::kBf16, rows, h * 192, 1536).us   // q_b
+         + db.gemm(KernelDtype::kBf16, rows, h * 256, 512).us    // kv_b
+         + db.gemm(KernelDtype::kBf16, rows, 7168, h * 128).us;  // o_proj
+}
+
+/// Records a lookup, merging requests read at the same (batch, length, prefix).
+void record(AttentionCost* out, bool prefill, double batch, double length, double prefix, double share_us,
+            const KernelTime& kernel) {
+  for (AttentionLookup& l : out->lookups) {
+    if (l.prefill == prefill && l.batch == batch && l.length == length && l.prefix == prefix) {
+      ++l.count;
+      l.time_us += share_us;
+      return;
+    }
+  }
+  AttentionLookup l;
+  l.prefill = prefill;
+  l.batch = batch;
+  l.length = length;
+  l.prefix = prefix;
+  l.count = 1;
+  l.time_us = share_us;
+  l.kernel = kernel;
+  out->lookups.push_back(l);
+}
+
+}  // namespace
+
+double decode_kernel_us(const MeasuredPlan& p, double batch, double kv_len, KernelTime* kernel) {
+  KernelTime t;
+  if (p.attention_path == AttentionPath::kMlaKernel || p.attention_path == AttentionPath::kMlaModule)
+    t = p.db->mla_decode(batch, kv_len, p.attn_heads, p.kv_dtype);
+  else
+    t = p.db->decode_attention(batch, kv_len, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
+  if (kernel != nullptr) *kernel = t;
+  double us = t.us * p.attn_scale;
+  if (p.attention_path == AttentionPath::kMlaModule)
+    us = std::max(0.0, us - deepseek_v3_projections_us(*p.db, batch, p.attn_heads));
+  return us;
+}
+
+double prefill_kernel_us(const MeasuredPlan& p, double batch, double seq, KernelTime* kernel) {
+  KernelTime t;
+  if (p.attention_path == AttentionPath::kMlaKernel || p.attention_path == AttentionPath::kMlaModule)
+    t = p.db->mla_prefill(batch, seq, p.attn_heads, p.kv_dtype);
+  else
+    t = p.db->prefill_attention(batch, seq, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
+  if (kernel != nullptr) *kernel = t;
+  double us = t.us * p.attn_scale;
+  if (p.attention_path == AttentionPath::kMlaModule)
+    us = std::max(0.0, us - deepseek_v3_projections_us(*p.db, batch * seq, p.attn_heads));
+  return us;
+}
+
+double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost* out) {
+  const MeasuredConstants& c = p.constants;
+  const double pair_flops = p.ops.attention.flops_per_pair;
+  const double kv_bytes = p.ops.attention.kv_bytes_per_token;
+  double fixed = 0, decode_var = 0, prefill_var = 0, flops = 0, bytes = 0;
+  KernelTime kernel;
+  KernelTime* cells = out != nullptr ? &kernel : nullptr;
+
+  const double batch = d(static_cast<int64_t>(step.decode.size()));
+  if (batch > 0) {
+    double shares = 0, last_kv = -1, last_us = 0;
+    for (const DecodeRequest& r : step.decode) {
+      const double kv = d(r.progress_index);
+      if (kv != last_kv || out != nullptr) {
+        last_us = decode_kernel_us(p, batch, kv, cells);
+        last_kv = kv;
+      }
+      shares += last_us;
+      if (out != nullptr) {
+        record(out, false, batch, kv, 0, last_us / batch, kernel);
+        flops += (kv + 1) * pair_flops;
+        bytes += (kv + 1) * kv_bytes;
+      }
+    }
+    decode_var = std::max(0.0, shares / batch - c.decode_fixed_us);
+    fixed = c.decode_fixed_us;
+  }
+
+  double chunks = 0;
+  for (const PrefillRequest& r : step.prefill) chunks += r.new_tokens > 0 ? 1 : 0;
+  if (chunks > 0) {
+    for (const PrefillRequest& r : step.prefill) {
+      if (r.new_tokens <= 0) continue;
+      const double prefix = d(r.progress_index), n = d(r.new_tokens), total = prefix + n;
+      double share = std::max(0.0, prefill_kernel_us(p, chunks, total, cells) - c.prefill_fixed_us) / chunks;
+      if (prefix > 0) {
+        share *= n * (2 * prefix + n) / (total * total);
+        const double read_once = std::max(0.0, decode_kernel_us(p, chunks, total, nullptr) - c.decode_fixed_us);
+        share = std::max(share, read_once / chunks);
+      }
+      prefill_var += share;
+      if (out != nullptr) {
+        record(out, true, chunks, total, prefix, share, kernel);
+        flops += n * (2 * prefix + n + 1) / 2 * pair_flops;
+        bytes += total * kv_bytes;
+      }
+    }
+    fixed = std::max(fixed, c.prefill_fixed_us);
+  }
+  if (out != nullptr) {
+    out->fixed_us = fixed;
+    out->decode_us = decode_var;
+    out->prefill_us = prefill_var;
+    out->flops = flops;
+    out->bytes = bytes;
+  }
+  return fixed + decode_var + prefill_var;
+}
+
+}  // namespace stepcalc

@@ -1,0 +1,32 @@
+// Attention of one layer in the `measured` mode: the one varlen kernel vLLM launches
+// for a step, priced request by request from the decode and prefill tables.
+//
+// - One launch per layer: its fixed cost (the table's time for a single 1-token
+//   sequence) is counted once, whatever mix of requests the step holds.
+// - Decode: each request pays its share of the batch kernel at its OWN KV length,
+//   T_dec(B, kv_i) / B with B the step's decode requests; a uniform batch gets exactly
+//   the measured T_dec(B, kv). Its variable work is the sum of shares minus the fixed cost.
+// - Prefill: each chunk pays its share of the batch kernel at its total length,
+//   (T_pre(b, p + n) - fixed) / b, with b the step's chunks. A chunk after a cached
+//   prefix p computes only rows p..p+n of the causal square of side p + n: the share is
+//   scaled by that fraction of the causal work, n (2p + n) / (p + n)^2, and is at least
+//   what reading its p + n cached tokens costs a decode request (its decode share at
+//   that length), since the tables measure prefill without a prefix.
+#pragma once
+
+#include "estimators/measured.h"
+
+namespace stepcalc {
+
+/// Attention time of one layer in microseconds. `out` (may be null) receives the
+/// split, FLOPs, bytes and the lookups (requests grouped by length).
+double attention_layer_us(const MeasuredPlan& plan, const Step& step, AttentionCost* out);
+
+/// One decode-table kernel time (us) for `batch` sequences at `kv_len`, on the plan's
+/// attention path (MLA module projections removed, stand-in scaled); `kernel` gets the cells.
+double decode_kernel_us(const MeasuredPlan& plan, double batch, double kv_len, KernelTime* kernel);
+
+/// One prefill-table kernel time (us) for `batch` sequences of `seq` tokens.
+double prefill_kernel_us(const MeasuredPlan& plan, double batch, double seq, KernelTime* kernel);
+
+}  // namespace stepcalc

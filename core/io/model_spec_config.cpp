@@ -1,0 +1,246 @@
+// HF config -> ModelSpec (rules per model family in docs/MEASURED-MODE.md, "Models").
+#include "io/model_spec_config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <string_view>
+
+namespace stepcalc {
+namespace {
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+constexpr double kMaxWidth = 1e7;  // any width, rank or count read here
+
+/// Lookups over `text_config` merged over the top level, never failing.
+struct Fields {
+  object top, text;
+  bool has_text = false;
+  bool find(std::string_view key, element* out) const {
+    if (has_text && text.at_key(key).get(*out) == simdjson::SUCCESS && !out->is_null()) return true;
+    return top.at_key(key).get(*out) == simdjson::SUCCESS && !out->is_null();
+  }
+  /// A non-negative whole number, or `fallback` when absent, null, not a number or wild.
+  int64_t integer(std::string_view key, int64_t fallback = 0) const {
+    element e;
+    double v = 0;
+    if (!find(key, &e) || e.get_double().get(v) != simdjson::SUCCESS) return fallback;
+    if (!std::isfinite(v) || v < 0 || v > kMaxWidth) return fallback;
+    return static_cast<int64_t>(v);
+  }
+  std::string text_of(std::string_view key) const {
+    element e;
+    std::string_view s;
+    if (!find(key, &e) || e.get_string().get(s) != simdjson::SUCCESS) return "";
+    return std::string(s.substr(0, 64));
+  }
+  bool flag(std::string_view key, bool fallback) const {
+    element e;
+    bool b = false;
+    if (!find(key, &e) || e.get_bool().get(b) != simdjson::SUCCESS) return fallback;
+    return b;
+  }
+  bool has(std::string_view key) const {
+    element e;
+    return find(key, &e);
+  }
+};
+
+bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+/// Which weights an FP8 checkpoint leaves in 16 bits (compressed-tensors `ignore`,
+/// fbgemm/fp8 `modules_to_not_convert`, `ignored_layers`): by module name.
+void read_ignored_modules(object q, QuantSpec* quant) {
+  for (const char* key : {"ignore", "modules_to_not_convert", "ignored_layers"}) {
+    array list;
+    if (q.at_key(key).get(list) != simdjson::SUCCESS) continue;
+    for (element item : list) {
+      std::string_view name;
+      if (item.get_string().get(name) != simdjson::SUCCESS || contains(name, "vision")) continue;
+      if (contains(name, "self_attn") || contains(name, "attention")) quant->attention_fp8 = false;
+      if (contains(name, "shared_expert") || contains(name, ".mlp.")) quant->mlp_fp8 = false;
+      if (contains(name, "experts.")) quant->experts_fp8 = false;
+    }
+  }
+}
+
+/// Whether a compressed-tensors config stores 8-bit float weights.
+bool compressed_tensors_fp8(object q) {
+  object groups;
+  if (q.at_key("config_groups").get(groups) != simdjson::SUCCESS) return false;
+  for (auto group : groups) {
+    element weights;
+    int64_t bits = 0;
+    std::string_view type;
+    if (group.value.at_key("weights").get(weights) != simdjson::SUCCESS) continue;
+    if (weights.at_key("num_bits").get(bits) == simdjson::SUCCESS && bits == 8 &&
+        weights.at_key("type").get(type) == simdjson::SUCCESS && type == "float")
+      return true;
+  }
+  return false;
+}
+
+void read_quantization(const Fields& f, ModelSpec* s) {
+  element e;
+  object q;
+  if (!f.find("quantization_config", &e) || e.get_object().get(q) != simdjson::SUCCESS) return;
+  std::string_view method;
+  if (q.at_key("quant_method").get(method) != simdjson::SUCCESS) return;
+  s->quant.method = std::string(method.substr(0, 64));
+  std::string_view algo;
+  const bool modelopt_fp8 =
+      method == "modelopt" && q.at_key("quant_algo").get(algo) == simdjson::SUCCESS && contains(algo, "FP8");
+  if (method == "fp8" || method == "fbgemm_fp8" || modelopt_fp8 ||
+      (method == "compressed-tensors" && compressed_tensors_fp8(q))) {
+    s->quant.fp8 = s->quant.attention_fp8 = s->quant.mlp_fp8 = s->quant.experts_fp8 = true;
+    s->quant.block_scaled = q.at_key("weight_block_size").error() == simdjson::SUCCESS;
+    read_ignored_modules(q, &s->quant);
+    if (s->quant.block_scaled)
+      s->notes.push_back({"fp8_block_scaled",
+                          "The checkpoint's FP8 weights have block-wise scales; they are priced with the "
+                          "per-tensor FP8 GEMM and MoE tables."});
+    return;
+  }
+  s->notes.push_back({"quantization_not_priced",
+                      "Quantization '" + s->quant.method + "' is not measured; the weights are priced as BF16."});
+}
+
+/// MoE layers per family: DeepSeek/GLM (`first_k_dense_replace`, `moe_layer_freq`:
+/// layer i >= k with i % freq == 0), Qwen-MoE (`decoder_sparse_step`, `mlp_only_layers`)
+/// and Llama-4 (`interleave_moe_layer_step`: (i + 1) % step == 0); otherwise every layer.
+int64_t count_moe_layers(const Fields& f, int64_t layers) {
+  const int64_t first_dense = f.integer("first_k_dense_replace");
+  const int64_t freq = f.integer("moe_layer_freq");
+  const int64_t step =
+      std::max<int64_t>(1, f.integer("interleave_moe_layer_step", f.integer("decoder_sparse_step", 1)));
+  std::vector<int64_t> dense_only;
+  element e;
+  array list;
+  if (f.find("mlp_only_layers", &e) && e.get_array().get(list) == simdjson::SUCCESS)
+    for (element item : list) {
+      int64_t i = 0;
+      if (item.get_int64().get(i) == simdjson::SUCCESS) dense_only.push_back(i);
+    }
+  int64_t count = 0;
+  for (int64_t i = 0; i < layers; ++i) {
+    if (i < first_dense || std::find(dense_only.begin(), dense_only.end(), i) != dense_only.end()) continue;
+    if (freq > 0 ? i % freq == 0 : (i + 1) % step == 0) ++count;
+  }
+  return count;
+}
+
+void read_moe(const Fields& f, ModelSpec* s) {
+  MoeSpec& m = s->moe;
+  for (const char* key : {"num_local_experts", "n_routed_experts", "num_experts"})
+    if ((m.num_experts = f.integer(key)) > 0) break;
+  if (m.num_experts == 0) return;
+  m.top_k = std::min(m.num_experts, f.integer("num_experts_per_tok", f.integer("moe_topk")));
+  if (m.top_k == 0) {
+    s->notes.push_back({"moe_without_topk", "The config names experts but no num_experts_per_tok; priced dense."});
+    m = MoeSpec{};
+    return;
+  }
+  m.expert_intermediate = f.integer("moe_intermediate_size", s->intermediate_size);
+  m.dense_intermediate = f.integer("intermediate_size_mlp", s->intermediate_size);
+  if (const int64_t shared = f.integer("n_shared_experts"); shared > 0) {
+    m.shared_experts = shared;
+    m.shared_intermediate = shared * m.expert_intermediate;
+  } else if (const int64_t width = f.integer("shared_expert_intermediate_size"); width > 0) {
+    m.shared_experts = 1;
+    m.shared_intermediate = width;
+  } else if (s->model_type.rfind("llama4", 0) == 0) {
+    m.shared_experts = 1;  // Llama-4: one shared expert of intermediate_size beside the routed ones
+    m.shared_intermediate = s->intermediate_size;
+  }
+  m.num_moe_layers = count_moe_layers(f, s->num_layers);
+}
+
+void read_mla(const Fields& f, ModelSpec* s) {
+  MlaSpec& m = s->mla;
+  m.kv_lora_rank = f.integer("kv_lora_rank");
+  if (m.kv_lora_rank == 0) return;
+  m.q_lora_rank = f.integer("q_lora_rank");
+  m.qk_nope_head_dim = f.integer("qk_nope_head_dim", s->head_dim);
+  m.qk_rope_head_dim = f.integer("qk_rope_head_dim", 64);
+  m.v_head_dim = f.integer("v_head_dim", s->head_dim);
+}
+
+void note_unpriced(const Fields& f, ModelSpec* s) {
+  const bool window_on = f.flag("use_sliding_window", true);
+  if (const int64_t window = f.integer("sliding_window"); window > 0 && window_on) {
+    s->sliding_window = window;
+    s->notes.push_back({"sliding_window_approximated", "The sliding attention window (" + std::to_string(window) +
+                                                           " tokens) is priced as full attention."});
+  }
+  if ((s->attention_chunk = f.integer("attention_chunk_size")) > 0)
+    s->notes.push_back(
+        {"chunked_attention_approximated",
+         "Chunked local attention (" + std::to_string(s->attention_chunk) + " tokens) is priced as full attention."});
+  if (s->activation != "silu" && s->activation.rfind("gelu", 0) != 0)
+    s->notes.push_back({"activation_approximated",
+                        "The activation '" + s->activation + "' is priced as SiLU-and-mul (same bytes per token)."});
+  if (s->has_vision)
+    s->notes.push_back({"vision_not_priced", "The vision tower is not priced: a step prices text tokens only."});
+  if (f.has("index_topk") || f.has("index_n_heads"))
+    s->notes.push_back({"sparse_attention_approximated",
+                        "DeepSeek sparse attention (the indexer and its top-k) is priced as dense MLA attention."});
+  if (f.integer("num_nextn_predict_layers") > 0)
+    s->notes.push_back(
+        {"mtp_not_priced", "The multi-token-prediction layers are not priced (no speculative decoding)."});
+}
+
+}  // namespace
+
+ModelSpec model_spec_from_shape(const ModelShape& shape) {
+  ModelSpec s;
+  s.num_layers = shape.num_layers;
+  s.hidden_size = shape.hidden_size;
+  s.num_heads = shape.num_heads;
+  s.num_kv_heads = shape.num_kv_heads;
+  s.head_dim = shape.num_heads > 0 ? shape.hidden_size / shape.num_heads : 0;
+  s.intermediate_size = shape.intermediate_size;
+  s.vocab_size = shape.vocab_size;
+  s.dtype = shape.dtype;
+  if (shape.bytes_per_param > 0 && shape.bytes_per_param <= 1) {
+    s.quant.method = "bytes_per_param";
+    s.quant.fp8 = s.quant.attention_fp8 = s.quant.mlp_fp8 = s.quant.experts_fp8 = true;
+    if (shape.dtype != "fp8")
+      s.notes.push_back({"one_byte_weights", "One-byte weights (" +
+                                                 (shape.dtype.empty() ? "bytes_per_param 1" : shape.dtype) +
+                                                 ") are priced with the FP8 GEMM tables."});
+  }
+  return s;
+}
+
+ModelSpec model_spec_from_config(object config, const ModelShape& shape) {
+  Fields f;
+  f.top = config;
+  element text;
+  if (config.at_key("text_config").get(text) == simdjson::SUCCESS && text.is_object()) {
+    f.text = text.get_object().value_unsafe();
+    f.has_text = true;
+  }
+  ModelSpec s = model_spec_from_shape(shape);
+  s.model_type = f.text_of("model_type");
+  element arch;
+  std::string_view first;
+  if (config.at_key("architectures").get(arch) == simdjson::SUCCESS && arch.is_array() &&
+      arch.at(0).get_string().get(first) == simdjson::SUCCESS)
+    s.architecture = std::string(first.substr(0, 64));
+  if (const int64_t head_dim = f.integer("head_dim"); head_dim > 0) s.head_dim = head_dim;
+  s.tie_word_embeddings = f.flag("tie_word_embeddings", false);
+  s.activation = f.text_of("hidden_act");
+  if (s.activation.empty()) s.activation = "silu";
+  s.qk_norm = f.flag("use_qk_norm", s.model_type == "qwen3" || s.model_type == "qwen3_moe");
+  s.has_vision = config.at_key("vision_config").error() == simdjson::SUCCESS;
+  read_quantization(f, &s);
+  read_moe(f, &s);
+  read_mla(f, &s);
+  note_unpriced(f, &s);
+  return s;
+}
+
+}  // namespace stepcalc
