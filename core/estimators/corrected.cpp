@@ -40,9 +40,8 @@ double prefill_efficiency(const PrefillTable& t, size_t i, double peak_flops) {
 
 }  // namespace
 
-Expected<CorrectedSwitches> switches_for_mode(const std::string& mode) {
-  CorrectedSwitches sw;
-  for (int p = 0; p < kNumCorrectedParams; ++p) sw.param[p] = corrected_param_default(p);
+Expected<CorrectedSettings> switches_for_mode(const std::string& mode) {
+  CorrectedSettings sw;
   if (mode == "blis-v2") return sw;
   if (mode == "corrected") {
     sw.on.fill(true);
@@ -53,31 +52,23 @@ Expected<CorrectedSwitches> switches_for_mode(const std::string& mode) {
                     "Unknown mode '" + utf8_prefix(mode, 64) + "'; known modes: blis-v2, corrected.");
 }
 
-Expected<CorrectedSwitches> switches_for_request(const Request& r) {
+Expected<CorrectedSettings> switches_for_request(const Request& r) {
   auto base = switches_for_mode(r.mode);
   if (!base) return base;
-  CorrectedSwitches sw = base.value();
+  CorrectedSettings sw = base.value();
   const CorrectedOverrides& o = r.corrected;
   if (!o.present) return sw;
   sw.listed = true;
   for (int s = 0; s < kNumCorrectedSwitches; ++s)
     if (o.switch_state[s] >= 0) sw.on[s] = o.switch_state[s] == 1;
-  for (int p = 0; p < kNumCorrectedParams; ++p) {
-    if (!o.param_set[p]) continue;
-    const double v = o.param[p];
-    const bool must_be_positive = p == kGemmTablePeakTflops || p == kNvlinkBwGBs;
-    if (!std::isfinite(v) || v < 0 || (must_be_positive && v == 0))
-      return make_error("invalid_value", std::string("corrected.params.") + corrected_param_name(p),
-                        std::string("corrected.params.") + corrected_param_name(p) + " must be a finite number " +
-                            (must_be_positive ? "> 0." : ">= 0."));
-    sw.param[p] = v;
-  }
+  for (int p = 0; p < kNumCorrectedParams; ++p)
+    if (o.param_set[p]) sw.param[p] = o.param[p];  // range-checked by the request reader
   return sw;
 }
 
 std::vector<std::string> mode_names() { return {"blis-v2", "corrected"}; }
 
-double overhead_us(const CorrectedSwitches& sw, const Request& r) {
+double overhead_us(const CorrectedSettings& sw, const Request& r) {
   if (sw.has(kCpuOverhead)) {
     const double requests = static_cast<double>(r.step.prefill.size() + r.step.decode.size());
     return sw.get(kCpuStepUs) + sw.get(kCpuPerRequestUs) * requests;
@@ -121,7 +112,7 @@ double prefill_chunk_attn_s(const Request& r, const PrefillTable& t, double prog
   return efficiency > 0 ? flops / (peak * efficiency) : 0;
 }
 
-double gemm_roofline_s(const CorrectedSwitches& sw, const GemmTable& table, double peak_flops_bf16, double peak_bw,
+double gemm_roofline_s(const CorrectedSettings& sw, const GemmTable& table, double peak_flops_bf16, double peak_bw,
                        double bpp, GemmTerm* g) {
   const GemmPair& p = table.pairs[g->lookup.pair];
   g->compute_s = g->floor_s = g->kernel_floor_s = 0;
@@ -149,7 +140,7 @@ double gemm_roofline_s(const CorrectedSwitches& sw, const GemmTable& table, doub
   return std::max(g->compute_s, std::max(g->floor_s, g->kernel_floor_s));
 }
 
-double allreduce_s(const CorrectedSwitches& sw, const Request& r, double tokens) {
+double allreduce_s(const CorrectedSettings& sw, const Request& r, double tokens) {
   if (r.tp <= 1 || !(tokens > 0)) return 0;
   const double tp = static_cast<double>(r.tp);
   const double bytes = tokens * static_cast<double>(r.model.hidden_size) * kActivationBytes;

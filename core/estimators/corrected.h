@@ -14,22 +14,20 @@
 
 namespace stepcalc {
 
-using CorrectedSwitches = CorrectedSettings;
-
 /// The switches of a mode name: "blis-v2" all off, "corrected" all on with the
 /// default parameters; an error for unknown names.
-Expected<CorrectedSwitches> switches_for_mode(const std::string& mode);
+Expected<CorrectedSettings> switches_for_mode(const std::string& mode);
 
-/// The mode's switches with the request's `corrected` overrides applied; errors
-/// name `corrected.params.NAME` for an invalid parameter value.
-Expected<CorrectedSwitches> switches_for_request(const Request& r);
+/// The mode's switches with the request's `corrected` overrides applied (their
+/// values were range-checked when the request was read); unknown_mode otherwise.
+Expected<CorrectedSettings> switches_for_request(const Request& r);
 
 /// The names of the modes, default first.
 std::vector<std::string> mode_names();
 
 /// CPU overhead of the step in microseconds: the reference's perLayerOverhead * L /
 /// tp, or with `cpu_overhead` cpu_step_us + cpu_per_request_us * requests.
-double overhead_us(const CorrectedSwitches& sw, const Request& r);
+double overhead_us(const CorrectedSettings& sw, const Request& r);
 
 /// `decode_attention_latency`: the MFU (relative to `peak_flops`) of one decode
 /// request of KV length `kv` in a batch of `batch`, derived from the measured
@@ -56,11 +54,11 @@ double prefill_chunk_attn_s(const Request& r, const PrefillTable& table, double 
 /// measured efficiency), weight streaming (k*n*bpp / effective bandwidth) and the
 /// measured FP8 kernel time scaled by k*n (M < 8 reads M = 8: the weights must be
 /// read anyway). Fills the term's compute_s, floor_s and kernel_floor_s.
-double gemm_roofline_s(const CorrectedSwitches& sw, const GemmTable& table, double peak_flops_bf16, double peak_bw,
+double gemm_roofline_s(const CorrectedSettings& sw, const GemmTable& table, double peak_flops_bf16, double peak_bw,
                        double bpp, GemmTerm* term);
 
 /// `tp_allreduce`: 2 all-reduces per layer of tokens * hidden * 2 bytes (16-bit
 /// activations), ring traffic 2 (tp-1)/tp over NVLink plus a fixed latency; 0 at tp 1.
-double allreduce_s(const CorrectedSwitches& sw, const Request& r, double tokens);
+double allreduce_s(const CorrectedSettings& sw, const Request& r, double tokens);
 
 }  // namespace stepcalc

@@ -65,7 +65,7 @@ Derived derive(const Request& r, const GemmTable& gemm) {
   return d;
 }
 
-GemmSet gemm_times(const Derived& d, const MfuTables& t, double m, const CorrectedSwitches& sw) {
+GemmSet gemm_times(const Derived& d, const MfuTables& t, double m, const CorrectedSettings& sw) {
   const double shapes[kNumGemmKinds][2] = {{d.hidden, d.hidden}, {d.hidden, d.kv_dim}, {d.hidden, d.kv_dim},
                                            {d.hidden, d.hidden}, {d.hidden, d.ffn},    {d.hidden, d.ffn},
                                            {d.ffn, d.hidden}};
@@ -125,7 +125,7 @@ int64_t prefill_bucket(int64_t tokens) {
 }
 
 void price_decode(const Request& r, const Derived& d, const MfuTables& t, const DecodeTable* table,
-                  const PrefillTable& config, const CorrectedSwitches& sw, bool detail, DecodeResult* out) {
+                  const PrefillTable& config, const CorrectedSettings& sw, bool detail, DecodeResult* out) {
   const std::vector<DecodeRequest>& reqs = r.step.decode;
   out->present = true;
   out->batch_size = static_cast<int64_t>(reqs.size());
@@ -175,7 +175,7 @@ void price_decode(const Request& r, const Derived& d, const MfuTables& t, const 
 }
 
 void price_prefill(const Request& r, const Derived& d, const MfuTables& t, const PrefillTable& table,
-                   const CorrectedSwitches& sw, PrefillResult* out) {
+                   const CorrectedSettings& sw, PrefillResult* out) {
   const bool at_length = sw.has(kPrefillAttentionLength);
   const std::vector<PrefillRequest>& reqs = r.step.prefill;
   out->present = true;
@@ -229,7 +229,7 @@ void price_prefill(const Request& r, const Derived& d, const MfuTables& t, const
 }
 
 /// `fused_mixed_batch`: both phases as one forward pass over all their tokens.
-void price_fused(const Request& r, const Derived& d, const MfuTables& t, const CorrectedSwitches& sw, StepResult* out) {
+void price_fused(const Request& r, const Derived& d, const MfuTables& t, const CorrectedSettings& sw, StepResult* out) {
   FusedPass& f = out->fused;
   f.present = true;
   f.tokens = static_cast<double>(out->prefill.new_tokens + out->decode.batch_size);
@@ -278,11 +278,11 @@ Expected<bool> validate_for_pricing(const Request& r) {
 Expected<StepResult> price_step(const Request& r, const MfuTables& tables, bool detail) {
   const Expected<bool> valid = validate_for_pricing(r);
   if (!valid) return valid.error();
-  const Expected<CorrectedSwitches> switches = switches_for_request(r);
+  const Expected<CorrectedSettings> switches = switches_for_request(r);
   if (!switches) return switches.error();
   if (tables.prefill.empty() || tables.gemm.pairs.empty())
     return make_error("no_tables", "gpu", "No MFU tables are available for " + r.hardware.gpu + ".");
-  const CorrectedSwitches& sw = switches.value();
+  const CorrectedSettings& sw = switches.value();
   const Derived d = derive(r, tables.gemm);
 
   StepResult out;

@@ -7,6 +7,7 @@
 #include "doctest.h"
 #include "estimators/corrected.h"
 #include "estimators/step_model.h"
+#include "io/json_writer.h"
 #include "io/request_json.h"
 #include "test_support.h"
 
@@ -169,6 +170,35 @@ TEST_CASE("corrected overrides: unknown names and bad values are errors with pat
   auto bad_key = parse_request(R"({"model":"llama-2-70b-hf","corrected":{"knobs":{}},"step":{}})");
   REQUIRE_FALSE(bad_key.ok());
   CHECK(bad_key.error().path == "corrected.knobs");
+}
+
+TEST_CASE("corrected parameters: one range check, also for values far beyond it (1e300)") {
+  for (int p = 0; p < kNumCorrectedParams; ++p) {
+    const CorrectedParamInfo& info = kCorrectedParamInfo[p];
+    const std::string path = std::string("corrected.params.") + info.name;
+    auto with = [&](const std::string& value) {
+      return parse_request(R"({"model":"llama-2-70b-hf","corrected":{"params":{")" + std::string(info.name) + R"(":)" +
+                           value + R"(}},"step":{}})");
+    };
+    CAPTURE(info.name);
+    for (const char* huge : {"1e100", "1e300", "1.7976931348623157e308"}) {
+      auto refused = with(huge);
+      REQUIRE_FALSE(refused.ok());
+      CHECK(refused.error().code == "out_of_range");
+      CHECK(refused.error().path == path);
+    }
+    auto below = with("-1");
+    REQUIRE_FALSE(below.ok());
+    CHECK(below.error().code == "invalid_value");
+    auto at_max = with(format_double(info.max));
+    REQUIRE(at_max.ok());
+    CHECK(at_max->corrected.param[p] == info.max);
+    auto at_min = with(format_double(info.min));
+    REQUIRE(at_min.ok());
+    CHECK(at_min->corrected.param[p] == info.min);
+    CHECK(info.min <= info.default_value);
+    CHECK(info.default_value <= info.max);
+  }
 }
 
 TEST_CASE("result JSON lists switches and parameters only when corrected settings are in play") {

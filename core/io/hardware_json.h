@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// GPU presets by name and a request's `hardware` object (the reference's
+// hardware_config.json constants, each overridable within input_limits.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "error.h"
+#include "io/json_read.h"
+#include "model/model.h"
+
+namespace stepcalc {
+
+/// GPU names with MFU tables ("H100").
+std::vector<std::string> gpu_names();
+
+/// The constants of a GPU by name (case-insensitive); unknown_gpu otherwise.
+Expected<Hardware> hardware_preset(const std::string& gpu, const std::string& path = "gpu");
+
+/// `hw` with the fields of a `hardware` object applied (TFlopsPeak, BwPeakTBs,
+/// bwEfficiencyFactor, perLayerOverhead; MemoryGiB is accepted and unused).
+Expected<Hardware> hardware_from_json(json::element e, Hardware hw, const json::Path& path);
+
+}  // namespace stepcalc

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reading JSON input with simdjson's DOM (no exceptions): typed, range-checked field
+// reads whose errors name the JSON path. The path is built only when an error is
+// reported, so a valid document is read without building any path string.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "error.h"
+#include "simdjson.h"
+
+namespace stepcalc::json {
+
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+/// Bytes of user text (a key, a name) echoed in an error message at most.
+constexpr size_t kMaxEchoBytes = 64;
+
+/// A JSON path as a chain of stack frames (`model.text_config.hidden_size`,
+/// `step.decode_requests[3]`). Cheap to extend; `str()` builds the text. A child
+/// refers to its parent and to the key's bytes: use it only while both live.
+class Path {
+ public:
+  /// The root: "" for a whole document, or a prefix such as "model" or "[3]".
+  explicit Path(std::string_view root = "") : key_(root) {}
+  Path key(std::string_view key) const { return Path(this, key, 0, false); }
+  Path index(size_t i) const { return Path(this, {}, i, true); }
+  std::string str() const;
+
+ private:
+  Path(const Path* parent, std::string_view key, size_t index, bool is_index)
+      : parent_(parent), key_(key), index_(index), is_index_(is_index) {}
+  void append_to(std::string* out) const;
+  const Path* parent_ = nullptr;
+  std::string_view key_;
+  size_t index_ = 0;
+  bool is_index_ = false;
+};
+
+/// "an array", "a number", ... for messages.
+const char* type_name(element e);
+
+bool is_number(element e);
+
+/// type_error: "PATH must be WANTED, not an array."
+Error type_error(const Path& path, element e, const char* wanted);
+
+/// unknown_field at PATH.KEY, listing the `known` fields.
+Error unknown_field(const Path& path, std::string_view key, std::string_view known);
+
+/// missing_field at PATH.KEY with `message` (or "PATH.KEY is required." when empty).
+Error missing_field(const Path& path, std::string_view key, const std::string& message = "");
+
+/// An integer in [min, max]. `truncate`: fractions are cut toward zero (model
+/// configs, as the reference reads them); otherwise a fraction is `not_integer`.
+/// Values too large for int64 are out_of_range, never cast.
+Expected<int64_t> read_int(element e, const Path& path, int64_t min, int64_t max, bool truncate);
+
+/// Any JSON number as a double.
+Expected<double> read_number(element e, const Path& path);
+
+/// A number in [min, max]: invalid_value below min, out_of_range above max. NaN and
+/// infinities fail too, so a value far beyond the limit (1e300, or one the reader
+/// rounded to infinity) is refused like one just above it.
+Expected<double> read_number_in(element e, const Path& path, double min, double max);
+
+/// A string of at most limits::kMaxStringBytes bytes.
+Expected<std::string> read_string(element e, const Path& path);
+
+/// The first repeated key in any object inside `e` (depth first; within one object
+/// the alphabetically first repeat), as a parse_error naming its path. JSON parsers
+/// disagree on which copy wins (simdjson takes the first, JSON.parse the last), so
+/// a repeated key would price differently in the CLI and the page: it is refused.
+Expected<bool> check_unique_keys(element e, const Path& path);
+
+/// Parses `json` with a parser owned by the caller (the DOM lives as long as the
+/// parser); too_large, too_deep and parse_error at the document level.
+Expected<element> parse_document(simdjson::dom::parser& parser, std::string_view json, size_t max_depth);
+
+}  // namespace stepcalc::json

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+// A request's mode options: the optional `corrected` object
+// {"switches": {NAME: bool}, "params": {NAME: number}}. Every parameter is checked
+// here, once, against its range in kCorrectedParamInfo.
+#pragma once
+
+#include "error.h"
+#include "estimators/corrected_config.h"
+#include "io/json_read.h"
+
+namespace stepcalc {
+
+/// The overrides of `e`; unknown names are unknown_field, a parameter outside its
+/// range invalid_value (below) or out_of_range (above, or beyond a double).
+Expected<CorrectedOverrides> corrected_from_json(json::element e, const json::Path& path);
+
+}  // namespace stepcalc

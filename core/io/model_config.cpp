@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/model_config.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "input_limits.h"
+#include "io/json_writer.h"
+#include "io/model_spec_config.h"
+#include "kernels/embedded_data.h"
+
+namespace stepcalc {
+namespace {
+
+using json::element;
+using json::object;
+using json::Path;
+
+/// Field lookup over a config with `text_config` merged over the top level. `where`
+/// receives the path the value was found at.
+struct ConfigView {
+  const Path& path;
+  Path text_path;
+  object top;
+  object text;
+  bool has_text = false;
+  explicit ConfigView(const Path& p) : path(p), text_path(p.key("text_config")) {}
+  bool find(std::string_view key, element* out, const Path** base) const {
+    if (has_text && text.at_key(key).get(*out) == simdjson::SUCCESS) {
+      *base = &text_path;
+      return true;
+    }
+    if (top.at_key(key).get(*out) == simdjson::SUCCESS) {
+      *base = &path;
+      return true;
+    }
+    return false;
+  }
+  /// The path of `key` where it was found (or at the top level when absent).
+  std::string where(std::string_view key) const {
+    element unused;
+    const Path* base = &path;
+    find(key, &unused, &base);
+    return base->key(key).str();
+  }
+};
+
+/// First non-zero of `keys` (integers, truncated); 0 when all are absent, null or 0.
+/// `zero_at` (if given) receives the path of the first key that was present as 0.
+Expected<int64_t> first_nonzero(const ConfigView& c, std::initializer_list<const char*> keys, int64_t max,
+                                std::string* zero_at = nullptr) {
+  for (const char* key : keys) {
+    element e;
+    const Path* base = nullptr;
+    if (!c.find(key, &e, &base) || e.is_null()) continue;
+    auto v = json::read_int(e, base->key(key), 0, max, true);
+    if (!v) return v.error();
+    if (v.value() != 0) return v.value();
+    if (zero_at != nullptr && zero_at->empty()) *zero_at = base->key(key).str();
+  }
+  return int64_t{0};
+}
+
+/// A required model dimension that came out 0: absent is missing_field, given as 0
+/// (or a fraction below 1) is invalid_value at the path where it was given.
+Error zero_dimension(const Path& path, const char* key, const std::string& zero_at) {
+  if (zero_at.empty()) return json::missing_field(path, key, "The model needs " + std::string(key) + " > 0.");
+  return make_error("invalid_value", zero_at, zero_at + " must be at least 1.");
+}
+
+std::string known_dtype_list() {
+  std::string out;
+  for (const DtypeBytes& d : known_dtypes()) out += (out.empty() ? "" : ", ") + std::string(d.name);
+  return out;
+}
+
+/// bytes_per_param as given, or from torch_dtype / dtype.
+Expected<bool> read_bytes_per_param(const ConfigView& c, ModelShape* m) {
+  element e;
+  const Path* base = nullptr;
+  if (c.find("bytes_per_param", &e, &base)) {
+    const Path where = base->key("bytes_per_param");
+    auto bpp = json::read_number(e, where);
+    if (!bpp) return bpp.error();
+    if (!(bpp.value() > 0)) return make_error("invalid_value", where.str(), where.str() + " must be positive.");
+    if (bpp.value() > limits::kMaxBytesPerParam)
+      return make_error(
+          "out_of_range", where.str(),
+          where.str() + " exceeds the limit of " + format_double(limits::kMaxBytesPerParam) + " bytes per parameter.");
+    m->bytes_per_param = bpp.value();
+    return true;
+  }
+  const char* key = "torch_dtype";
+  if (!c.find(key, &e, &base)) {
+    key = "dtype";
+    if (!c.find(key, &e, &base))
+      return json::missing_field(c.path, "torch_dtype",
+                                 "The model has no torch_dtype (or dtype) and no bytes_per_param; give one of them.");
+  }
+  const Path where = base->key(key);
+  auto dtype = json::read_string(e, where);
+  if (!dtype) return dtype.error();
+  m->dtype = dtype.value();
+  m->bytes_per_param = bytes_per_param_of_dtype(m->dtype);
+  if (m->bytes_per_param == 0)
+    return make_error("invalid_value", where.str(),
+                      "Unknown dtype '" + utf8_prefix(m->dtype, json::kMaxEchoBytes) +
+                          "' (known: " + known_dtype_list() + "); set bytes_per_param.");
+  return true;
+}
+
+/// Notes on features the step model ignores: said, not silently dropped.
+Expected<bool> add_notes(const ConfigView& c, ModelShape* m) {
+  auto has = [&](const char* key) {
+    element v;
+    const Path* base = nullptr;
+    return c.find(key, &v, &base) && !v.is_null() && !(v.is_bool() && !v.get_bool().value_unsafe());
+  };
+  if (has("num_local_experts") || has("n_routed_experts") || has("num_experts"))
+    m->notes.push_back({"moe_ignored",
+                        "This is a mixture-of-experts model; the step model prices it as a dense model "
+                        "with intermediate_size " +
+                            std::to_string(m->intermediate_size) + "."});
+  if (has("kv_lora_rank"))
+    m->notes.push_back({"mla_ignored",
+                        "Multi-head latent attention (kv_lora_rank) is ignored; KV memory is priced as "
+                        "standard attention."});
+  if (has("sliding_window") && has("use_sliding_window"))
+    m->notes.push_back({"sliding_window_ignored", "The sliding attention window is ignored."});
+  element e;
+  const Path* base = nullptr;
+  if (c.find("head_dim", &e, &base) && json::is_number(e)) {
+    // Read as a bounded integer: a wild value (1e300) must not reach an int64 cast.
+    auto head_dim = json::read_int(e, base->key("head_dim"), 0, limits::kMaxHidden, true);
+    if (!head_dim) return head_dim.error();
+    const int64_t declared = head_dim.value();
+    if (declared != m->hidden_size / m->num_heads)
+      m->notes.push_back({"head_dim_differs",
+                          "The config's head_dim " + std::to_string(declared) + " differs from hidden_size / heads = " +
+                              std::to_string(m->hidden_size / m->num_heads) + "; the step model uses the latter."});
+  }
+  return true;
+}
+
+std::string normalise_preset(std::string name) {
+  const size_t slash = name.rfind('/');
+  if (slash != std::string::npos) name = name.substr(slash + 1);
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  return name;
+}
+
+}  // namespace
+
+Expected<ModelShape> model_from_config(object top, const Path& path) {
+  ConfigView c(path);
+  c.top = top;
+  element text;
+  if (top.at_key("text_config").get(text) == simdjson::SUCCESS && text.is_object()) {
+    c.text = text.get_object().value_unsafe();
+    c.has_text = true;
+  }
+  ModelShape m;
+  std::string layers_zero, hidden_zero, heads_zero;
+  auto layers = first_nonzero(c, {"num_hidden_layers"}, limits::kMaxLayers, &layers_zero);
+  auto hidden = first_nonzero(c, {"hidden_size"}, limits::kMaxHidden, &hidden_zero);
+  auto heads = first_nonzero(c, {"num_attention_heads"}, limits::kMaxHeads, &heads_zero);
+  auto kv = first_nonzero(c, {"num_key_value_heads", "num_kv_heads", "multi_query_group_num"}, limits::kMaxHeads);
+  auto ffn = first_nonzero(c, {"intermediate_size", "ffn_hidden_size"}, limits::kMaxIntermediate);
+  auto vocab = first_nonzero(c, {"vocab_size"}, limits::kMaxVocab);
+  for (const Expected<int64_t>* v : {&layers, &hidden, &heads, &kv, &ffn, &vocab})
+    if (!*v) return v->error();
+  m.num_layers = layers.value();
+  m.hidden_size = hidden.value();
+  m.num_heads = heads.value();
+  if (m.num_layers == 0) return zero_dimension(path, "num_hidden_layers", layers_zero);
+  if (m.hidden_size == 0) return zero_dimension(path, "hidden_size", hidden_zero);
+  if (m.num_heads == 0) return zero_dimension(path, "num_attention_heads", heads_zero);
+  if (m.hidden_size < m.num_heads) {
+    // head_dim = hidden_size / heads would be 0: every attention term would vanish.
+    const std::string where = c.where("hidden_size");
+    return make_error("invalid_value", where,
+                      where + " (" + std::to_string(m.hidden_size) + ") must be at least num_attention_heads (" +
+                          std::to_string(m.num_heads) + "): the head dimension would be 0.");
+  }
+  m.num_kv_heads = kv.value() != 0 ? kv.value() : m.num_heads;
+  m.intermediate_size = ffn.value() != 0 ? ffn.value() : 4 * m.hidden_size;
+  m.vocab_size = vocab.value();
+  auto bytes = read_bytes_per_param(c, &m);
+  if (!bytes) return bytes.error();
+  auto notes = add_notes(c, &m);
+  if (!notes) return notes.error();
+  m.spec = model_spec_from_config(top, m);
+  m.source = "config";
+  return m;
+}
+
+Expected<ModelShape> parse_model_config(std::string_view text, const std::string& path) {
+  simdjson::dom::parser parser;
+  auto doc = json::parse_document(parser, text, limits::kMaxConfigDepth);
+  if (!doc) {
+    Error e = doc.error();
+    e.path = path;
+    return e;
+  }
+  const Path root(path);
+  if (!doc->is_object()) return json::type_error(root, *doc, "a config object");
+  return model_from_config(doc->get_object().value_unsafe(), root);
+}
+
+const std::vector<DtypeBytes>& known_dtypes() {
+  static const std::vector<DtypeBytes> kDtypes = {{"float32", 4}, {"float16", 2}, {"bfloat16", 2}, {"int8", 1},
+                                                  {"uint8", 1},   {"fp8", 1},     {"int4", 1},     {"nf4", 1}};
+  return kDtypes;
+}
+
+double bytes_per_param_of_dtype(std::string_view dtype) {
+  for (const DtypeBytes& d : known_dtypes())
+    if (dtype == d.name) return d.bytes_per_param;
+  return 0;
+}
+
+std::vector<std::string> model_preset_names() {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < embedded::kModelPresetCount; ++i) names.push_back(embedded::kModelPresets[i].name);
+  return names;
+}
+
+Expected<ModelShape> model_preset(const std::string& name, const std::string& path) {
+  const std::string wanted = normalise_preset(name);
+  for (size_t i = 0; i < embedded::kModelPresetCount; ++i) {
+    if (wanted != embedded::kModelPresets[i].name) continue;
+    auto shape = parse_model_config(embedded::kModelPresets[i].json, path);
+    if (!shape) return shape.error();
+    ModelShape m = shape.value();
+    m.source = std::string("preset:") + embedded::kModelPresets[i].name;
+    return m;
+  }
+  std::string known;
+  for (const std::string& n : model_preset_names()) known += (known.empty() ? "" : ", ") + n;
+  return make_error("unknown_preset", path,
+                    "Unknown model preset '" + utf8_prefix(name, json::kMaxEchoBytes) + "'; presets: " + known + ".");
+}
+
+}  // namespace stepcalc
