@@ -1,28 +1,37 @@
-// The page in headless Chromium, served from this tree on localhost:
-//   bytes      every response of a cold load, raw and gzipped (gzip -6, as a server
-//              compressing on the fly would send it; the dev server sends it raw)
+// The page in headless Chromium, served from this tree on localhost by scripts/serve.mjs
+// (which sends the build's precompressed files):
+//   bytes      every response of a cold load: raw, as sent, and gzip -9 of each (the
+//              budget's measure, whatever the browser negotiated)
 //   first      navigation start -> first step time shown (data-testid="step-time-us"),
-//              a fresh browser context (cold cache) per repeat
+//              a fresh browser context (cold cache) per repeat; beside it the same for a
+//              blank page (one static number in the HTML), loads interleaved
 //   edit       the bench:c step (512 decodes, via a #json= link): one decode row's KV
-//              edited -> the number changes, and -> the next frame after that change
+//              edited -> the number changes; the reprice + render work of that frame
+//              including the style and layout it causes (`drawn`); and -> the next frame
 // `dist` (or STEPCALC_WASM_DIST) serves wasm/dist/* from another build of the module.
 // Usage: node bench/page.mjs [REPEATS]; prints JSON. Imported by bench/run.mjs.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { createServer, listen } from '../scripts/serve.mjs';
+import { buildPage } from '../scripts/build-page.mjs';
 import { benchCases, median } from './wasm.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const STEP = '[data-testid="step-time-us"]';
+// The baseline: the same server, a page that is only its number (build/bench/blank.html).
+const BLANK = 'build/bench/blank.html';
+const BLANK_HTML = '<!doctype html><html lang="en"><meta charset="utf-8"><title>blank</title>'
+  + '<p><data data-testid="step-time-us" value="1">1 µs</data></p></html>\n';
 
-// Injected before any page script: notes when the step time first shows a number.
+// Injected before any page script: notes when the step time first shows a number
+// (the whole microseconds are the element's `value`, its text the formatted time).
 const OBSERVE_FIRST = `(() => {
   const check = () => {
     const el = document.querySelector('${STEP}');
-    if (el && /^\\d+$/.test(el.textContent) && !window.__firstPricedMs) {
+    if (el && /^\\d+$/.test(el.getAttribute('value') ?? el.textContent) && !window.__firstPricedMs) {
       window.__firstPricedMs = performance.now();
       observer.disconnect();
     }
@@ -54,6 +63,9 @@ async function waitPriced(page, timeoutMs) {
 
 export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.env.STEPCALC_WASM_DIST } = {}) {
   if (!readFileSync(path.join(root, 'index.html'), 'utf8').includes('web/')) return { measured: false, why: 'no page' };
+  await buildPage({ ifStale: true });
+  mkdirSync(path.join(root, 'build/bench'), { recursive: true });
+  writeFileSync(path.join(root, BLANK), BLANK_HTML);
   const server = createServer();
   const port = await listen(server, 0);
   const base = `http://127.0.0.1:${port}/`;
@@ -65,9 +77,18 @@ export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.e
   try {
     const out = { measured: true, url: base, repeats, dist: dist || 'wasm/dist' };
 
-    // Cold loads: bytes and time to the first priced result.
+    // Cold loads: bytes and time to the first priced result, each beside a blank page.
     const firsts = [];
+    const blanks = [];
     for (let i = 0; i < repeats; i++) {
+      const blankContext = await browser.newContext();
+      const blank = await blankContext.newPage();
+      await blank.addInitScript(OBSERVE_FIRST);
+      await blank.goto(`${base}${BLANK}`);
+      await waitPriced(blank, timeoutMs);
+      blanks.push(await blank.evaluate(() => window.__firstPricedMs));
+      await blankContext.close();
+
       const context = await browser.newContext();
       const page = await context.newPage();
       await routeDist(page, dist);
@@ -76,7 +97,10 @@ export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.e
         page.on('response', async (response) => {
           try {
             const body = await response.body();
-            files.push({ url: response.url().replace(base, ''), raw: body.length, gzip: gzipSync(body, { level: 6 }).length });
+            const sizes = await response.request().sizes();
+            files.push({ url: response.url().replace(base, ''), raw: body.length, sent: sizes.responseBodySize,
+              encoding: (await response.headerValue('content-encoding')) || 'identity',
+              gzip: gzipSync(body, { level: 9 }).length });
           } catch { /* redirects and aborted requests have no body */ }
         });
       }
@@ -89,11 +113,15 @@ export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.e
         files.sort((a, b) => b.gzip - a.gzip);
         out.files = files;
         out.raw_bytes = files.reduce((s, f) => s + f.raw, 0);
+        out.sent_bytes = files.reduce((s, f) => s + f.sent, 0);
+        out.requests = files.length;
         out.gzip_bytes = files.reduce((s, f) => s + f.gzip, 0);
       }
       await context.close();
     }
     out.first_priced_ms = { median: median(firsts), all: firsts };
+    out.blank_ms = { median: median(blanks), all: blanks };
+    out.first_over_blank_ms = median(firsts.map((f, i) => f - blanks[i]));
 
     // Edits of a 512-request step.
     const request = benchCases().find((c) => c.tag === 'bench:c').request;
@@ -101,35 +129,47 @@ export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.e
     const page = await context.newPage();
     await routeDist(page, dist);
     await page.goto(`${base}#json=${encodeURIComponent(JSON.stringify(request))}`);
-    await page.waitForFunction(([sel, want]) => document.querySelector(sel)?.textContent === String(want),
+    await page.waitForFunction(([sel, want]) => {
+      const el = document.querySelector(sel);
+      return el && (el.getAttribute('value') ?? el.textContent) === String(want);
+    },
       [STEP, request.expected.step_time_us], { timeout: timeoutMs });
     const input = 'input[aria-label="Decode 1 KV length"]';
     await page.waitForSelector(input);
     const updated = [];
+    const drawn = [];
     const painted = [];
     const kvs = [130000, request.step.decode_requests[0].progress_index];
     for (let i = 0; i < repeats * 3; i++) {
       const t = await page.evaluate(([sel, inputSel, kv]) => new Promise((resolve, reject) => {
         const field = document.querySelector(inputSel);
-        const before = document.querySelector(sel).textContent;
+        const valueOf = () => { const el = document.querySelector(sel); return el && (el.getAttribute('value') ?? el.textContent); };
+        const before = valueOf();
         let changedAt = 0;
+        performance.clearMeasures('stepcalc:update');
         const observer = new MutationObserver(() => {
-          const el = document.querySelector(sel);
-          if (changedAt || !el || el.textContent === before) return;
+          if (changedAt || valueOf() === before) return;
           changedAt = performance.now();
           observer.disconnect();
-          requestAnimationFrame(() => resolve({ updated: changedAt - t0, painted: performance.now() - t0 }));
+          // This runs right after the page's update (a microtask of the same frame):
+          // the style and layout forced here are the ones that frame would do.
+          void document.body.offsetHeight;
+          const laidOut = performance.now();
+          const start = performance.getEntriesByName('stepcalc:update').at(-1)?.startTime ?? changedAt;
+          requestAnimationFrame(() => resolve({ updated: changedAt - t0, drawn: laidOut - start, painted: performance.now() - t0 }));
         });
-        observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+        observer.observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true });
         setTimeout(() => reject(new Error('the step time did not change')), 5000);
         const t0 = performance.now();
         field.value = String(kv);
         field.dispatchEvent(new Event('input', { bubbles: true }));
       }), [STEP, input, kvs[i % 2]]);
       updated.push(t.updated);
+      drawn.push(t.drawn);
       painted.push(t.painted);
     }
-    out.edit_512 = { updated_ms: median(updated), painted_ms: median(painted), repeats: updated.length };
+    out.edit_512 = { updated_ms: median(updated), drawn_ms: median(drawn), drawn_all: drawn, painted_ms: median(painted),
+      repeats: updated.length };
     await context.close();
     return out;
   } finally {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything into build/: the native core, CLI (build/stepcalc) and tests,
-# then the Wasm module (wasm/dist/) and the core tests compiled to Wasm (build/wasm/).
+# then the Wasm module (wasm/dist/) and the core tests compiled to Wasm (build/wasm/),
+# then the page's bundle (web/dist/, scripts/build-page.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"  # emcc's JS optimizer needs acorn from here
@@ -11,4 +12,5 @@ cmake --build build -j"$jobs"
 
 emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/wasm -j"$jobs"
-echo "build: ok (native CLI build/stepcalc, Wasm wasm/dist/)"
+node scripts/build-page.mjs
+echo "build: ok (native CLI build/stepcalc, Wasm wasm/dist/, page web/dist/)"

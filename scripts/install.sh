@@ -4,7 +4,8 @@
 # Debian 12 packages: emscripten (emcc + Embind), node-acorn (emcc's JS optimizer),
 # cmake/g++/clang (native build, sanitizers, libFuzzer), libsimdjson-dev + doctest-dev
 # (single headers), chromium (page tests), the simdjson source package (simdjson.cpp
-# for the Wasm build). npm: playwright-core (drives the Debian chromium).
+# for the Wasm build). npm: playwright-core (drives the Debian chromium), esbuild
+# (bundles the page; its binary comes in the npm package @esbuild/linux-x64).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 vendor="$here/build/vendor"
@@ -56,8 +57,10 @@ if [ ! -f "$vendor/simdjson.cpp" ]; then
   rm -rf "$tmp"
 fi
 
-# npm packages (playwright-core only drives the system chromium; it downloads nothing).
-if [ ! -d "$here/node_modules/playwright-core" ] || [ ! -d "$here/node_modules/typescript" ]; then
+# npm packages (playwright-core only drives the system chromium; it downloads nothing;
+# esbuild's binary is an npm package of its own, no download script is needed).
+if [ ! -d "$here/node_modules/playwright-core" ] || [ ! -d "$here/node_modules/typescript" ] || \
+   [ ! -d "$here/node_modules/esbuild" ]; then
   (cd "$here" && npm install --no-audit --no-fund --loglevel=error)
 fi
 echo "install: ok"

@@ -1,6 +1,8 @@
 // A small static file server for the calculator page: serves the repo root on
 // localhost and prints the URL. Usage: node scripts/serve.mjs [PORT] (default 8080,
-// or the next free port). Only files below the root are served.
+// or the next free port). Only files below the root are served; a file with a
+// precompressed sibling (.br, .gz from scripts/build-page.mjs) is sent compressed to
+// clients that accept it.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -51,19 +53,44 @@ function refuse(res, status) {
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(TEXTS[status]);
 }
 
+/**
+ * The precompressed sibling of `file` (`.br`, else `.gz`, as scripts/build-page.mjs
+ * writes them) that the request accepts and that is not older than the file, or null.
+ */
+function precompressed(req, file, stat) {
+  const accepted = String(req.headers['accept-encoding'] || '').toLowerCase().split(',').map((part) => {
+    const [name, ...params] = part.split(';').map((t) => t.trim());
+    const q = params.find((p) => p.startsWith('q='));
+    return q && !(Number(q.slice(2)) > 0) ? '' : name;
+  });
+  for (const [encoding, ext] of [['br', '.br'], ['gzip', '.gz']]) {
+    if (!accepted.includes(encoding)) continue;
+    try {
+      const packed = fs.statSync(file + ext);
+      if (packed.isFile() && packed.mtimeMs >= stat.mtimeMs) return { encoding, file: file + ext, size: packed.size };
+    } catch {
+      // no such sibling: try the next encoding
+    }
+  }
+  return null;
+}
+
 function serve(req, res) {
   if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405);
   const { file, status } = resolveFile(req.url);
   if (!file) return refuse(res, status);
   fs.stat(file, (err, stat) => {
     if (err || !stat.isFile()) return refuse(res, 404);
+    const packed = precompressed(req, file, stat);
     res.writeHead(200, {
       'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
-      'content-length': stat.size,
+      'content-length': packed ? packed.size : stat.size,
       'cache-control': 'no-cache',
+      vary: 'accept-encoding',
+      ...(packed && { 'content-encoding': packed.encoding }),
     });
     if (req.method === 'HEAD') return res.end();
-    const stream = fs.createReadStream(file);
+    const stream = fs.createReadStream(packed ? packed.file : file);
     stream.on('error', () => refuse(res, 500)); // e.g. the file went away after stat
     stream.pipe(res);
   });

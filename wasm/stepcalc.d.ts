@@ -276,8 +276,12 @@ export class StepCalcError extends Error {
   readonly path: string;
 }
 
-/** Instantiates the module once (later calls share the promise). */
-export function load(options?: { wasmBinary?: ArrayBuffer | Uint8Array }): Promise<StepCalc>;
+/**
+ * Instantiates the module once (later calls share the promise). `wasmBinary` skips the
+ * fetch; `baseUrl` is the folder holding `dist/` (default: beside stepcalc.js), for
+ * pages that bundle this file elsewhere.
+ */
+export function load(options?: { wasmBinary?: ArrayBuffer | Uint8Array; baseUrl?: string | URL }): Promise<StepCalc>;
 export function price(request: Request | string): Promise<Result>;
 export function sweep(request: Request | string, axis: SweepAxis, values: number[]): Promise<SweepPoint[]>;
 export function presets(): Promise<Presets>;

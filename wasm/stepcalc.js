@@ -32,15 +32,20 @@ async function instantiate(options, drop) {
     const { readFile } = await import('node:fs/promises');
     init.wasmBinary = await readFile(new URL('./dist/stepcalc-core.wasm', import.meta.url));
   } else {
-    init.locateFile = (file) => new URL(`./dist/${file}`, import.meta.url).href;
+    // A bundler moves this file: `baseUrl` (the folder that holds dist/) says where
+    // the module's files are; without it they sit beside this file.
+    const base = new URL(options.baseUrl ?? '.', import.meta.url);
+    init.locateFile = (file) => new URL(`dist/${file}`, base).href;
   }
   return wrap(await createStepcalcCore(init), drop);
 }
 
 /**
  * Instantiates the module once and returns the API; later calls return the same
- * promise. `options.wasmBinary` (bytes) skips fetching the .wasm file. An instance
- * that ever traps is dropped: the next load() makes a fresh one.
+ * promise. `options.wasmBinary` (bytes) skips fetching the .wasm file; `options.baseUrl`
+ * (the folder holding `dist/`, relative to this file or absolute) locates it when this
+ * file was bundled elsewhere. An instance that ever traps is dropped: the next load()
+ * makes a fresh one.
  */
 export function load(options = {}) {
   if (options === null || typeof options !== 'object') {

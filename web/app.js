@@ -1,80 +1,53 @@
-// The calculator page: loads the module, builds the panels, and reprices on every
-// edit (coalesced to one animation frame). The URL always holds the priced state.
+// The calculator page: loads the module, prices the linked (or default) step and shows
+// its number first, then builds the panels; reprices on every edit (coalesced to one
+// animation frame). The URL holds the priced state, except while it holds a link that
+// could not be shown, which stays as it was so it can be fixed.
 import { load } from '../wasm/stepcalc.js';
 import { $, h } from './dom.js';
 import { FieldRegistry } from './errors.js';
-import { defaultState, toRequest, fromRequest, encodeHash, decodeHash, clone } from './state.js';
-import { modelPanel, trimConfig, configName } from './model-panel.js';
+import { defaultState, toRequest, encodeHash, clone } from './state.js';
+import { stateFromHash, stateFromRequest } from './link.js';
+import { modelPanel } from './model-panel.js';
 import { setupPanel } from './setup-panel.js';
 import { stepEditor } from './step-editor.js';
 import { ioPanel } from './io-panel.js';
-import { headline, renderDetails } from './results.js';
+import { headline, contextLine, renderDetails } from './results.js';
 import { breakdownChart } from './charts.js';
 import { sweepTasks } from './sweeps.js';
 import { modesSection } from './modes.js';
+import { inUserWords } from './words.js';
 
 const embed = new URLSearchParams(location.search).get('embed') === '1';
-const widthOf = (el) => Math.max(260, Math.floor(el.clientWidth || 600));
+const nextPaint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+
+// Chart widths come from a ResizeObserver, so drawing after an edit never forces a
+// layout to measure them; only the very first draw reads the width once.
+const widths = new Map();
+const widthOf = (el) => Math.max(260, Math.floor(widths.get(el) ?? (el.clientWidth || 600)));
+
+function errorNote(text) {
+  return h('p', { class: 'field-error', 'data-testid': 'error', role: 'alert', text });
+}
 
 async function main() {
-  const calc = await load();
-  const app = { calc, presets: calc.presets(), state: defaultState(), fields: new FieldRegistry($('#errors')) };
+  const calc = await load({ baseUrl: new URL('wasm/', document.baseURI) });
+  const app = { calc, presets: calc.presets(), state: defaultState(), fields: new FieldRegistry($('#errors')), embed };
   let scheduled = false;
   let good = null; // {state, request, result} of the last priced state
   let firstDone = false;
-
-  /** A state from a request object (CLI format); config models are trimmed by the core. */
-  function stateFromRequest(request) {
-    const s = fromRequest(request);
-    if (typeof s.model === 'object') {
-      s.modelName = s.modelName || configName(s.model);
-      s.model = trimConfig(calc, s.model);
-    }
-    return s;
-  }
-
-  /** The state the location hash asks for, or the defaults and why. */
-  function stateFromHash() {
-    try {
-      const decoded = decodeHash(location.hash);
-      if (!decoded) return { state: defaultState() };
-      if (decoded.text !== undefined) {
-        // The core checks a #json= request as written, before the page keeps only the
-        // fields it shows: unknown fields, repeated keys, ids, tags and numbers that
-        // JSON.parse would round are errors here exactly as in the CLI.
-        const checked = calc.price(decoded.text);
-        const preset = checked.model.source.match(/^preset:(.*)$/);
-        if (preset && typeof decoded.request.model === 'string') decoded.request.model = preset[1];
-      }
-      const s = decoded.state ? decoded.state : stateFromRequest(decoded.request);
-      if (decoded.state && typeof s.model === 'object') s.model = trimConfig(calc, s.model);
-      calc.price(toRequest(s));
-      return { state: s };
-    } catch (error) {
-      const where = error.path ? `${error.path}: ` : '';
-      return { state: defaultState(), error: `This link's step cannot be shown (${where}${error.message}) The default step is shown instead.` };
-    }
-  }
+  let keepLink = false; // the address holds a link that could not be shown: leave it
 
   const linkError = $('#link-error');
-  function showLinkError(message) {
-    linkError.replaceChildren(message ? h('p', { class: 'field-error', 'data-testid': 'error', role: 'alert', text: message }) : '');
-  }
+  const showLinkError = (message) => linkError.replaceChildren(message ? errorNote(message) : '');
 
-  const panels = embed ? [] : [
-    modelPanel(app, $('#model-panel')),
-    setupPanel(app, $('#setup-panel')),
-    stepEditor(app, $('#step-panel')),
-  ];
-  const io = embed ? null : ioPanel(app, $('#share'), $('#io-panel'));
-  const modes = embed ? null : modesSection(app, $('#modes'));
-
-  // The step time and breakdown render in the edit's frame; the other modes, the
-  // lookup table and each sweep (many more pricings and rows) follow as separate
-  // tasks, so input between them is handled at once and a newer edit cancels the rest.
+  // The step time and breakdown render in the edit's frame; everything else (other
+  // modes, the lookup table, each sweep: many more pricings and rows) follows as
+  // separate tasks, so input between them is handled at once and a newer edit cancels
+  // the rest.
   let secondary = 0;
   let pending = [];
   let secondaryStart = 0;
+  let panels = null; // built after the first number is on screen
   function runSecondary() {
     secondary = 0;
     const task = pending.shift();
@@ -85,24 +58,37 @@ async function main() {
     if (pending.length) secondary = setTimeout(runSecondary, 0);
     else performance.measure('stepcalc:secondary', { start: secondaryStart });
   }
-  function renderCharts() {
-    if (!good) return;
-    $('#breakdown').replaceChildren(breakdownChart(good.result, widthOf($('#breakdown'))));
+  function cancelSecondary() {
     clearTimeout(secondary);
     pending = [];
-    if (embed) return;
+  }
+  const drawn = { breakdown: 0, sweeps: 0 }; // the widths the charts were drawn at
+  function renderCharts() {
+    if (!good) return;
+    drawn.breakdown = widthOf($('#breakdown'));
+    $('#breakdown').replaceChildren(breakdownChart(good.result, drawn.breakdown));
+    cancelSecondary();
+    if (embed || !panels) return;
     const { request, state, result } = good;
     secondaryStart = performance.now();
-    pending = [() => modes.render(result), () => renderDetails(result, $('#details')),
-      ...sweepTasks(calc, request, state, result, $('#sweeps'), widthOf($('#sweeps')))];
+    drawn.sweeps = widthOf($('#sweeps'));
+    pending = [() => panels.modes.render(result), () => renderDetails(result, $('#details')),
+      ...sweepTasks(calc, request, state, result, $('#sweeps'), drawn.sweeps)];
     secondary = setTimeout(runSecondary, 0);
   }
 
   function writeUrl() {
     const hash = `#${encodeHash(app.state)}`;
-    if (hash !== location.hash) history.replaceState(null, '', `${location.pathname}${location.search}${hash}`);
-    $('#open-full').href = `${location.pathname}${hash}`;
-    io?.render();
+    const here = new URL(document.URL);
+    if (!keepLink && hash !== here.hash) {
+      here.hash = hash;
+      history.replaceState(null, '', here.href);
+    }
+    const full = new URL(document.URL);
+    full.search = '';
+    full.hash = hash;
+    $('#open-full').href = full.href;
+    panels?.io.render();
   }
 
   function update() {
@@ -116,11 +102,13 @@ async function main() {
     } catch (error) {
       if (!errors.some((e) => e.path === error.path)) errors.push({ path: error.path, message: error.message });
     }
-    app.fields.show(errors);
+    app.fields.show(errors.map((e) => ({ path: e.path, message: inUserWords(e.path, e.message) })));
     $('#results').classList.toggle('stale', !result);
     $('#stale').textContent = result ? '' : 'Showing the last good result: fix the marked field to update it.';
     if (!result) return;
     good = { state: clone(app.state), request, result };
+    app.good = good;
+    $('#context').textContent = contextLine(app.state, result, app.presets);
     $('#headline').replaceChildren(headline(result));
     renderCharts();
     writeUrl();
@@ -132,54 +120,81 @@ async function main() {
   }
 
   app.changed = () => {
+    keepLink = false;
     showLinkError('');
     // The previous state's follow-up work is stale now: drop it so the next frame
     // prices this edit without waiting behind it.
-    clearTimeout(secondary);
-    pending = [];
+    cancelSecondary();
     if (!scheduled) {
       scheduled = true;
       requestAnimationFrame(update);
     }
   };
-  const renderPanels = () => panels.forEach((p) => p.render());
+  const renderPanels = () => panels?.list.forEach((p) => p.render());
   app.renderPanels = renderPanels;
+  app.load = async (request) => {
+    app.state = stateFromRequest(calc, request);
+    renderPanels();
+    app.changed();
+  };
+
+  /** Applies the location's link: a good one replaces the state, a bad one only says why. */
+  function fromLocation(first) {
+    const { state, error } = stateFromHash(calc, location.hash);
+    if (error) {
+      keepLink = true;
+      const next = embed ? 'The page that embeds it needs to fix its link.'
+        : first ? 'The default step is shown below; fix the address or edit the step.'
+          : 'Your step is still shown; fix the address or go on editing.';
+      showLinkError(`${error} ${next}`);
+      if (embed) {
+        // An embed shows what its link asks for or nothing: no other step's number.
+        $('#headline').replaceChildren();
+        $('#context').textContent = '';
+        document.body.classList.add('broken');
+        return;
+      }
+      if (!first) return;
+      app.state = defaultState();
+    } else {
+      keepLink = false;
+      showLinkError('');
+      document.body.classList.remove('broken');
+      app.state = state ?? defaultState();
+    }
+    renderPanels();
+    update();
+  }
+
+  fromLocation(true);
+  window.addEventListener('hashchange', () => fromLocation(false));
+  const observer = new ResizeObserver((entries) => {
+    for (const entry of entries) widths.set(entry.target, Math.floor(entry.contentRect.width));
+    if (drawn.breakdown !== widthOf($('#breakdown')) || (panels && drawn.sweeps !== widthOf($('#sweeps')))) renderCharts();
+  });
+  observer.observe($('#breakdown'));
+  observer.observe($('#sweeps'));
+  if (embed) return;
+
+  // The number is on screen: build the panels after it has been painted.
+  await nextPaint();
+  const list = [modelPanel(app, $('#model-panel')), setupPanel(app, $('#setup-panel')), stepEditor(app, $('#step-panel'))];
+  panels = { list, io: ioPanel(app, $('#share'), $('#io-panel')), modes: modesSection(app, $('#modes')) };
+  renderPanels();
+  update();
+
   // The calibration panel (and its fitting code) loads when first opened.
   $('#calibrate')?.addEventListener('toggle', function loadCalibration(event) {
     if (!event.target.open) return;
     event.target.removeEventListener('toggle', loadCalibration);
     import('./calibrate-panel.js').then((m) => m.calibratePanel(app, $('#calibrate-body'))).catch((error) => {
-      $('#calibrate-body').replaceChildren(h('p', { class: 'field-error', 'data-testid': 'error', role: 'alert',
-        text: `The calibration panel did not load: ${error.message}` }));
+      $('#calibrate-body').replaceChildren(errorNote(`The calibration panel did not load: ${error.message}`));
     });
   });
-  app.load = async (request) => {
-    app.state = stateFromRequest(request);
-    renderPanels();
-    app.changed();
-  };
-
-  function fromLocation() {
-    const { state, error } = stateFromHash();
-    app.state = state;
-    renderPanels();
-    update();
-    showLinkError(error);
-  }
-  window.addEventListener('hashchange', fromLocation);
-  let lastWidth = 0;
-  new ResizeObserver(() => {
-    const w = widthOf($('#breakdown'));
-    if (w !== lastWidth) {
-      lastWidth = w;
-      renderCharts();
-    }
-  }).observe($('#breakdown'));
-  fromLocation();
 }
 
+document.documentElement.classList.add('ran'); // hides the "opened from a file?" note
 document.body.classList.toggle('embed', embed);
 main().catch((error) => {
-  $('#headline').replaceChildren(h('p', { class: 'field-error', 'data-testid': 'error', role: 'alert',
-    text: `The pricing module did not load: ${error.message}` }));
+  $('#headline').replaceChildren(errorNote(`The pricing module did not load: ${error.message}`));
 });

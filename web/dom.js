@@ -29,23 +29,45 @@ export function field(label, props = {}, hint) {
   return { wrap, input };
 }
 
+// One number format everywhere: en-US grouping ("55,011"), times in µs below 1 ms and
+// in ms (or s) above, three significant digits unless the value is whole microseconds.
 const group = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 /** 55011 -> "55,011". */
 export const int = (n) => group.format(n);
-/** Seconds as a short human time: "51.8 ms", "930 us". */
+/** A number with `digits` decimals and grouping: 1234.5 -> "1,234.5". */
+export const fixed = (n, digits) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+/** Seconds as a short human time: "55.0 ms", "930 µs", "3.20 ms", "1.27 s". */
 export function time(seconds) {
   const us = seconds * 1e6;
-  if (us >= 1e5) return `${(us / 1e3).toFixed(0)} ms`;
-  if (us >= 1e3) return `${(us / 1e3).toFixed(us >= 1e4 ? 1 : 2)} ms`;
-  return `${us.toFixed(us >= 100 ? 0 : 1)} us`;
+  const a = Math.abs(us);
+  if (a >= 1e6) return `${fixed(us / 1e6, a >= 1e7 ? 1 : 2)} s`;
+  if (a >= 1e3) return `${fixed(us / 1e3, a >= 1e5 ? 0 : a >= 1e4 ? 1 : 2)} ms`;
+  return `${fixed(us, a >= 100 || Number.isInteger(us) ? 0 : 1)} µs`;
 }
+/** Microseconds as a human time: 55011 -> "55.0 ms". */
+export const timeUs = (us) => time(us * 1e-6);
+/** A signed time difference: "+4.27 ms", "−930 µs", "0 µs". */
+export const deltaTime = (seconds) => (seconds > 0 ? '+' : seconds < 0 ? '−' : '') + time(Math.abs(seconds));
 /** A ratio as a percentage with sensible digits. */
-export const pct = (r) => `${(r * 100).toFixed(Math.abs(r) >= 0.1 ? 1 : 2)}%`;
+export const pct = (r) => `${fixed(r * 100, Math.abs(r) >= 0.1 ? 1 : 2)}%`;
+/** A signed percentage: "+7.77%". */
+export const deltaPct = (r) => (r > 0 ? '+' : r < 0 ? '−' : '') + pct(Math.abs(r));
 /** Token counts: 2048 -> "2,048", 131072 -> "128k" when short is asked. */
 export const tokens = (n, short) => (short && n >= 1024 && n % 1024 === 0 ? `${n / 1024}k` : int(n));
 
+/**
+ * A number as a person types it: "1,000", "1_000", " 2048 ", "0.82", "1e3". Commas
+ * are thousands separators only in groups of three ("1,5" is not a number). NaN when
+ * it is not a number.
+ */
+export function parseNumber(text) {
+  let t = String(text).trim().replace(/_/g, '');
+  if (/^[-+]?\d{1,3}(,\d{3})+(\.\d*)?$/.test(t)) t = t.replace(/,/g, '');
+  return t !== '' && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t) ? Number(t) : NaN;
+}
+
 /** Parses what the user typed: a finite number, or the text itself (the core names the error). */
 export function parseTyped(text) {
-  const t = text.trim().replace(/_/g, '');
-  return t !== '' && Number.isFinite(Number(t)) ? Number(t) : text;
+  const v = parseNumber(text);
+  return Number.isFinite(v) ? v : text;
 }

@@ -1,5 +1,5 @@
 // Field-level errors under their inputs; a registry maps core JSON paths to inputs.
-import { h } from './dom.js';
+import { h, parseNumber } from './dom.js';
 
 const shown = new WeakMap();
 let serial = 0;
@@ -68,8 +68,7 @@ export class FieldRegistry {
     const out = [];
     for (const [path, input] of this.inputs) {
       if (!input.isConnected || input.dataset.kind !== 'number') continue;
-      const t = input.value.trim().replace(/_/g, '');
-      if (t === '' || !Number.isFinite(Number(t))) out.push({ path, message: 'Enter a number.' });
+      if (!Number.isFinite(parseNumber(input.value))) out.push({ path, message: 'Enter a number.' });
     }
     return out;
   }

@@ -3,12 +3,9 @@
 import { h, field, parseTyped } from './dom.js';
 import { setFieldError, clearFieldError } from './errors.js';
 import { SHAPE_FIELDS, NOTE_FIELDS } from './state.js';
+import { SHAPE_LABELS } from './words.js';
 
 const CUSTOM = '__custom';
-const LABELS = {
-  num_hidden_layers: 'Layers', hidden_size: 'Hidden size', num_attention_heads: 'Attention heads',
-  num_key_value_heads: 'KV heads', intermediate_size: 'FFN size', vocab_size: 'Vocabulary', bytes_per_param: 'Bytes / param',
-};
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A config reduced to the shape the core resolves plus its note keys; throws StepCalcError. */
@@ -35,7 +32,7 @@ export function modelPanel(app, root) {
   const shapeInputs = {};
   const grid = h('div', { class: 'grid' });
   for (const key of SHAPE_FIELDS) {
-    const { wrap, input } = field(LABELS[key], { 'data-kind': 'number', name: key });
+    const { wrap, input } = field(SHAPE_LABELS[key], { 'data-kind': 'number', name: key });
     if (key === 'bytes_per_param') input.inputMode = 'decimal';
     input.addEventListener('input', () => editShape(key, input.value));
     shapeInputs[key] = input;

@@ -1,12 +1,18 @@
 // The priced step in words and tables: the headline (step time, tokens, what binds),
 // every table lookup with its provenance, and the warnings.
-import { h, int, time, pct } from './dom.js';
+import { h, int, time, timeUs, pct } from './dom.js';
 
 const HOW = { exact: 'table cell', interpolated: 'interpolated', clamped: 'clamped', fallback: 'fallback' };
 const AXIS = { m: 'M', seq: 'sequence', bs: 'batch', kv: 'KV' };
 const MAX_LOOKUP_ROWS = 100; // more on request: a long table slows every reprice
 
-/** The headline: step time (us, ms), tokens and tokens/s, and which phase binds. */
+/** What is priced, in one line: model, GPU, TP and mode. */
+export function contextLine(state, result) {
+  const model = typeof state.model === 'string' ? state.model : state.modelName || 'custom model shape';
+  return `${model} on ${state.gpu} · TP ${state.tp} · mode ${result.mode}`;
+}
+
+/** The headline: step time (ms or µs, and exact µs), tokens and tokens/s, which phase binds. */
 export function headline(result) {
   const t = result.tokens;
   const fused = result.corrected?.fused;
@@ -18,9 +24,10 @@ export function headline(result) {
       ` ${p.bound_by}-bound (compute ${time(p.compute_s)}, memory ${time(p.memory_s)}), ${role}.`);
   };
   const bound = fused ? 'one fused forward pass over all tokens' : { prefill: 'the prefill phase', decode: 'the decode phase', overhead: 'CPU overhead (no GPU work)' }[result.bound] || result.bound;
+  const us = result.step_time_us;
   return h('div', { class: 'headline' },
-    h('p', { class: 'big' }, h('span', { 'data-testid': 'step-time-us', text: String(result.step_time_us) }),
-      h('span', { class: 'unit', text: ' us' }), h('span', { class: 'ms', text: ` = ${result.step_time_ms} ms` })),
+    h('p', { class: 'big' }, h('data', { 'data-testid': 'step-time-us', value: us, text: timeUs(us) }),
+      us >= 1000 ? h('span', { class: 'exact', text: ` ${int(us)} µs` }) : null),
     h('p', {}, `${int(t.total)} token${t.total === 1 ? '' : 's'} (${int(t.prefill)} prefill + ${int(t.decode)} decode) · `,
       h('strong', { text: int(result.tokens_per_s) }), ' tokens/s'),
     result.bound === 'overhead' ? h('p', { text: `No GPU work: the step is its CPU overhead, ${time(result.overhead_us * 1e-6)}.` })

@@ -2,13 +2,8 @@
 // tensor-parallel degree, and the step model's mode (its switches: modes.js).
 import { h, field, parseTyped } from './dom.js';
 import { HW_FIELDS } from './state.js';
+import { HW_LABELS } from './words.js';
 
-const HW_LABELS = {
-  TFlopsPeak: ['Peak TFLOP/s', 'dense BF16'],
-  BwPeakTBs: ['Peak HBM TB/s', ''],
-  bwEfficiencyFactor: ['Bandwidth efficiency', 'fraction of peak reached'],
-  perLayerOverhead: ['CPU overhead / layer (us)', ''],
-};
 
 export function setupPanel(app, root) {
   const { presets } = app;

@@ -211,6 +211,7 @@ export function decodeHash(hash) {
   }
   s.prefill = decodeRuns(params.get('p'), 2, 'p');
   s.decode = params.has('dt') ? decodeRuns(params.get('dt'), 2, 'dt') : decodeRuns(params.get('d'), 1, 'd').map(([kv]) => [kv, 1]);
-  if (![...s.prefill, ...s.decode].every(validRow)) fail('p', 'The link holds a negative token count.');
+  if (!s.prefill.every(validRow)) fail('p', 'The link holds a negative token count in its prefill rows.');
+  if (!s.decode.every(validRow)) fail(params.has('dt') ? 'dt' : 'd', 'The link holds a negative token count in its decode rows.');
   return { state: s };
 }

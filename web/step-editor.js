@@ -101,14 +101,19 @@ export function stepEditor(app, root) {
         onclick: () => edit(() => list.splice(i, 1)) }));
   }
 
+  // Only valid values are summed or ranged: a typo shows as an error under its field,
+  // never as a number here.
   function summarise() {
     const { prefill, decode } = app.state;
-    const nums = (rows, k) => rows.map((r) => r[k]).filter((v) => typeof v === 'number');
+    const valid = (v) => Number.isInteger(v) && v >= 0;
+    const nums = (rows, k) => rows.map((r) => r[k]).filter(valid);
+    const bad = [...prefill, ...decode].filter((r) => !r.every(valid)).length;
     const newTokens = nums(prefill, 1).reduce((a, b) => a + b, 0);
     const kv = nums(decode, 0);
     const kvText = kv.length ? `, KV ${int(Math.min(...kv))}–${int(Math.max(...kv))} (mean ${int(kv.reduce((a, b) => a + b, 0) / kv.length)})` : '';
-    summary.textContent = `${prefill.length} prefill row${prefill.length === 1 ? '' : 's'} (${int(newTokens)} new tokens) · `
-      + `${int(decode.length)} decode${decode.length === 1 ? '' : 's'}${kvText}`;
+    summary.textContent = `${int(prefill.length)} prefill row${prefill.length === 1 ? '' : 's'} (${int(newTokens)} new tokens) · `
+      + `${int(decode.length)} decode${decode.length === 1 ? '' : 's'}${kvText}`
+      + (bad ? ` · ${int(bad)} row${bad === 1 ? '' : 's'} with an error, not counted` : '');
   }
 
   /** Rebuilds the rows from the state. */

@@ -6,12 +6,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createServer, listen } from '../../scripts/serve.mjs';
+import { buildPage } from '../../scripts/build-page.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const artifacts = path.join(root, 'test-results');
 
 /** Starts the server on a free port and Chromium; returns {base, browser, close}. */
 export async function start() {
+  await buildPage({ ifStale: true }); // the page served is the bundle of today's sources
   const server = createServer();
   const port = await listen(server, 0);
   const browser = await chromium.launch({
@@ -42,12 +44,12 @@ export async function openPage(browser, url, viewport = { width: 1280, height: 9
 
 /** The displayed integer step time. */
 export async function shownStepTime(page) {
-  return Number(await page.textContent('[data-testid="step-time-us"]'));
+  return Number(await page.getAttribute('[data-testid="step-time-us"]', 'value'));
 }
 
 /** Waits until the shown step time differs from `before`; returns it. */
 export async function nextStepTime(page, before) {
-  await page.waitForFunction((b) => document.querySelector('[data-testid="step-time-us"]')?.textContent !== String(b), before);
+  await page.waitForFunction((b) => document.querySelector('[data-testid="step-time-us"]')?.getAttribute('value') !== String(b), before);
   return shownStepTime(page);
 }
 

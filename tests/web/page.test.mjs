@@ -115,7 +115,8 @@ test('?embed=1 renders the compact widget with a link to the full calculator', a
   assert.equal(await page.isVisible('#model-panel'), false);
   assert.equal(await page.isVisible('#sweeps'), false);
   const href = await page.getAttribute('#open-full', 'href');
-  assert.match(href, /^\/#v=1&m=llama-3\.1-70b-instruct&g=H100&tp=4&/);
+  assert.equal(new URL(href).search, '', 'the full calculator, not another embed');
+  assert.match(new URL(href).hash, /^#v=1&m=llama-3\.1-70b-instruct&g=H100&tp=4&/);
   await page.screenshot({ path: artifactPath('page-embed.png') });
   assert.deepEqual(page.problems, []);
   await page.close();

@@ -1,0 +1,47 @@
+// The page's state from what arrives from outside: the location hash (compact form or
+// a `#json=` request in the CLI's format) and imported request objects. Config models
+// are reduced by the core to the shape it prices; every state is priced once before
+// it is accepted, so a link that cannot be priced is refused as a whole.
+import { decodeHash, defaultState, fromRequest, toRequest } from './state.js';
+import { trimConfig, configName } from './model-panel.js';
+import { inUserWords } from './words.js';
+
+/** A state from a request object (CLI format); config models are trimmed by the core. */
+export function stateFromRequest(calc, request) {
+  const s = fromRequest(request);
+  if (typeof s.model === 'object') {
+    s.modelName = s.modelName || configName(s.model);
+    s.model = trimConfig(calc, s.model);
+  }
+  return s;
+}
+
+/**
+ * The state `hash` asks for: {state} (null when the hash holds none) or {error} in
+ * the page's words. Nothing is thrown.
+ */
+export function stateFromHash(calc, hash) {
+  try {
+    const decoded = decodeHash(hash);
+    if (!decoded) return { state: null };
+    if (decoded.text !== undefined) {
+      // The core checks a #json= request as written, before the page keeps only the
+      // fields it shows: unknown fields, repeated keys, ids, tags and numbers that
+      // JSON.parse would round are errors here exactly as in the CLI.
+      const checked = calc.price(decoded.text);
+      const preset = checked.model.source.match(/^preset:(.*)$/);
+      if (preset && typeof decoded.request.model === 'string') decoded.request.model = preset[1];
+    }
+    const s = decoded.state ? decoded.state : stateFromRequest(calc, decoded.request);
+    if (decoded.state && typeof s.model === 'object') s.model = trimConfig(calc, s.model);
+    calc.price(toRequest(s));
+    return { state: s };
+  } catch (error) {
+    // A link is JSON someone wrote: the page's words, and the path it can be fixed at.
+    const words = error.path ? inUserWords(error.path, error.message) : error.message;
+    const why = error.path && !words.includes(error.path) ? `${words.replace(/\.$/, '')} (at ${error.path}).` : words;
+    return { error: `This link's step cannot be shown: ${why}` };
+  }
+}
+
+export { defaultState };

@@ -1,0 +1,73 @@
+// The page's words for the request's fields: labels shown beside inputs, and the
+// core's errors rewritten from JSON paths into them ("step.decode_requests[0].
+// progress_index must not be negative" -> "Decode row 1: KV length must not be
+// negative."). The API and CLI keep the JSON path; only the page says it this way.
+
+/** Labels of the model's shape fields, as the model panel shows them. */
+export const SHAPE_LABELS = {
+  num_hidden_layers: 'Layers', hidden_size: 'Hidden size', num_attention_heads: 'Attention heads',
+  num_key_value_heads: 'KV heads', intermediate_size: 'FFN size', vocab_size: 'Vocabulary',
+  bytes_per_param: 'Bytes / param', torch_dtype: 'dtype', head_dim: 'Head dim',
+};
+
+/** Labels and hints of the hardware constants. */
+export const HW_LABELS = {
+  TFlopsPeak: ['Peak TFLOP/s', 'dense BF16'],
+  BwPeakTBs: ['Peak HBM TB/s', ''],
+  bwEfficiencyFactor: ['Bandwidth efficiency', 'fraction of peak reached'],
+  perLayerOverhead: ['CPU overhead / layer (µs)', ''],
+};
+
+const ROW_FIELDS = {
+  prefill_requests: ['Prefill row', { progress_index: 'cached prefix', num_new_prefill_tokens: 'new tokens' }],
+  decode_requests: ['Decode row', { progress_index: 'KV length', num_new_decode_tokens: 'new tokens' }],
+};
+const TOP = { tp: 'TP degree', gpu: 'GPU', mode: 'Mode', model: 'Model', step: 'The step', kernels: 'Kernel tables' };
+
+/** map[key] for the map's own keys only (a path may say "__proto__"). */
+const own = (map, key) => (Object.hasOwn(map, key) ? map[key] : undefined);
+const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/**
+ * The words for a JSON path: {where, field} ("Decode row 1", "KV length"), or null
+ * for a path the page has no label for.
+ */
+export function labelFor(path) {
+  if (typeof path !== 'string' || !path) return null;
+  let m = /^step\.(prefill_requests|decode_requests)\[(\d+)\](?:\.(\w+))?$/.exec(path);
+  if (m) {
+    const [row, fields] = ROW_FIELDS[m[1]];
+    return { where: `${row} ${Number(m[2]) + 1}`, field: m[3] ? own(fields, m[3]) || m[3] : '' };
+  }
+  m = /^model\.(\w+)$/.exec(path);
+  if (m) return { where: 'Model', field: own(SHAPE_LABELS, m[1]) || m[1] };
+  m = /^hardware\.(\w+)$/.exec(path);
+  if (m) return { where: '', field: own(HW_LABELS, m[1])?.[0] || m[1] };
+  m = /^corrected\.(params|switches)\.(\w+)$/.exec(path);
+  if (m) return { where: m[1] === 'params' ? 'Parameter' : 'Switch', field: m[2] };
+  if (own(TOP, path)) return { where: '', field: TOP[path] };
+  return null;
+}
+
+/** One of the core's errors ({path, message}) in the page's words. */
+export function inUserWords(path, message) {
+  const label = labelFor(path);
+  if (!label) return message;
+  let rest = message.trim();
+  const leaf = /(\w+)$/.exec(path)?.[1];
+  let replaced = false;
+  for (const prefix of [path, leaf]) {
+    if (prefix && rest.startsWith(`${prefix} `)) {
+      rest = rest.slice(prefix.length + 1);
+      replaced = true;
+      break;
+    }
+  }
+  if (!/[.!?]$/.test(rest)) rest += '.';
+  // Config names inside the sentence become their labels too.
+  rest = rest.replace(/\b(num_\w+|hidden_size|intermediate_size|vocab_size|bytes_per_param)\b/g,
+    (key) => (own(SHAPE_LABELS, key) ? SHAPE_LABELS[key].toLowerCase().replace(/^kv/, 'KV').replace(/^ffn/, 'FFN') : key));
+  if (!label.field) return replaced ? `${label.where} ${rest}` : `${label.where}: ${rest}`;
+  const subject = replaced ? `${label.field} ${rest}` : `${label.field}: ${rest}`;
+  return label.where ? `${label.where}: ${subject}` : capital(subject);
+}
