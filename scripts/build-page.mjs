@@ -2,7 +2,8 @@
 // and minified into web/dist/app.js, panels opened later in chunks of their own, the
 // stylesheet minified, and every file the page loads written beside itself as .gz and
 // .br so scripts/serve.mjs (or any static host that serves precompressed files) sends
-// them compressed. Why a bundler at all: README.md, "The page". Runs in scripts/build.sh
+// them compressed; the Markdown documentation is rendered to web/dist/docs/*.html
+// (scripts/build-docs.mjs). Why a bundler at all: README.md, "The page". Runs in scripts/build.sh
 // after the Wasm build, and from the page tests, so they always test the sources.
 // Usage: node scripts/build-page.mjs
 import { readFileSync, writeFileSync, rmSync, readdirSync, existsSync, statSync } from 'node:fs';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { buildDocs, docSources } from './build-docs.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'web/dist');
@@ -30,7 +32,8 @@ function compress(file) {
 /** The newest modification time among the page's sources (web/*.js, web/style.css, the loader). */
 function newestSource() {
   const files = readdirSync(path.join(root, 'web')).filter((f) => /\.(js|css)$/.test(f)).map((f) => `web/${f}`);
-  files.push('wasm/stepcalc.js', 'wasm/dist/stepcalc-core.js', 'index.html', 'scripts/build-page.mjs');
+  files.push('wasm/stepcalc.js', 'wasm/dist/stepcalc-core.js', 'index.html', 'scripts/build-page.mjs',
+    'scripts/build-docs.mjs', ...docSources(root));
   return Math.max(...files.map((f) => statSync(path.join(root, f)).mtimeMs));
 }
 
@@ -71,7 +74,8 @@ export async function buildPage({ ifStale = false } = {}) {
     esbuild.build({ ...common, entryPoints: ['web/app.js', 'web/style.css'], plugins: [lazy] }),
     esbuild.build({ ...common, entryPoints: LAZY.map((f) => `web/${f}`) }),
   ]);
-  for (const file of readdirSync(out)) compress(path.join(out, file));
+  buildDocs(root, path.join(out, 'docs'));
+  for (const file of readdirSync(out)) if (/\.(js|css)$/.test(file)) compress(path.join(out, file));
   for (const file of ALSO_COMPRESSED) if (existsSync(path.join(root, file))) compress(path.join(root, file));
   writeFileSync(stamp, '');
   return Object.fromEntries(builds.flatMap((b) => Object.entries(b.metafile.outputs)).map(([file, o]) => [file, o.bytes]));

@@ -116,7 +116,24 @@ function main() {
   writeFileSync(join(docsDir, 'ACCURACY.md'), report(files, rows, t, ablation, lone));
   writeFileSync(join(docsDir, 'accuracy-predicted-vs-measured.svg'), svgPlot(measured.map((m) => m / 1000),
     Object.fromEntries(Object.entries(predictions).map(([m, p]) => [m, p.map((v) => v / 1000)]))));
+  writeFileSync(join(docsDir, 'accuracy.json'), accuracySummary(files, requests, t));
   for (const r of t) console.log(`${r.group.padEnd(22)} blis-v2 ${f2(r['blis-v2'].mape)}%  corrected ${f2(r.corrected.mape)}%`);
+}
+
+/**
+ * docs/accuracy.json: the overall error of each mode, which the page shows beside
+ * the modes (so the figures are written once, here).
+ */
+function accuracySummary(files, requests, t) {
+  const all = t[0];
+  const modes = Object.fromEntries(Object.entries(all).filter(([, v]) => v && typeof v === 'object' && 'mape' in v)
+    .map(([mode, v]) => [mode, { mape: Number(v.mape.toFixed(2)), median_ape: Number(v.median.toFixed(2)), bias: Number(v.bias.toFixed(2)) }]));
+  const models = [...new Set(requests.map((r) => r.model))].join(', ');
+  const tps = [...new Set(requests.map((r) => r.tp))].join(', ');
+  return `${JSON.stringify({
+    generated_by: 'npm run accuracy (tools/accuracy.mjs)', data: files.map((f) => `data/calibration/${f}`), steps: requests.length,
+    setup: `${models}, TP ${tps}, H100`, fitted: 'the corrected mode\'s two CPU terms were fitted on these steps', modes,
+  }, null, 1)}\n`;
 }
 
 function report(files, rows, t, ablation, lone) {

@@ -3,7 +3,7 @@
 // animation frame). The URL holds the priced state, except while it holds a link that
 // could not be shown, which stays as it was so it can be fixed.
 import { load } from '../wasm/stepcalc.js';
-import { $, h } from './dom.js';
+import { $, h, timeUs } from './dom.js';
 import { FieldRegistry } from './errors.js';
 import { defaultState, toRequest, encodeHash, clone } from './state.js';
 import { stateFromHash, stateFromRequest } from './link.js';
@@ -66,7 +66,7 @@ async function main() {
   function renderCharts() {
     if (!good) return;
     drawn.breakdown = widthOf($('#breakdown'));
-    $('#breakdown').replaceChildren(breakdownChart(good.result, drawn.breakdown));
+    $('#breakdown').replaceChildren(breakdownChart(good.result, drawn.breakdown, { bindingOnly: embed }));
     cancelSecondary();
     if (embed || !panels) return;
     const { request, state, result } = good;
@@ -108,7 +108,9 @@ async function main() {
     if (!result) return;
     good = { state: clone(app.state), request, result };
     app.good = good;
-    $('#context').textContent = contextLine(app.state, result, app.presets);
+    const context = contextLine(app.state, result);
+    $('#context').textContent = context;
+    $('#sticky').replaceChildren(h('strong', { text: timeUs(result.step_time_us) }), ` · ${context}`);
     $('#headline').replaceChildren(headline(result));
     renderCharts();
     writeUrl();

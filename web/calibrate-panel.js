@@ -2,7 +2,7 @@
 // is rebuilt into requests, priced in blis-v2 and corrected, and the corrected mode's
 // two CPU parameters are fitted to it (web/calibration.js). Loaded when the panel is
 // first opened. The file is read with Blob.text() in this browser; nothing is sent.
-import { h } from './dom.js';
+import { h, int } from './dom.js';
 import { parseStepsCsv, rebuildStep, fitCpuParams, linearityGapUs, errorStats, CPU_ZERO, TARGET, NUMERIC_COLUMNS, MAX_ROWS }
   from './calibration.js';
 
@@ -101,12 +101,22 @@ export function calibratePanel(app, root) {
     const gap = linearityGapUs(fitted, base, requests, params);
     show([['blis-v2', blis], ['corrected (defaults)', defaults],
       [`corrected (fitted: cpu_step_us=${params.cpu_step_us}, cpu_per_request_us=${params.cpu_per_request_us})`, fitted]]
-      .map(([label, p]) => ({ label, ...errorStats(p, measured) })), params, gap);
+      .map(([label, p]) => ({ label, ...errorStats(p, measured) })), params, gap, source(name, requests));
   }
 
-  function show(table, params, gap) {
+  /** What a fit was made from, in words: "the bundled sample: 1,251 steps of llama-2-70b-hf at TP 4". */
+  function source(name, requests) {
+    const setups = [...new Set(requests.map((r) => `${r.model} at TP ${r.tp}`))];
+    const setupText = setups.length > 3 ? `${setups.length} model and TP settings` : setups.join(', ');
+    return { text: `${name}: ${int(requests.length)} steps of ${setupText}`, setups };
+  }
+
+  function show(table, params, gap, from) {
     const f2 = (x) => x.toFixed(2);
-    const apply = h('button', { type: 'button', 'data-testid': 'apply-fit', text: 'Apply fitted parameters',
+    const shown = `${typeof app.state.model === 'string' ? app.state.model : app.state.modelName || 'a custom shape'} at TP ${app.state.tp}`;
+    const caveat = from.setups.includes(shown) ? ''
+      : ` The step shown is ${shown}: CPU costs fitted on other models or TP degrees may not carry over to it.`;
+    const apply = h('button', { type: 'button', 'data-testid': 'apply-fit', text: 'Apply fitted parameters to the corrected mode',
       onclick: () => {
         const keep = app.state.mode === 'corrected' ? app.state.corrected || {} : {};
         app.state.corrected = { ...keep, params: { ...(keep.params || {}), ...params } };
@@ -124,7 +134,8 @@ export function calibratePanel(app, root) {
       h('p', { class: 'muted', text: 'Errors are (predicted - measured) / measured; bias > 0: the model overestimates. ' +
         (gap <= 1 ? 'The CPU term added linearly (checked to within 1 us on every step).'
           : `The CPU term did not add linearly (up to ${gap.toFixed(0)} us off); the fit is approximate.`) }),
-      h('div', { class: 'actions' }, apply));
+      h('div', { class: 'actions' }, apply),
+      h('p', { class: 'muted', 'data-testid': 'fit-source', text: `Fitted on ${from.text}.${caveat}` }));
   }
 
   function start(load, name) {

@@ -20,6 +20,20 @@ export function trimConfig(calc, config) {
   return shape;
 }
 
+/** The preset whose shape and notes equal `shape` (a trimmed `config`), or ''. */
+export function matchingPreset(app, shape, config) {
+  const notes = (model) => JSON.stringify(app.calc.price({ model, step: {} }).warnings.map((w) => w.code).sort());
+  for (const p of app.presets.models) {
+    if (!SHAPE_FIELDS.every((k) => p[k] === shape[k])) continue;
+    try {
+      if (notes(p.name) === notes(config)) return p.name;
+    } catch {
+      // a preset the core refuses here is no match
+    }
+  }
+  return '';
+}
+
 export const configName = (c) => [c._name_or_path, c.name, c.model_type].find((v) => typeof v === 'string' && v) || 'config.json';
 
 export function modelPanel(app, root) {
@@ -89,9 +103,13 @@ export function modelPanel(app, root) {
       return;
     }
     clearFieldError(text);
-    app.state.modelName = configName(config);
+    // A config that prices exactly as a preset does is that preset (same shape, same notes).
+    const preset = matchingPreset(app, app.state.model, config);
+    if (preset) app.state.model = preset;
+    app.state.modelName = preset ? '' : configName(config);
     render();
     app.changed();
+    name.textContent = preset ? `This config is the preset ${preset}. ${name.textContent}` : name.textContent;
   }
 
   use.addEventListener('click', () => applyConfig(text.value));

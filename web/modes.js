@@ -1,6 +1,6 @@
 // Every mode priced side by side, and the switches and parameters of the corrected
 // model, all read from presets().modes and the results' `corrected` object.
-import { h, int, parseTyped } from './dom.js';
+import { h, int, parseTyped, timeUs, deltaTime, deltaPct } from './dom.js';
 import { toRequest } from './state.js';
 
 const EXPLAIN = {
@@ -12,6 +12,43 @@ const EXPLAIN = {
   cpu_overhead: 'CPU cost per step and per request instead of 100 us per layer.',
   fused_mixed_batch: 'A mixed step is one forward pass over all tokens, not max(prefill, decode).',
 };
+
+// What each mode is, in a line (docs: web/dist/docs/<page>.html, rendered from docs/).
+const MODES = {
+  'blis-v2': ['The reference step model, reproduced exactly: the H100 FP8 GEMM and attention MFU tables it ships, '
+    + 'max(prefill, decode) per step and 100 µs of CPU per layer.', 'REFERENCE-MODEL'],
+  corrected: ['blis-v2 with seven switches that each fix one of its documented weaknesses, and a CPU cost per step '
+    + 'and per request fitted on real vLLM steps.', 'CORRECTED-MODE'],
+  measured: ['The forward pass vLLM runs for this model, operator by operator, from measured vLLM kernel tables of '
+    + 'the chosen GPU, plus the CPU cost of a step.', ''],
+};
+let accuracy; // docs/accuracy.json (npm run accuracy), fetched when the section first shows
+
+/** The modes in words, the measured error of each and which is the most accurate. */
+function modesExplained(modes) {
+  const list = h('dl', { class: 'mode-list' });
+  const note = h('p', { class: 'muted', 'data-testid': 'accuracy' });
+  const fill = (acc) => {
+    list.replaceChildren(...modes.flatMap((mode) => {
+      const [text, doc] = MODES[mode] || ['', ''];
+      const a = acc?.modes?.[mode];
+      return [h('dt', {}, h('code', { text: mode }), a ? ` · ${a.mape.toFixed(2)}% mean error` : ''),
+        h('dd', {}, text, doc ? [' ', h('a', { href: `web/dist/docs/${doc}.html`, target: '_blank', rel: 'noopener', text: 'How it works' })] : null)];
+    }));
+    const ranked = modes.filter((m) => acc?.modes?.[m]).sort((a, b) => acc.modes[a].mape - acc.modes[b].mape);
+    note.replaceChildren(...(ranked.length ? [`Most accurate: `, h('strong', { text: ranked[0] }),
+      `. Mean absolute error against ${int(acc.steps)} measured vLLM steps (${acc.setup}; ${acc.fitted}). `,
+      h('a', { href: 'web/dist/docs/ACCURACY.html', target: '_blank', rel: 'noopener', text: 'Accuracy in detail' })] : []));
+  };
+  fill(accuracy);
+  if (!accuracy) {
+    fetch('docs/accuracy.json').then((r) => (r.ok ? r.json() : null)).then((acc) => {
+      accuracy = acc;
+      fill(acc);
+    }).catch(() => {});
+  }
+  return h('div', {}, list, note);
+}
 
 /** The comparison table: each mode priced on the same step, delta against the first. */
 function compareTable(app, result) {
@@ -27,16 +64,15 @@ function compareTable(app, result) {
   const ref = rows[0].result?.step_time_us;
   const overrides = state.corrected ? ' with your switches' : '';
   const table = h('table', { class: 'modes' },
-    h('thead', {}, h('tr', {}, ['Mode', 'Step time (us)', 'Delta (us)', 'Delta'].map((t) => h('th', { scope: 'col', text: t })))),
+    h('thead', {}, h('tr', {}, ['Mode', 'Step time', 'Difference', ''].map((t, i) => h('th', { scope: 'col', class: i ? 'num' : '', text: t })))),
     h('tbody', {}, rows.map(({ mode, result: r, error }, i) => {
       const delta = r && ref ? r.step_time_us - ref : null;
-      const sign = delta > 0 ? '+' : '';
       return h('tr', { class: mode === state.mode ? 'current' : '' },
         h('th', { scope: 'row', text: mode + (mode === state.mode ? ` (shown${overrides})` : '') }),
         error ? h('td', { colspan: 3, text: error }) : [
-          h('td', { class: 'num', text: int(r.step_time_us) }),
-          h('td', { class: 'num', text: i === 0 || delta === null ? 'reference' : sign + int(delta) }),
-          h('td', { class: 'num', text: i === 0 || delta === null ? '' : `${sign}${((100 * delta) / ref).toFixed(2)}%` }),
+          h('td', { class: 'num', text: timeUs(r.step_time_us) }),
+          h('td', { class: 'num', text: i === 0 || delta === null ? 'reference' : deltaTime(delta * 1e-6) }),
+          h('td', { class: 'num', text: i === 0 || delta === null ? '' : deltaPct(delta / ref) }),
         ]);
     })));
   const note = rows.length < 2 && h('p', { class: 'muted',
@@ -47,6 +83,7 @@ function compareTable(app, result) {
 /** Switch and parameter controls, built once per set of names and refreshed in place. */
 export function modesSection(app, root) {
   const table = h('div');
+  root.append(modesExplained(app.presets.modes));
   const controls = h('div', { class: 'switches' });
   const summary = h('summary', { text: 'Switches and parameters' });
   const details = h('details', {}, summary, controls);

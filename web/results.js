@@ -83,10 +83,10 @@ export function renderDetails(result, root) {
   const limit = root.dataset.allLookups === '1' ? rows.length : MAX_LOOKUP_ROWS;
   const body = rows.slice(0, limit).map((r) => {
     const p = provenance(r.lookup);
-    return h('tr', {}, h('th', { scope: 'row', text: r.where }), h('td', { class: 'num', text: r.shape }),
-      h('td', { class: 'num', text: r.mfu === undefined ? '' : pct(r.mfu) }),
-      h('td', { class: 'num', text: r.s === null ? '' : time(r.s) }),
-      h('td', {}, p.how && h('span', { class: `how how-${p.how.replace(/\W/g, '')}`, text: p.how }), ` ${p.detail}`,
+    return h('tr', {}, h('th', { scope: 'row', text: r.where }), h('td', { class: 'num', 'data-label': 'Shape', text: r.shape }),
+      h('td', { class: 'num', 'data-label': 'MFU', text: r.mfu === undefined ? '' : pct(r.mfu) }),
+      h('td', { class: 'num', 'data-label': 'Time', text: r.s === null ? '' : time(r.s) }),
+      h('td', { 'data-label': 'Provenance' }, p.how && h('span', { class: `how how-${p.how.replace(/\W/g, '')}`, text: p.how }), ` ${p.detail}`,
         r.extra && h('em', { text: ` ${r.extra}` })));
   });
   const notes = [];
@@ -103,7 +103,7 @@ export function renderDetails(result, root) {
         warnings.map((w) => h('li', { title: w.code, text: w.message }))),
       !warnings.length && !notes.length ? h('p', { class: 'muted', text: 'None: every lookup hit measured data.' }) : null),
     h('details', { open: true }, h('summary', {}, h('h2', { text: `Every table lookup (${rows.length})` })),
-      h('div', { class: 'scroll' }, h('table', { class: 'lookups' },
+      h('div', {}, h('table', { class: 'lookups' },
         h('thead', {}, h('tr', {}, ['Where', 'Shape', 'MFU', 'Time', 'Provenance'].map((t) => h('th', { scope: 'col', text: t })))),
         h('tbody', {}, body))),
       rows.length > limit ? h('p', { class: 'muted' }, `First ${limit} of ${rows.length} lookups shown. `,

@@ -1,11 +1,11 @@
 // The step as rows: prefill rows (cached prefix, new tokens) and decode rows (KV
-// length), each editable, removable and duplicable, plus the bulk actions a person
-// pricing a scheduler step needs.
+// length), each editable, removable and duplicable, in two keyboard grids
+// (row-grid.js), plus the bulk actions a person pricing a scheduler step needs.
 import { h, field, parseTyped, int } from './dom.js';
 import { setFieldError, clearFieldError } from './errors.js';
 import { LIMITS } from './state.js';
+import { rowGrid } from './row-grid.js';
 
-const SHOWN_DECODES = 300;
 const P = 'step.prefill_requests';
 const D = 'step.decode_requests';
 
@@ -22,47 +22,13 @@ function wholeNumber(input, min, max) {
 
 export function stepEditor(app, root) {
   const summary = h('p', { class: 'summary', 'aria-live': 'polite' });
-  const prefillBody = h('tbody');
-  const decodeBody = h('tbody');
-  const more = h('p', { class: 'muted' });
-  const table = (caption, heads, body) => h('div', { class: 'rows' }, h('table', { class: 'rows-table' },
-    h('caption', { text: caption }),
-    h('thead', {}, h('tr', {}, heads.map((t) => h('th', { scope: 'col', text: t })))), body));
+  const button = (text, onclick, props = {}) => h('button', { type: 'button', text, onclick, ...props });
 
   // Bulk actions.
   const dN = field('Count', { value: '32', 'data-bulk': 'decode-count' });
   const dKv = field('KV length', { value: '2048', 'data-bulk': 'decode-kv' });
   const dTo = field('to KV (optional)', { value: '', 'data-bulk': 'decode-kv-to', placeholder: 'same' });
-  const addDecodes = h('button', { type: 'button', text: 'Add decodes' });
-  const pT = field('Prompt tokens', { value: '8192', 'data-bulk': 'prefill-total' });
-  const pC = field('Chunk size', { value: '2048', 'data-bulk': 'prefill-chunk' });
-  const pPre = field('Cached prefix', { value: '0', 'data-bulk': 'prefill-prefix' });
-  const addPrefill = h('button', { type: 'button', text: 'Add prefill chunks' });
-  const button = (text, onclick) => h('button', { type: 'button', text, onclick });
-
-  root.append(summary,
-    h('div', { class: 'bulk' }, h('h3', { text: 'Add N decodes with KV L (or a KV range)' }),
-      h('div', { class: 'grid' }, dN.wrap, dKv.wrap, dTo.wrap), h('div', { class: 'actions' }, addDecodes)),
-    h('div', { class: 'bulk' }, h('h3', { text: 'Add a prefill of T tokens in chunks of C' }),
-      h('div', { class: 'grid' }, pT.wrap, pC.wrap, pPre.wrap), h('div', { class: 'actions' }, addPrefill),
-      h('small', { class: 'muted', text: 'One row per chunk; each chunk\'s cached prefix is the tokens before it.' })),
-    h('div', { class: 'actions' },
-      button('Clear prefills', () => edit(() => { app.state.prefill = []; })),
-      button('Clear decodes', () => edit(() => { app.state.decode = []; })),
-      button('Duplicate all decodes', () => edit(() => {
-        if (app.state.prefill.length + 2 * app.state.decode.length <= LIMITS.rows) app.state.decode.push(...app.state.decode.map((r) => [...r]));
-      }))),
-    table('Prefill rows', ['#', 'Cached prefix', 'New tokens', ''], prefillBody),
-    table('Decode rows', ['#', 'KV length', ''], decodeBody), more);
-
-  function edit(change) {
-    change();
-    render();
-    app.changed();
-  }
-  const room = (n) => app.state.prefill.length + app.state.decode.length + n <= LIMITS.rows;
-
-  addDecodes.addEventListener('click', () => {
+  const addDecodes = button('Add decodes', () => {
     const n = wholeNumber(dN.input, 1, LIMITS.rows);
     const from = wholeNumber(dKv.input, 0, 1e9);
     const to = dTo.input.value.trim() === '' ? from : wholeNumber(dTo.input, 0, 1e9);
@@ -72,34 +38,85 @@ export function stepEditor(app, root) {
       for (let i = 0; i < n; i++) app.state.decode.push([n === 1 ? from : Math.round(from + ((to - from) * i) / (n - 1)), 1]);
     });
   });
-  addPrefill.addEventListener('click', () => {
+  const pT = field('Prompt tokens', { value: '16384', 'data-bulk': 'prefill-total' });
+  const pC = field('Chunk size', { value: '2048', 'data-bulk': 'prefill-chunk' }, 'max_num_batched_tokens');
+  const pK = field('This step runs chunk', { value: '1', 'data-bulk': 'prefill-index' });
+  const pPre = field('Prefix cache hit', { value: '0', 'data-bulk': 'prefill-prefix' }, 'tokens already cached');
+  const chunkNote = h('small', { class: 'muted', 'aria-live': 'polite' });
+  // vLLM's chunked prefill schedules one chunk of a long prompt per step: the row
+  // added is the chunk this step runs, the prompt before it counted as cached.
+  function chunkRow() {
     const total = wholeNumber(pT.input, 1, 1e9);
     const chunk = wholeNumber(pC.input, 1, 1e9);
     const prefix = wholeNumber(pPre.input, 0, 1e9);
-    if (total === null || chunk === null || prefix === null) return;
-    if (!room(Math.ceil(total / chunk))) return setFieldError(pC.input, `That makes more than ${int(LIMITS.rows)} rows; use larger chunks.`);
-    edit(() => {
-      for (let done = 0; done < total; done += chunk) app.state.prefill.push([prefix + done, Math.min(chunk, total - done)]);
-    });
+    if (total === null || chunk === null || prefix === null) return null;
+    if (prefix >= total) return setFieldError(pPre.input, 'The cached part must be shorter than the prompt.'), null;
+    const chunks = Math.ceil((total - prefix) / chunk);
+    const k = wholeNumber(pK.input, 1, chunks);
+    if (k === null) return null;
+    const cached = prefix + (k - 1) * chunk;
+    return { row: [cached, Math.min(chunk, total - cached)], chunks, k };
+  }
+  function describeChunk() {
+    const c = chunkRow();
+    chunkNote.textContent = c ? `Adds 1 row: chunk ${int(c.k)} of ${int(c.chunks)}, ${int(c.row[1])} new tokens after a cached prefix of ${int(c.row[0])}. `
+      + 'vLLM runs one chunk of a long prompt per step; the other chunks are other steps.' : '';
+  }
+  for (const f of [pT, pC, pK, pPre]) f.input.addEventListener('input', describeChunk);
+  const addPrefill = button('Add this step\'s chunk', () => {
+    const c = chunkRow();
+    if (!c) return;
+    if (!room(1)) return setFieldError(pT.input, `A step holds at most ${int(LIMITS.rows)} requests.`);
+    edit(() => app.state.prefill.push(c.row));
   });
 
-  function cell(path, list, i, k, label) {
-    const input = h('input', { type: 'text', inputmode: 'numeric', 'data-kind': 'number', value: list[i][k], 'aria-label': label });
+  const cell = (list, path, k, key, what) => (row, i) => {
+    const input = h('input', { type: 'text', inputmode: 'numeric', 'data-kind': 'number', value: row[k], 'aria-label': `${what(i)}` });
     input.addEventListener('input', () => {
-      list[i][k] = parseTyped(input.value);
+      list()[i][k] = parseTyped(input.value);
       summarise();
       app.changed();
     });
-    app.fields.add(path, input);
-    return h('td', {}, input);
+    app.fields.add(`${path}[${i}].${key}`, input);
+    return input;
+  };
+  const actions = (list, what) => [
+    { title: 'Copy', className: 'row-actions', cell: (row, i) => h('button', { type: 'button', class: 'icon', text: 'dup',
+      'aria-label': `Duplicate ${what} ${i + 1}`, title: 'Duplicate', onclick: () => room(1) && edit(() => list().splice(i + 1, 0, [...list()[i]])) }) },
+    { title: 'Remove', className: 'row-actions', cell: (row, i) => h('button', { type: 'button', class: 'icon', text: '×',
+      'aria-label': `Remove ${what} ${i + 1}`, title: 'Remove', onclick: () => edit(() => list().splice(i, 1)) }) },
+  ];
+  const prefills = () => app.state.prefill;
+  const decodes = () => app.state.decode;
+  const prefillGrid = rowGrid({ label: 'Prefill rows', empty: 'No prefill rows.', page: 10, columns: [
+    { title: 'Cached prefix', cell: cell(prefills, P, 0, 'progress_index', (i) => `Prefill ${i + 1} cached prefix`) },
+    { title: 'New tokens', cell: cell(prefills, P, 1, 'num_new_prefill_tokens', (i) => `Prefill ${i + 1} new tokens`) },
+    ...actions(prefills, 'prefill')], moreNote: 'Edit the rest with the bulk actions or as JSON.' });
+  const decodeGrid = rowGrid({ label: 'Decode rows', empty: 'No decode rows.', page: 20, columns: [
+    { title: 'KV length', cell: cell(decodes, D, 0, 'progress_index', (i) => `Decode ${i + 1} KV length`) },
+    ...actions(decodes, 'decode')], moreNote: 'Edit the rest with the bulk actions or as JSON.' });
+
+  root.append(summary,
+    h('details', { class: 'bulk', open: true }, h('summary', {}, h('h3', { text: 'Add N decodes at KV L (or spread over a KV range)' })),
+      h('div', { class: 'grid' }, dN.wrap, dKv.wrap, dTo.wrap), h('div', { class: 'actions' }, addDecodes)),
+    h('details', { class: 'bulk', open: true }, h('summary', {}, h('h3', { text: 'Add this step\'s chunk of a long prompt' })),
+      h('div', { class: 'grid' }, pT.wrap, pC.wrap, pPre.wrap, pK.wrap), h('div', { class: 'actions' }, addPrefill), chunkNote),
+    h('div', { class: 'actions' },
+      button('Clear prefills', () => edit(() => { app.state.prefill = []; })),
+      button('Clear decodes', () => edit(() => { app.state.decode = []; })),
+      button('Duplicate all decodes', () => edit(() => {
+        if (room(app.state.decode.length)) app.state.decode.push(...app.state.decode.map((r) => [...r]));
+      }))),
+    h('h3', { text: 'Prefill rows' }), prefillGrid.root,
+    h('h3', { text: 'Decode rows' }), decodeGrid.root);
+  describeChunk();
+
+  function edit(change) {
+    change();
+    render();
+    app.changed();
   }
-  function rowButtons(list, i, what) {
-    return h('td', { class: 'row-actions' },
-      h('button', { type: 'button', class: 'icon', 'aria-label': `Duplicate ${what} ${i + 1}`, title: 'Duplicate', text: 'dup',
-        onclick: () => room(1) && edit(() => list.splice(i + 1, 0, [...list[i]])) }),
-      h('button', { type: 'button', class: 'icon', 'aria-label': `Remove ${what} ${i + 1}`, title: 'Remove', text: '×',
-        onclick: () => edit(() => list.splice(i, 1)) }));
-  }
+  const room = (n) => app.state.prefill.length + app.state.decode.length + n <= LIMITS.rows;
 
   // Only valid values are summed or ranged: a typo shows as an error under its field,
   // never as a number here.
@@ -118,19 +135,8 @@ export function stepEditor(app, root) {
 
   /** Rebuilds the rows from the state. */
   function render() {
-    const { prefill, decode } = app.state;
-    prefillBody.replaceChildren(...prefill.map((row, i) => h('tr', {}, h('td', { class: 'idx', text: i + 1 }),
-      cell(`${P}[${i}].progress_index`, prefill, i, 0, `Prefill ${i + 1} cached prefix`),
-      cell(`${P}[${i}].num_new_prefill_tokens`, prefill, i, 1, `Prefill ${i + 1} new tokens`),
-      rowButtons(prefill, i, 'prefill'))));
-    if (!prefill.length) prefillBody.append(h('tr', {}, h('td', { colspan: 4, class: 'muted', text: 'No prefill rows.' })));
-    decodeBody.replaceChildren(...decode.slice(0, SHOWN_DECODES).map((row, i) => h('tr', {},
-      h('td', { class: 'idx', text: i + 1 }),
-      cell(`${D}[${i}].progress_index`, decode, i, 0, `Decode ${i + 1} KV length`),
-      rowButtons(decode, i, 'decode'))));
-    if (!decode.length) decodeBody.append(h('tr', {}, h('td', { colspan: 3, class: 'muted', text: 'No decode rows.' })));
-    more.textContent = decode.length > SHOWN_DECODES
-      ? `Showing the first ${SHOWN_DECODES} of ${int(decode.length)} decode rows; all are priced. Edit the rest with the bulk actions or JSON.` : '';
+    prefillGrid.render(app.state.prefill);
+    decodeGrid.render(app.state.decode);
     summarise();
   }
   return { render };

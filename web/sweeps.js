@@ -1,7 +1,9 @@
 // Sweeps: step time against prefill length, decode batch size and KV length, each
 // priced by the module's sweep() around the current step, which is marked.
-import { h, int, tokens } from './dom.js';
-import { lineChart } from './charts.js';
+import { h, int, timeUs, tokens } from './dom.js';
+
+const capital = (t) => t.charAt(0).toUpperCase() + t.slice(1);
+import { lineChart, valuesTable } from './charts.js';
 
 const powers = (from, to) => {
   const out = [];
@@ -23,7 +25,7 @@ export function sweepPlans(state, result) {
     { axis: 'prefill_tokens', title: 'Step time vs. prefill length', unit: 'new prefill tokens',
       values: withValue(powers(128, 32768), first), current: first > 0 ? { x: first, y } : null,
       note: state.prefill.length ? 'Varies the new tokens of the first prefill row.' : 'The step has no prefill; the sweep adds one.' },
-    { axis: 'decode_batch', title: 'Step time vs. decode batch size', unit: 'decodes',
+    { axis: 'decode_batch', title: 'Step time vs. decode batch size', unit: 'decodes in the batch',
       values: withValue(powers(1, Math.min(room, Math.max(512, 2 ** Math.ceil(Math.log2(n + 1))))), n).filter((v) => v <= room),
       current: n > 0 ? { x: n, y } : null,
       note: n ? 'Repeats the current decode rows to reach each batch size.' : 'The step has no decodes; the sweep uses KV 1024.' },
@@ -53,13 +55,20 @@ function sweepSection(calc, request, plan, width) {
     return h('section', { class: 'sweep' }, h('h3', { text: plan.title }),
       h('p', { class: 'field-error', 'data-testid': 'error', text: error.message }));
   }
-  const data = points.map((p) => ({ x: p.value, y: p.error ? NaN : p.step_time_us, bound: p.bound, tick: tokens(p.value, true), error: p.error }));
+  // Only the sweep's own round values get tick labels; the current step's value is
+  // marked on the curve, not written on the axis (it would crowd its neighbours).
+  const round = new Set(plan.values.filter((v) => v !== plan.current?.x || (v & (v - 1)) === 0));
+  const data = points.map((p) => ({ x: p.value, y: p.error ? NaN : p.step_time_us, bound: p.bound,
+    tick: round.has(p.value) ? tokens(p.value, true) : '', error: p.error }));
   const readout = h('p', { class: 'readout', 'aria-live': 'polite', text: 'Hover or focus the chart and use the arrow keys to read values.' });
-  const describe = (p) => `${int(p.x)} ${plan.unit}: ${int(p.y)} us (${(p.y / 1000).toFixed(3)} ms), bound by ${p.bound}`
+  const describe = (p) => `${int(p.x)} ${plan.unit}: ${timeUs(p.y)} (${int(p.y)} µs), bound by ${p.bound}`
     + (plan.current && p.x === plan.current.x ? ' (the current step\'s value)' : '');
   const failed = data.filter((p) => p.error);
-  const body = data.some((p) => Number.isFinite(p.y))
-    ? lineChart({ points: data, current: plan.current, width, label: `${plan.title}; ${plan.note}`, describe, readout })
+  const priced = data.filter((p) => Number.isFinite(p.y));
+  const body = priced.length
+    ? [lineChart({ points: data, current: plan.current, width, label: `${plan.title}; ${plan.note}`, xTitle: capital(plan.unit), describe, readout }),
+      valuesTable(plan.title, [capital(plan.unit), 'Step time', 'Bound by'],
+        priced.map((p) => [int(p.x) + (plan.current && p.x === plan.current.x ? ' (current)' : ''), timeUs(p.y), p.bound]))]
     : h('p', { class: 'muted', text: 'No point of this sweep could be priced.' });
   return h('section', { class: 'sweep' }, h('h3', { text: plan.title }), body, readout,
     h('small', { class: 'muted', text: plan.note + (failed.length ? ` ${failed.length} point(s) could not be priced: ${failed[0].error.message}` : '') }));

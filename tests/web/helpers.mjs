@@ -32,8 +32,8 @@ export async function start() {
 }
 
 /** A new page whose console errors and page errors land in `page.problems`. */
-export async function openPage(browser, url, viewport = { width: 1280, height: 900 }) {
-  const page = await browser.newPage({ viewport });
+export async function openPage(browser, url, viewport = { width: 1280, height: 900 }, options = {}) {
+  const page = await browser.newPage({ viewport, ...options });
   page.problems = [];
   page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));

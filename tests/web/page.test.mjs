@@ -63,11 +63,11 @@ test('editing the model, machine and rows reprices like the CLI, and the link ro
   await page.getByLabel('Decode 2 KV length').fill('30000');
   await page.fill('[data-bulk="prefill-total"]', '5000');
   await page.fill('[data-bulk="prefill-chunk"]', '2048');
-  await page.getByRole('button', { name: 'Add prefill chunks' }).click();
+  await page.fill('[data-bulk="prefill-index"]', '3');
+  await page.getByRole('button', { name: 'Add this step\'s chunk' }).click();
   let request = await assertMatchesCli(page);
   assert.equal(request.step.decode_requests.length, 64 + 40);
-  assert.deepEqual(request.step.prefill_requests.slice(1).map((r) => [r.progress_index, r.num_new_prefill_tokens]),
-    [[0, 2048], [2048, 2048], [4096, 904]]);
+  assert.deepEqual(request.step.prefill_requests.slice(1).map((r) => [r.progress_index, r.num_new_prefill_tokens]), [[4096, 904]]);
 
   await page.fill('#tp', '2');
   await page.fill('input[name="bwEfficiencyFactor"]', '0.9');

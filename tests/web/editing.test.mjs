@@ -1,0 +1,129 @@
+// Editing as a first-time user does: errors in the page's words (the JSON path stays
+// in the API), no invalid value echoed, "1,000" accepted, the chunk of THIS step,
+// a pasted preset config recognised, a bad link kept in the address bar, a fit that
+// says what it was fitted on, and file:// explained.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { start, openPage, shownStepTime, nextStepTime, cliStepTime, pageRequest, root } from './helpers.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env?.close(); });
+
+const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+test('a bad field shows an error in the page\'s words; the summary echoes no invalid value', async () => {
+  const page = await openPage(env.browser, env.base);
+  await page.getByLabel('Decode 1 KV length').fill('-1');
+  await settle(page);
+  const note = page.locator('#step-panel [data-testid="error"]');
+  assert.equal(await note.textContent(), 'Decode row 1: KV length must not be negative.');
+  const summary = await page.locator('#step-panel .summary').textContent();
+  assert.doesNotMatch(summary, /-1/, summary);
+  assert.match(summary, /1 row with an error/);
+  await page.fill('#tp', '0');
+  await settle(page);
+  assert.match(await page.locator('#setup-panel [data-testid="error"]').textContent(), /^TP degree must be at least 1\.$/);
+  const all = await page.locator('[data-testid="error"]').allTextContents();
+  assert.ok(all.every((t) => !/step\.|progress_index|\[\d+\]/.test(t)), all.join(' | '));
+  await page.close();
+});
+
+test('"1,000" and "2_048" are numbers', async () => {
+  const page = await openPage(env.browser, env.base);
+  const before = await shownStepTime(page);
+  await page.getByLabel('Decode 1 KV length').fill('1,000');
+  await page.getByLabel('Prefill 1 new tokens').fill('4_096');
+  const after = await nextStepTime(page, before);
+  const request = await pageRequest(page);
+  assert.equal(request.step.decode_requests[0].progress_index, 1000);
+  assert.equal(request.step.prefill_requests[0].num_new_prefill_tokens, 4096);
+  assert.equal(after, cliStepTime(request));
+  assert.equal(await page.locator('[data-testid="error"]').count(), 0);
+  await page.close();
+});
+
+test('the bulk prefill adds the chunk this step runs, with the prompt before it as cached prefix', async () => {
+  const page = await openPage(env.browser, env.base);
+  await page.getByRole('button', { name: 'Clear prefills' }).click();
+  await page.fill('[data-bulk="prefill-total"]', '16384');
+  await page.fill('[data-bulk="prefill-chunk"]', '2048');
+  await page.fill('[data-bulk="prefill-prefix"]', '1000');
+  await page.fill('[data-bulk="prefill-index"]', '3');
+  assert.match(await page.locator('#step-panel .bulk small').last().textContent(), /chunk 3 of 8, 2,048 new tokens after a cached prefix of 5,096/);
+  await page.getByRole('button', { name: 'Add this step\'s chunk' }).click();
+  await page.fill('[data-bulk="prefill-index"]', '8');
+  await page.getByRole('button', { name: 'Add this step\'s chunk' }).click();
+  await settle(page);
+  const request = await pageRequest(page);
+  assert.deepEqual(request.step.prefill_requests.map((r) => [r.progress_index, r.num_new_prefill_tokens]), [[5096, 2048], [15336, 1048]]);
+  assert.equal(await shownStepTime(page), cliStepTime(request));
+  await page.fill('[data-bulk="prefill-index"]', '9');
+  await page.getByRole('button', { name: 'Add this step\'s chunk' }).click();
+  assert.match(await page.locator('#step-panel [data-testid="error"]').textContent(), /whole number from 1 to 8/);
+  await page.close();
+});
+
+test('a pasted config identical to a preset is recognised as that preset', async () => {
+  const page = await openPage(env.browser, env.base);
+  const config = readFileSync(path.join(root, 'presets/models/qwen2.5-7b-instruct.json'), 'utf8');
+  await page.locator('details.config summary').click();
+  await page.fill('#config-text', config);
+  await page.getByRole('button', { name: 'Use this config' }).click();
+  await page.waitForFunction(() => /qwen2\.5-7b-instruct/.test(location.hash));
+  assert.match(page.url(), /&m=qwen2\.5-7b-instruct&/);
+  assert.equal(await page.inputValue('#model-preset'), 'qwen2.5-7b-instruct');
+  assert.match(await page.locator('#model-panel p.muted').first().textContent(), /is the preset qwen2\.5-7b-instruct/);
+  // One change and it is a config of its own again.
+  await page.fill('#config-text', config.replace(/"num_hidden_layers":\s*28/, '"num_hidden_layers": 27'));
+  await page.getByRole('button', { name: 'Use this config' }).click();
+  await page.waitForFunction(() => /&ms=27_/.test(location.hash));
+  await page.close();
+});
+
+test('a bad link stays in the address bar so it can be fixed', async () => {
+  const bad = '#v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&mode=blis-v2&p=0.2048&d=512,-3';
+  const page = await openPage(env.browser, `${env.base}${bad}`);
+  await page.waitForSelector('#link-error [data-testid="error"]');
+  await settle(page);
+  assert.equal(new URL(page.url()).hash, bad);
+  assert.match(await page.textContent('#link-error'), /decode rows.*fix the address/s);
+  // Fixed in place (a hashchange), it prices.
+  await page.evaluate(() => { location.hash = location.hash.replace(',-3', ',3'); });
+  await page.waitForSelector('#link-error [data-testid="error"]', { state: 'detached' });
+  assert.equal((await pageRequest(page)).step.decode_requests[1].progress_index, 3);
+  // A bad link opened over edits keeps the edits.
+  await page.getByLabel('Decode 1 KV length').fill('777');
+  await settle(page);
+  await page.evaluate((h) => { location.hash = h; }, bad);
+  await page.waitForSelector('#link-error [data-testid="error"]');
+  assert.equal((await pageRequest(page)).step.decode_requests[0].progress_index, 777);
+  assert.match(await page.textContent('#link-error'), /Your step is still shown/);
+  await page.close();
+});
+
+test('"Apply fitted parameters" says what the fit was made from', async () => {
+  const page = await openPage(env.browser, env.base);
+  await page.locator('#calibrate summary').click();
+  await page.getByRole('button', { name: /bundled sample/ }).click();
+  await page.waitForSelector('[data-testid="fit-source"]', { timeout: 120000 });
+  const text = await page.textContent('[data-testid="fit-source"]');
+  assert.match(text, /^Fitted on the bundled sample: 1,251 steps of llama-2-70b-hf at TP 4\./);
+  assert.match(text, /The step shown is llama-3\.1-8b-instruct at TP 1/);
+  await page.close();
+});
+
+test('opened from file:// the page says what to do instead of hanging', async () => {
+  const page = await env.browser.newPage();
+  await page.goto(`file://${path.join(root, 'index.html')}`);
+  const note = page.locator('.file-note');
+  await note.waitFor({ state: 'visible' });
+  await page.waitForFunction(() => getComputedStyle(document.querySelector('.file-note')).opacity === '1');
+  assert.match(await note.textContent(), /npm start/);
+  await page.close();
+  const served = await openPage(env.browser, env.base);
+  assert.equal(await served.locator('.file-note').isVisible(), false);
+  await served.close();
+});

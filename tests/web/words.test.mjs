@@ -1,0 +1,63 @@
+// The page's words and number format, in node: the core's errors rewritten from JSON
+// paths into field labels, numbers typed the way people type them, one time format,
+// and chart ticks that are round and never overlap.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { inUserWords, labelFor } from '../../web/words.js';
+import { parseNumber, time, timeUs, deltaTime } from '../../web/dom.js';
+import { niceTicks, spacedLabels } from '../../web/charts.js';
+
+test('core errors read as field labels, 1-based, without the JSON path', () => {
+  assert.equal(inUserWords('step.decode_requests[0].progress_index', 'step.decode_requests[0].progress_index must not be negative.'),
+    'Decode row 1: KV length must not be negative.');
+  assert.equal(inUserWords('step.prefill_requests[11].num_new_prefill_tokens', 'num_new_prefill_tokens must be at least 1.'),
+    'Prefill row 12: new tokens must be at least 1.');
+  assert.equal(inUserWords('tp', 'tp must be at least 1.'), 'TP degree must be at least 1.');
+  assert.equal(inUserWords('hardware.TFlopsPeak', 'TFlopsPeak must be a positive finite number.'), 'Peak TFLOP/s must be a positive finite number.');
+  assert.equal(inUserWords('model.num_key_value_heads', 'num_key_value_heads (16) must divide num_attention_heads (8).'),
+    'Model: KV heads (16) must divide attention heads (8).');
+  for (const [path, message] of [['step.decode_requests[3].progress_index', 'must be a whole number'], ['tp', 'tp is wrong']]) {
+    assert.ok(!inUserWords(path, message).includes('step.') && !inUserWords(path, message).includes('progress_index'));
+  }
+  assert.equal(labelFor('__proto__'), null, 'inherited names are no labels');
+  assert.equal(inUserWords('model.__proto__', '__proto__ is not allowed.'), 'Model: __proto__ is not allowed.');
+  assert.equal(inUserWords('somewhere.else', 'As the core said.'), 'As the core said.');
+});
+
+test('numbers are read as typed: grouping commas, underscores, spaces; nothing else', () => {
+  for (const [text, value] of [['1,000', 1000], [' 2048 ', 2048], ['1_000_000', 1e6], ['12,345.5', 12345.5], ['0.82', 0.82], ['1e3', 1000], ['-4', -4]]) {
+    assert.equal(parseNumber(text), value, text);
+  }
+  for (const text of ['1,5', '1,00', '12x', '', ' ', '0x10', 'Infinity', '1,000,00', 'NaN']) assert.ok(Number.isNaN(parseNumber(text)), text);
+});
+
+test('one time format: µs below a millisecond, ms above, grouping, a sign for differences', () => {
+  assert.equal(timeUs(55011), '55.0 ms');
+  assert.equal(timeUs(3200), '3.20 ms');
+  assert.equal(timeUs(930), '930 µs');
+  assert.equal(timeUs(12.34), '12.3 µs');
+  assert.equal(timeUs(123456), '123 ms');
+  assert.equal(time(2.5), '2.50 s');
+  assert.equal(deltaTime(-0.00093), '−930 µs');
+  assert.equal(deltaTime(0.004273), '+4.27 ms');
+});
+
+test('nice ticks are 1, 2, 2.5 or 5 times a power of ten and cover the maximum', () => {
+  for (const max of [1272, 636, 55011, 0.9, 7, 99999, 1e6 + 1]) {
+    const ticks = niceTicks(max, 4);
+    const step = ticks[1] - ticks[0];
+    const mantissa = step / 10 ** Math.floor(Math.log10(step));
+    assert.ok([1, 2, 2.5, 5].some((m) => Math.abs(m - mantissa) < 1e-9), `${max}: step ${step}`);
+    assert.equal(ticks[0], 0);
+    assert.ok(ticks[ticks.length - 1] >= max && ticks.length <= 7, `${max}: ${ticks}`);
+  }
+  assert.deepEqual(niceTicks(1272, 4), [0, 500, 1000, 1500]);
+});
+
+test('tick labels are thinned until none overlaps, keeping the first and the last', () => {
+  const xs = [0, 20, 40, 60, 80, 300];
+  const keep = spacedLabels(xs, ['128', '256', '512', '1k', '2k', '32k']);
+  assert.equal(keep[0], 0);
+  assert.equal(keep[keep.length - 1], 5);
+  for (let i = 1; i < keep.length; i++) assert.ok(xs[keep[i]] - xs[keep[i - 1]] >= 30, `${keep}`);
+});
