@@ -10,7 +10,7 @@ folder aic-core/src/aiconfigurator_core/systems/ (data/<gpu>/... Parquet tables 
 Copyright (c) 2025-2026 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
 Licensed under the Apache License, Version 2.0 (the full text is in LICENSE next to
 this file). Modifications: rows filtered, re-measurements averaged, latencies converted
-to microseconds and rounded to 4 significant digits, columns renamed, written as CSV;
+to microseconds and rounded to 3 significant digits, columns renamed, written as CSV;
 see README.md. Only data was copied, no code.
 `;
 }
@@ -71,13 +71,16 @@ ${Object.entries(TABLE_DOC).map(([t, d]) => `- \`${t}.csv\` — ${d}`).join('\n'
 
 ## Precision kept
 
-Latencies are rounded to **4 significant digits** (e.g. \`12.18\`, \`7857\`, \`60650\`), the
-trailing zeros kept so every value shows its 4 digits. The measurements carry no more:
-repeated measurements of the same shape in these tables differ by 0.3-10%, timings are
-averages of CUDA-event intervals, and AIConfigurator's own newer tables (the 0.24.0 MLA
-modules) are stored at 0.1 us. 4 digits keep the rounding error under 0.05%, far inside
-that noise. The packs built from these CSVs (\`tools/pack-kernels.mjs\`) are lossless to
-this precision.
+Latencies are rounded to **3 significant digits** (e.g. \`12.2\`, \`7860\`, \`0.500\`), the
+trailing zeros kept so every value shows its 3 digits. That is the precision the
+measurements carry: where these tables measured the same shape twice, the two values
+differ by a median 0.75% (prefill attention, H100 and H200 0.14.0, 816 pairs each; MoE
+0.14.0, 3663 pairs: median 0.75%, one in ten above 5%), and neighbouring shapes that
+should cost the same (GEMM m = 4096 and 4097, or 1792 and 1793) differ by several
+percent. Rounding to 3 digits moves a value by at most 0.5% (0.05% at the top of a
+decade), inside that noise; a 4th digit would be noise, and would make the packs about
+half as large again. The packs built from these CSVs (\`tools/pack-kernels.mjs\`) are
+lossless to this precision.
 
 ## What was kept and what was dropped
 

@@ -83,17 +83,19 @@ export const TABLES = [
   },
 ];
 
-/// Latency in microseconds at 4 significant digits, as plain decimal text with its
-/// trailing zeros (e.g. 12.10, 0.5000, 60650): the 4 digits are the packed mantissa.
+/// Significant digits kept of every latency (see bench_data/aic/README.md, "Precision").
+export const LATENCY_DIGITS = 3;
+
+/// Latency in microseconds at LATENCY_DIGITS significant digits, as plain decimal text
+/// with its trailing zeros (e.g. 12.1, 0.500, 60600): those digits are the packed mantissa.
 export function formatLatencyUs(us) {
   if (!(us > 0) || !Number.isFinite(us)) throw new Error(`bad latency ${us}`);
-  const [, d0, d3, exp] = /^(\d)\.(\d{3})e([+-]\d+)$/.exec(us.toExponential(3));
-  const digits = d0 + d3;
-  const e = Number(exp);
-  if (e >= 3) return digits + '0'.repeat(e - 3);
-  const decimals = 3 - e;
-  const padded = digits.padStart(decimals + 1, '0');
-  return `${padded.slice(0, padded.length - decimals)}.${padded.slice(padded.length - decimals)}`;
+  const [, d0, rest, exp] = /^(\d)\.(\d+)e([+-]\d+)$/.exec(us.toExponential(LATENCY_DIGITS - 1));
+  const digits = d0 + rest;
+  const shift = Number(exp) - (LATENCY_DIGITS - 1);  // value = digits * 10^shift
+  if (shift >= 0) return digits + '0'.repeat(shift);
+  const padded = digits.padStart(-shift + 1, '0');
+  return `${padded.slice(0, padded.length + shift)}.${padded.slice(padded.length + shift)}`;
 }
 
 /// The numbers of an AIConfigurator systems/<gpu>.yaml, flattened to dotted keys

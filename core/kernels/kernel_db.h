@@ -36,19 +36,28 @@ enum class LookupHow : uint8_t {
   kInterpolated,  ///< between measured points on every axis
   kClamped,       ///< some axis outside the table; the edge was used
   kExtrapolated,  ///< some axis beyond the table, scaled by a stated rule
-  kApproximated   ///< no table covers the shape; the nearest supported one was scaled
+  kApproximated,  ///< no table covers the shape; the nearest supported one was scaled
+  // Added after the first sketch:
+  kEnvelope,  ///< on measured points, but a cell above a larger m's latency: that (lower) cell was used
+  kMissing    ///< the table is not loaded (its pack part is missing): `us` is NaN, never a silent zero
 };
+
+/// Severity order for combining provenance: exact < envelope < interpolated < clamped <
+/// extrapolated < approximated < missing.
+int lookup_how_rank(LookupHow how);
 
 const char* kernel_table_name(KernelTable table);
 const char* lookup_how_name(LookupHow how);
 
-/// One looked-up kernel time. `cells` are row indices of the table's CSV (up to 4
-/// corners used; -1 unused), so provenance costs nothing until it is written out.
+/// One looked-up kernel time. `cells` are 0-based data-row indices of the table's CSV
+/// (the line number is index + 2), up to 8 (a GEMM between measured (n, k) uses 4
+/// corners x 2 values of m); -1 unused. Provenance costs nothing until written out.
 struct KernelTime {
   double us = 0;
   KernelTable table = KernelTable::kNone;
   LookupHow how = LookupHow::kExact;
-  int32_t cells[4] = {-1, -1, -1, -1};
+  int32_t cells[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  KernelDtype dtype = KernelDtype::kBf16;  ///< the table's dtype (weights, or KV cache for attention)
 };
 
 /// Which shapes a pack measures (for the catalogue and for warnings).
@@ -57,6 +66,7 @@ struct KernelCoverage {
   std::vector<KernelDtype> gemm_dtypes;
   std::vector<KernelDtype> kv_dtypes;
   std::vector<int> allreduce_tps;
+  std::vector<KernelDtype> moe_dtypes;
   /// MoE shapes measured: hidden, intermediate, experts, top-k.
   struct MoeShape {
     int hidden, intermediate, experts, topk;
@@ -65,12 +75,27 @@ struct KernelCoverage {
   bool has_mla = false;
 };
 
+/// A pack file's bytes (not owned).
+struct PackBytes {
+  const uint8_t* data;
+  size_t size;
+};
+
 /// The kernel tables of one GPU and vLLM version.
 class KernelDb {
  public:
   /// Decodes a pack; errors name `gpu` (e.g. "The kernel pack for B200 vllm-0.24.0
   /// is corrupt: ...") and never crash on truncated or hostile bytes.
   static Expected<std::shared_ptr<const KernelDb>> unpack(const uint8_t* data, size_t size);
+  /// Decodes several parts of one GPU and version (e.g. gemm-bf16, attention-bf16,
+  /// allreduce) into one database; they must name the same GPU and version.
+  static Expected<std::shared_ptr<const KernelDb>> unpack_parts(const std::vector<PackBytes>& parts);
+
+  /// Whether the table of `table` and `dtype` is loaded (allreduce: dtype kBf16).
+  /// A lookup on a table that is not loaded gives how = kMissing and us = NaN.
+  bool has(KernelTable table, KernelDtype dtype) const;
+  /// The parts decoded, e.g. {"allreduce", "attention-bf16", "gemm-bf16"}.
+  const std::vector<std::string>& parts() const;
 
   const GpuSpec& gpu() const;
   const std::string& version() const;  ///< "vllm-0.14.0"

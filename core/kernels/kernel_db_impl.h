@@ -1,0 +1,35 @@
+// KernelDb's insides, shared by the files that implement it (kernel_db.cpp, the
+// lookup files). Internal to core/kernels/.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel_db.h"
+#include "kernels/measured_table.h"
+
+namespace stepcalc {
+
+constexpr int kKernelTableCount = static_cast<int>(KernelTable::kNone);
+
+struct KernelDb::Impl {
+  GpuSpec gpu;
+  std::string version;
+  std::vector<std::string> parts;
+  KernelCoverage coverage;
+  std::shared_ptr<const MeasuredTable> tables[kKernelTableCount][2];  ///< by kind and dtype
+
+  const MeasuredTable* table(KernelTable kind, KernelDtype dtype) const {
+    const int k = static_cast<int>(kind);
+    return k < kKernelTableCount ? tables[k][static_cast<int>(dtype)].get() : nullptr;
+  }
+};
+
+/// A KernelTime from a Sample of `table`.
+KernelTime kernel_time(const Sample& s, KernelTable table, KernelDtype dtype);
+
+/// The answer for a table that is not loaded: NaN, how = kMissing.
+KernelTime missing_time(KernelTable table, KernelDtype dtype);
+
+}  // namespace stepcalc

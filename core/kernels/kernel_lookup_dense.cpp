@@ -1,0 +1,190 @@
+// Lookups of what a dense model needs: GEMM, decode and prefill attention, all-reduce.
+// Rules (docs/KERNELS.md): GEMM piecewise-linear in m over the lower monotone
+// envelope, efficiency (not time) interpolated between measured (n, k) in log n and
+// log k; attention bilinear in batch and tokens for the measured head configuration,
+// else the nearest one scaled; all-reduce piecewise-linear in message size.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels/kernel_db_impl.h"
+
+namespace stepcalc {
+
+namespace {
+
+// Where x falls in a sorted list of measured values: the exact entry, or the
+// neighbours (lo = -1 below the first, hi = -1 beyond the last).
+struct Bracket {
+  int64_t exact = -1, lo = -1, hi = -1;
+};
+
+Bracket bracket(const MeasuredTable& t, int d, uint32_t node, double x) {
+  auto [first, end] = t.children(d, node);
+  const std::vector<int64_t>& v = t.levels[d + 1].value;
+  Bracket b;
+  for (uint32_t i = first; i < end; ++i) {
+    const double vi = static_cast<double>(v[i]);
+    if (vi == x) {
+      b.exact = i;
+      return b;
+    }
+    if (vi < x) b.lo = i;
+    if (vi > x && b.hi < 0) b.hi = i;
+  }
+  return b;
+}
+
+// Time at x between two measured points of work proportional to x, interpolating the
+// efficiency x / time in log x; below the first point the time is clamped, beyond the
+// last the efficiency is (the time grows with x).
+Sample efficiency_between(const Sample* lo, double x_lo, const Sample* hi, double x_hi, double x) {
+  Sample s;
+  if (lo != nullptr && hi != nullptr) {
+    const double w = std::log(x / x_lo) / std::log(x_hi / x_lo);
+    const double e = (x_lo / lo->us) + ((x_hi / hi->us) - (x_lo / lo->us)) * w;
+    s = *lo;
+    s.add_cells(*hi);
+    s.us = x / e;
+    s.worsen(lookup_how_rank(hi->how) > lookup_how_rank(lo->how) ? hi->how : lo->how);
+    s.worsen(LookupHow::kInterpolated);
+  } else if (lo != nullptr) {
+    s = *lo;
+    s.us = lo->us * (x / x_lo);
+    s.worsen(LookupHow::kExtrapolated);
+  } else {
+    s = *hi;
+    s.worsen(LookupHow::kClamped);
+  }
+  return s;
+}
+
+// GEMM time at measured n (entry n_node at level 0) for any k and m.
+Sample gemm_at_n(const MeasuredTable& t, uint32_t n_node, double k, double m) {
+  const Bracket b = bracket(t, 0, n_node, k);
+  auto at = [&](int64_t k_node) {
+    return interpolate_rows(t, static_cast<uint32_t>(k_node), m, BeyondRule::kProportional, t.envelope_us);
+  };
+  if (b.exact >= 0) return at(b.exact);
+  Sample lo, hi;
+  if (b.lo >= 0) lo = at(b.lo);
+  if (b.hi >= 0) hi = at(b.hi);
+  const std::vector<int64_t>& ks = t.levels[1].value;
+  return efficiency_between(b.lo >= 0 ? &lo : nullptr, b.lo >= 0 ? static_cast<double>(ks[b.lo]) : 0,
+                            b.hi >= 0 ? &hi : nullptr, b.hi >= 0 ? static_cast<double>(ks[b.hi]) : 0, k);
+}
+
+// The measured (kv_heads, heads) entry for an attention table under head_dim entry
+// `hd`: exact, else the nearest in log kv_heads + log heads (same ratio preferred);
+// `scale` gets the factor applied to its time.
+int64_t heads_entry(const MeasuredTable& t, uint32_t hd, int heads, int kv_heads, bool by_kv_heads, double& scale,
+                    bool& exact) {
+  const int64_t kv = t.find_child(0, hd, kv_heads);
+  if (kv >= 0) {
+    const int64_t h = t.find_child(1, static_cast<uint32_t>(kv), heads);
+    if (h >= 0) {
+      exact = true;
+      scale = 1;
+      return h;
+    }
+  }
+  exact = false;
+  int64_t best = -1;
+  double best_distance = std::numeric_limits<double>::infinity();
+  auto [kv_first, kv_end] = t.children(0, hd);
+  for (uint32_t i = kv_first; i < kv_end; ++i) {
+    auto [h_first, h_end] = t.children(1, i);
+    for (uint32_t j = h_first; j < h_end; ++j) {
+      const double kv_i = static_cast<double>(t.levels[1].value[i]), h_j = static_cast<double>(t.levels[2].value[j]);
+      const bool same_ratio = h_j * kv_heads == heads * kv_i;
+      const double distance =
+          std::fabs(std::log(kv_i / kv_heads)) + std::fabs(std::log(h_j / heads)) + (same_ratio ? 0 : 100);
+      if (distance < best_distance) {
+        best_distance = distance;
+        best = j;
+        scale = by_kv_heads ? kv_heads / kv_i : heads / h_j;
+      }
+    }
+  }
+  return best;
+}
+
+KernelTime attention(const MeasuredTable* t, KernelTable kind, KernelDtype kv_dtype, double batch, double tokens,
+                     int heads, int kv_heads, int head_dim, BeyondRule beyond_batch, BeyondRule beyond_tokens) {
+  if (t == nullptr) return missing_time(kind, kv_dtype);
+  if (!(batch > 0) || !(tokens >= 0) || heads <= 0 || kv_heads <= 0 || head_dim <= 0) return KernelTime{};
+  // head_dim: exact, else the nearest measured, time scaled by the ratio.
+  int64_t hd = t->find_child(-1, 0, head_dim);
+  double scale = 1;
+  bool exact = hd >= 0;
+  if (hd < 0) {
+    double best = std::numeric_limits<double>::infinity();
+    for (uint32_t i = 0; i < t->levels[0].value.size(); ++i) {
+      const double d = std::fabs(std::log(static_cast<double>(t->levels[0].value[i]) / head_dim));
+      if (d < best) best = d, hd = i;
+    }
+    scale = head_dim / static_cast<double>(t->levels[0].value[hd]);
+  }
+  double heads_scale = 1;
+  bool heads_exact = false;
+  const int64_t h = heads_entry(*t, static_cast<uint32_t>(hd), heads, kv_heads, kind == KernelTable::kDecodeAttention,
+                                heads_scale, heads_exact);
+  if (h < 0) return missing_time(kind, kv_dtype);
+  Sample s = interpolate_grid(*t, static_cast<uint32_t>(h), batch, tokens, beyond_batch, beyond_tokens);
+  s.us *= scale * heads_scale;
+  if (!exact || !heads_exact) s.worsen(LookupHow::kApproximated);
+  return kernel_time(s, kind, kv_dtype);
+}
+
+}  // namespace
+
+KernelTime KernelDb::gemm(KernelDtype dtype, double m, double n, double k) const {
+  const MeasuredTable* t = impl_->table(KernelTable::kGemm, dtype);
+  if (t == nullptr) return missing_time(KernelTable::kGemm, dtype);
+  if (!(m > 0) || !(n > 0) || !(k > 0)) return KernelTime{};
+  const Bracket b = bracket(*t, -1, 0, n);
+  if (b.exact >= 0) return kernel_time(gemm_at_n(*t, static_cast<uint32_t>(b.exact), k, m), KernelTable::kGemm, dtype);
+  Sample lo, hi;
+  if (b.lo >= 0) lo = gemm_at_n(*t, static_cast<uint32_t>(b.lo), k, m);
+  if (b.hi >= 0) hi = gemm_at_n(*t, static_cast<uint32_t>(b.hi), k, m);
+  const std::vector<int64_t>& ns = t->levels[0].value;
+  const Sample s = efficiency_between(b.lo >= 0 ? &lo : nullptr, b.lo >= 0 ? static_cast<double>(ns[b.lo]) : 0,
+                                      b.hi >= 0 ? &hi : nullptr, b.hi >= 0 ? static_cast<double>(ns[b.hi]) : 0, n);
+  return kernel_time(s, KernelTable::kGemm, dtype);
+}
+
+KernelTime KernelDb::decode_attention(double batch, double kv_len, int heads, int kv_heads, int head_dim,
+                                      KernelDtype kv_dtype) const {
+  return attention(impl_->table(KernelTable::kDecodeAttention, kv_dtype), KernelTable::kDecodeAttention, kv_dtype,
+                   batch, kv_len, heads, kv_heads, head_dim, BeyondRule::kLinear, BeyondRule::kLinear);
+}
+
+KernelTime KernelDb::prefill_attention(double batch, double seq, int heads, int kv_heads, int head_dim,
+                                       KernelDtype kv_dtype) const {
+  return attention(impl_->table(KernelTable::kPrefillAttention, kv_dtype), KernelTable::kPrefillAttention, kv_dtype,
+                   batch, seq, heads, kv_heads, head_dim, BeyondRule::kProportional, BeyondRule::kQuadratic);
+}
+
+KernelTime KernelDb::allreduce(int tp, double elements) const {
+  if (tp <= 1 || !(elements > 0)) return KernelTime{};
+  const MeasuredTable* t = impl_->table(KernelTable::kAllreduce, KernelDtype::kBf16);
+  if (t == nullptr) return missing_time(KernelTable::kAllreduce, KernelDtype::kBf16);
+  int64_t node = t->find_child(-1, 0, tp);
+  double scale = 1;
+  if (node < 0) {
+    // Nearest measured GPU count; a ring moves 2 (tp - 1) / tp of the message per GPU.
+    double best = std::numeric_limits<double>::infinity();
+    for (uint32_t i = 0; i < t->levels[0].value.size(); ++i) {
+      const double d = std::fabs(std::log(static_cast<double>(t->levels[0].value[i]) / tp));
+      if (d < best) best = d, node = i;
+    }
+    const double measured = static_cast<double>(t->levels[0].value[node]);
+    scale = ((tp - 1.0) / tp) / ((measured - 1) / measured);
+  }
+  Sample s = interpolate_rows(*t, static_cast<uint32_t>(node), elements, BeyondRule::kLinear, t->latency_us);
+  s.us *= scale;
+  if (t->levels[0].value[node] != tp) s.worsen(LookupHow::kApproximated);
+  return kernel_time(s, KernelTable::kAllreduce, KernelDtype::kBf16);
+}
+
+}  // namespace stepcalc

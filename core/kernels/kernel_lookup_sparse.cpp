@@ -1,0 +1,94 @@
+// Lookups for what only some models need: fused MoE (by tokens, for the measured
+// shape or the nearest one scaled) and MLA modules (bilinear in batch and tokens).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernels/kernel_db_impl.h"
+
+namespace stepcalc {
+
+namespace {
+
+// Expert weights a GPU touches for `tokens` tokens, up to a constant: the work and the
+// bytes of a fused-MoE layer both scale with it (memory-bound while few experts are hit).
+double moe_work(double tokens, double hidden, double inter, double experts, double topk, double tp, double ep) {
+  return hidden * inter * std::min(experts, std::max(1.0, tokens * topk)) / (tp * ep);
+}
+
+}  // namespace
+
+KernelTime KernelDb::moe(KernelDtype dtype, double tokens, int hidden, int intermediate, int experts, int topk,
+                         int moe_tp, int moe_ep) const {
+  const MeasuredTable* t = impl_->table(KernelTable::kMoe, dtype);
+  if (t == nullptr) return missing_time(KernelTable::kMoe, dtype);
+  if (!(tokens > 0) || hidden <= 0 || intermediate <= 0 || experts <= 0 || topk <= 0 || moe_tp <= 0 || moe_ep <= 0) {
+    return KernelTime{};
+  }
+  const double want[6] = {double(hidden), double(intermediate), double(experts),
+                          double(topk),   double(moe_tp),       double(moe_ep)};
+  // Every measured shape is one entry of level 5 (moe_ep); walk up for its keys.
+  const int kShapeLevel = 5;
+  int64_t best = -1;
+  double best_distance = std::numeric_limits<double>::infinity();
+  double best_keys[6] = {};
+  for (uint32_t i = 0; i < t->levels[kShapeLevel].value.size(); ++i) {
+    double keys[6];
+    uint32_t node = i;
+    for (int d = kShapeLevel; d >= 0; --d) {
+      keys[d] = static_cast<double>(t->levels[d].value[node]);
+      node = t->levels[d].parent[node];
+    }
+    double distance = 0;
+    for (int d = 0; d < 6; ++d) distance += std::fabs(std::log(keys[d] / want[d]));
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = i;
+      std::copy(keys, keys + 6, best_keys);
+    }
+  }
+  if (best < 0) return missing_time(KernelTable::kMoe, dtype);
+  Sample s = interpolate_rows(*t, static_cast<uint32_t>(best), tokens, BeyondRule::kLinear, t->latency_us);
+  if (best_distance > 0) {
+    s.us *= moe_work(tokens, want[0], want[1], want[2], want[3], want[4], want[5]) /
+            moe_work(tokens, best_keys[0], best_keys[1], best_keys[2], best_keys[3], best_keys[4], best_keys[5]);
+    s.worsen(LookupHow::kApproximated);
+  }
+  return kernel_time(s, KernelTable::kMoe, dtype);
+}
+
+namespace {
+
+KernelTime mla(const MeasuredTable* t, KernelTable kind, KernelDtype kv_dtype, double batch, double tokens, int heads,
+               BeyondRule beyond_tokens) {
+  if (t == nullptr) return missing_time(kind, kv_dtype);
+  if (!(batch > 0) || !(tokens >= 0) || heads <= 0) return KernelTime{};
+  int64_t node = t->find_child(-1, 0, heads);
+  double scale = 1;
+  if (node < 0) {
+    double best = std::numeric_limits<double>::infinity();
+    for (uint32_t i = 0; i < t->levels[0].value.size(); ++i) {
+      const double d = std::fabs(std::log(static_cast<double>(t->levels[0].value[i]) / heads));
+      if (d < best) best = d, node = i;
+    }
+    scale = heads / static_cast<double>(t->levels[0].value[node]);
+  }
+  Sample s = interpolate_grid(*t, static_cast<uint32_t>(node), batch, tokens, BeyondRule::kProportional, beyond_tokens);
+  s.us *= scale;
+  if (t->levels[0].value[node] != heads) s.worsen(LookupHow::kApproximated);
+  return kernel_time(s, kind, kv_dtype);
+}
+
+}  // namespace
+
+KernelTime KernelDb::mla_prefill(double batch, double seq, int heads, KernelDtype kv_dtype) const {
+  return mla(impl_->table(KernelTable::kMlaPrefill, kv_dtype), KernelTable::kMlaPrefill, kv_dtype, batch, seq, heads,
+             BeyondRule::kQuadratic);
+}
+
+KernelTime KernelDb::mla_decode(double batch, double kv_len, int heads, KernelDtype kv_dtype) const {
+  return mla(impl_->table(KernelTable::kMlaDecode, kv_dtype), KernelTable::kMlaDecode, kv_dtype, batch, kv_len, heads,
+             BeyondRule::kLinear);
+}
+
+}  // namespace stepcalc

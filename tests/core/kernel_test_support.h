@@ -1,0 +1,67 @@
+// Helpers for the kernel database tests: the packs of the build tree
+// (STEPCALC_KERNELS_DIR) and the CSVs they came from.
+#pragma once
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "doctest.h"
+#include "kernels/kernel_catalogue.h"
+#include "kernels/kernel_db.h"
+#include "test_support.h"
+
+namespace stepcalc::test {
+
+inline std::string read_kernel_pack(const std::string& file) {
+  std::ifstream in(std::string(STEPCALC_KERNELS_DIR) + "/" + file, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "cannot read the kernel pack " << file << " (build the project first)");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// bench_data/aic/<gpu>/<version>/<csv>.csv
+inline std::string aic_csv_path(const std::string& gpu, const std::string& version, const std::string& csv) {
+  std::string lower;
+  for (char c : gpu) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return "bench_data/aic/" + lower + "/" + version + "/" + csv + ".csv";
+}
+
+/// The database of `parts` (all parts when empty) of a GPU and version.
+inline std::shared_ptr<const KernelDb> load_kernels(const std::string& gpu, const std::string& version,
+                                                    std::vector<std::string> parts = {}) {
+  const KernelSet* set = find_kernel_set(gpu, version);
+  REQUIRE_MESSAGE(set != nullptr, gpu << " " << version);
+  if (parts.empty()) {
+    for (const KernelPartInfo& p : set->parts) parts.push_back(p.name);
+  }
+  // The bytes must outlive the decoding only; KernelDb copies what it keeps.
+  std::vector<std::string> files;
+  for (const std::string& p : parts) files.push_back(read_kernel_pack(set->file_name(p)));
+  std::vector<PackBytes> spans;
+  for (const std::string& f : files) spans.push_back({reinterpret_cast<const uint8_t*>(f.data()), f.size()});
+  auto db = KernelDb::unpack_parts(spans);
+  REQUIRE_MESSAGE(db.ok(), db.error().message);
+  return db.value();
+}
+
+/// Data rows of a CSV as text cells (header dropped).
+inline std::vector<std::vector<std::string>> csv_rows(const std::string& path) {
+  std::istringstream in(read_file(path));
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream s(line);
+    std::string cell;
+    while (std::getline(s, cell, ',')) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+}  // namespace stepcalc::test

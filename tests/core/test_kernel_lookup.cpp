@@ -1,0 +1,234 @@
+// Every lookup rule of the measured kernel database (docs/KERNELS.md), at the table's
+// own points (its latency comes back exactly) and between them, on the real packs.
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "doctest.h"
+#include "kernel_test_support.h"
+
+using namespace stepcalc;
+
+namespace {
+
+double num(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
+
+int cell_count(const KernelTime& t) {
+  int n = 0;
+  for (int32_t c : t.cells) n += c >= 0;
+  return n;
+}
+
+bool uses_row(const KernelTime& t, size_t row) {
+  for (int32_t c : t.cells) {
+    if (c == static_cast<int32_t>(row)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("gemm: every measured cell comes back exactly, outliers give the envelope") {
+  auto db = test::load_kernels("H100", "vllm-0.14.0", {"gemm-bf16", "gemm-fp8"});
+  const auto rows = test::csv_rows("bench_data/aic/h100/vllm-0.14.0/gemm.csv");
+  int exact = 0, envelope = 0;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const auto& c = rows[r];
+    const KernelDtype dtype = c[0] == "fp8" ? KernelDtype::kFp8 : KernelDtype::kBf16;
+    const KernelTime t = db->gemm(dtype, num(c[3]), num(c[1]), num(c[2]));
+    REQUIRE(uses_row(t, r));
+    CHECK(t.table == KernelTable::kGemm);
+    if (t.how == LookupHow::kExact) {
+      REQUIRE(t.us == num(c[4]));
+      CHECK(cell_count(t) == 1);
+      ++exact;
+    } else {
+      // An upward outlier: a larger m of the same (n, k) measured less; that cell is named.
+      REQUIRE(t.how == LookupHow::kEnvelope);
+      CHECK(t.us < num(c[4]));
+      CHECK(cell_count(t) == 2);
+      ++envelope;
+    }
+  }
+  MESSAGE(exact << " exact, " << envelope << " envelope");
+  CHECK(envelope > 0);
+  CHECK(envelope < exact / 3);  // mostly noise in the flat small-m region
+  // The outlier the source README names: n=12288, k=8192 at m=2048 measured 2150 us,
+  // more than m=4096 (956 us); the envelope takes 956.
+  const KernelTime outlier = db->gemm(KernelDtype::kBf16, 2048, 12288, 8192);
+  CHECK(outlier.how == LookupHow::kEnvelope);
+  CHECK(outlier.us == 956);
+}
+
+TEST_CASE("gemm: piecewise-linear in m, clamped below, proportional beyond") {
+  auto db = test::load_kernels("H100", "vllm-0.14.0", {"gemm-bf16"});
+  const double n = 4096, k = 4096;
+  const KernelTime a = db->gemm(KernelDtype::kBf16, 1024, n, k);
+  const KernelTime b = db->gemm(KernelDtype::kBf16, 2048, n, k);
+  REQUIRE(a.how == LookupHow::kExact);
+  REQUIRE(b.how == LookupHow::kExact);
+  const KernelTime mid = db->gemm(KernelDtype::kBf16, 1280, n, k);  // not measured in 0.14.0
+  CHECK(mid.how == LookupHow::kInterpolated);
+  CHECK(cell_count(mid) == 2);
+  const KernelTime lo = db->gemm(KernelDtype::kBf16, 1024 + 0, n, k);
+  CHECK(lo.us == a.us);
+  const KernelTime below = db->gemm(KernelDtype::kBf16, 0.5, n, k);
+  CHECK(below.how == LookupHow::kClamped);
+  CHECK(below.us == db->gemm(KernelDtype::kBf16, 1, n, k).us);
+  const KernelTime top = db->gemm(KernelDtype::kBf16, 8192, n, k);
+  REQUIRE(top.how == LookupHow::kExact);
+  const KernelTime beyond = db->gemm(KernelDtype::kBf16, 16384, n, k);
+  CHECK(beyond.how == LookupHow::kExtrapolated);
+  CHECK(beyond.us == doctest::Approx(2 * top.us).epsilon(1e-12));
+  // Linear between its two cells.
+  const auto rows = test::csv_rows("bench_data/aic/h100/vllm-0.14.0/gemm.csv");
+  double t0 = 0, t1 = 0, m0 = 0, m1 = 0;
+  for (int32_t c : mid.cells) {
+    if (c < 0) continue;
+    (m0 == 0 ? m0 : m1) = num(rows[c][3]);
+    (t0 == 0 ? t0 : t1) = num(rows[c][4]);
+  }
+  CHECK(mid.us == doctest::Approx(t0 + (t1 - t0) * (1280 - m0) / (m1 - m0)).epsilon(1e-12));
+}
+
+TEST_CASE("gemm: between measured n and k the efficiency is interpolated in log n, log k") {
+  auto db = test::load_kernels("H100", "vllm-0.14.0", {"gemm-bf16"});
+  const double m = 512;
+  const KernelTime n0 = db->gemm(KernelDtype::kBf16, m, 4096, 4096);
+  const KernelTime n1 = db->gemm(KernelDtype::kBf16, m, 5120, 4096);  // the next measured n
+  REQUIRE(n0.how == LookupHow::kExact);
+  REQUIRE(n1.how == LookupHow::kExact);
+  const double n = std::sqrt(4096.0 * 5120.0);  // halfway in log n
+  const KernelTime between = db->gemm(KernelDtype::kBf16, m, n, 4096);
+  CHECK(between.how == LookupHow::kInterpolated);
+  const double e = (4096 / n0.us + 5120 / n1.us) / 2;
+  CHECK(between.us == doctest::Approx(n / e).epsilon(1e-12));
+  // k the same way (3584 and 4096 are neighbours).
+  const KernelTime k0 = db->gemm(KernelDtype::kBf16, m, 4096, 3584);
+  const KernelTime kk = db->gemm(KernelDtype::kBf16, m, 4096, std::sqrt(3584.0 * 4096.0));
+  CHECK(kk.how == LookupHow::kInterpolated);
+  CHECK(kk.us == doctest::Approx(std::sqrt(3584.0 * 4096.0) / ((3584 / k0.us + 4096 / n0.us) / 2)).epsilon(1e-12));
+  // Four corners: between n and between k at once names up to 4 cells.
+  const KernelTime both = db->gemm(KernelDtype::kBf16, m, 5000, 3000);
+  CHECK(both.how == LookupHow::kInterpolated);
+  CHECK(cell_count(both) == 4);
+  // Beyond the largest n the efficiency of the edge is kept: time grows with n.
+  const KernelTime edge = db->gemm(KernelDtype::kBf16, m, 65536, 4096);
+  const KernelTime past = db->gemm(KernelDtype::kBf16, m, 131072, 4096);
+  CHECK(past.how == LookupHow::kExtrapolated);
+  CHECK(past.us == doctest::Approx(2 * edge.us).epsilon(1e-12));
+  // Below the smallest n the time of the edge is kept.
+  CHECK(db->gemm(KernelDtype::kBf16, m, 16, 4096).how == LookupHow::kClamped);
+}
+
+TEST_CASE("attention: measured cells exact; bilinear in batch and tokens; rules beyond") {
+  auto db = test::load_kernels("H100", "vllm-0.14.0", {"attention-bf16"});
+  const auto rows = test::csv_rows("bench_data/aic/h100/vllm-0.14.0/decode_attention.csv");
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const auto& c = rows[r];
+    if (c[0] != "bf16") continue;
+    const KernelTime t = db->decode_attention(num(c[4]), num(c[5]), std::atoi(c[3].c_str()), std::atoi(c[2].c_str()),
+                                              std::atoi(c[1].c_str()), KernelDtype::kBf16);
+    REQUIRE(t.how == LookupHow::kExact);
+    REQUIRE(t.us == num(c[6]));
+    REQUIRE(uses_row(t, r));
+  }
+  // Llama-3.1-8B at TP 1: 32 heads, 8 KV heads, head size 128.
+  auto at = [&](double b, double kv) { return db->decode_attention(b, kv, 32, 8, 128, KernelDtype::kBf16); };
+  const double b0 = 32, b1 = 64, k0 = 1023, k1 = 2047;
+  REQUIRE(at(b0, k0).how == LookupHow::kExact);
+  REQUIRE(at(b1, k1).how == LookupHow::kExact);
+  const KernelTime mid = at(48, 1535);
+  CHECK(mid.how == LookupHow::kInterpolated);
+  CHECK(cell_count(mid) == 4);
+  const double expect = ((at(b0, k0).us + at(b0, k1).us) / 2 + (at(b1, k0).us + at(b1, k1).us) / 2) / 2;
+  CHECK(mid.us == doctest::Approx(expect).epsilon(1e-12));
+  // Beyond the longest measured context: the line through the last two points.
+  const KernelTime far = at(1, 49151);  // 16383 and 32767 are the last two measured
+  CHECK(far.how == LookupHow::kExtrapolated);
+  CHECK(far.us == doctest::Approx(2 * at(1, 32767).us - at(1, 16383).us).epsilon(1e-12));
+  // A head configuration not measured: the nearest one, scaled by KV heads.
+  const KernelTime mha = db->decode_attention(8, 1023, 32, 32, 128, KernelDtype::kBf16);
+  CHECK(mha.how == LookupHow::kApproximated);
+  CHECK(mha.us > at(8, 1023).us);
+  // Prefill: exact at a cell, quadratic beyond the longest sequence.
+  const auto pre = db->prefill_attention(1, 16384, 32, 8, 128, KernelDtype::kBf16);
+  REQUIRE(pre.how == LookupHow::kExact);
+  const auto pre2 = db->prefill_attention(1, 32768, 32, 8, 128, KernelDtype::kBf16);
+  CHECK(pre2.how == LookupHow::kExtrapolated);
+  CHECK(pre2.us == doctest::Approx(4 * pre.us).epsilon(1e-12));
+  // A head size not measured (0.14.0 has 128 only): scaled, approximated.
+  const auto hd = db->prefill_attention(1, 4096, 32, 8, 64, KernelDtype::kBf16);
+  CHECK(hd.how == LookupHow::kApproximated);
+  CHECK(hd.us == doctest::Approx(db->prefill_attention(1, 4096, 32, 8, 128, KernelDtype::kBf16).us / 2));
+}
+
+TEST_CASE("allreduce: exact at measured sizes, linear between, 0 at TP 1, nearest TP scaled") {
+  auto db = test::load_kernels("H100", "vllm-0.14.0", {"allreduce"});
+  const auto rows = test::csv_rows("bench_data/aic/h100/vllm-0.14.0/allreduce.csv");
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const KernelTime t = db->allreduce(std::atoi(rows[r][0].c_str()), num(rows[r][1]));
+    REQUIRE(t.how == LookupHow::kExact);
+    REQUIRE(t.us == num(rows[r][2]));
+  }
+  const double a = db->allreduce(4, 1 << 20).us, b = db->allreduce(4, 1 << 21).us;
+  const KernelTime mid = db->allreduce(4, 1.5 * (1 << 20));
+  CHECK(mid.how == LookupHow::kInterpolated);
+  CHECK(mid.us == doctest::Approx((a + b) / 2).epsilon(1e-12));
+  CHECK(db->allreduce(1, 1 << 20).us == 0);
+  const KernelTime t16 = db->allreduce(16, 1 << 20);
+  CHECK(t16.how == LookupHow::kApproximated);
+  CHECK(t16.us == doctest::Approx(db->allreduce(8, 1 << 20).us * (15.0 / 16) / (7.0 / 8)));
+  CHECK(db->allreduce(2, 1).how == LookupHow::kClamped);
+}
+
+TEST_CASE("moe: exact at measured cells, linear in tokens, nearest shape scaled") {
+  auto db = test::load_kernels("H100", "vllm-0.14.0", {"moe"});
+  const auto rows = test::csv_rows("bench_data/aic/h100/vllm-0.14.0/moe.csv");
+  for (size_t r = 0; r < rows.size(); r += 7) {
+    const auto& c = rows[r];
+    const KernelTime t = db->moe(c[0] == "fp8" ? KernelDtype::kFp8 : KernelDtype::kBf16, num(c[7]),
+                                 std::atoi(c[1].c_str()), std::atoi(c[2].c_str()), std::atoi(c[3].c_str()),
+                                 std::atoi(c[4].c_str()), std::atoi(c[5].c_str()), std::atoi(c[6].c_str()));
+    REQUIRE(t.how == LookupHow::kExact);
+    REQUIRE(t.us == num(c[8]));
+  }
+  // Mixtral-8x7B: hidden 4096, intermediate 14336, 8 experts, top-2.
+  auto at = [&](double tokens, int tp) { return db->moe(KernelDtype::kBf16, tokens, 4096, 14336, 8, 2, tp, 1); };
+  REQUIRE(at(64, 1).how == LookupHow::kExact);
+  REQUIRE(at(128, 1).how == LookupHow::kExact);
+  CHECK(at(96, 1).how != LookupHow::kApproximated);
+  CHECK(at(100, 1).us > at(64, 1).us);
+  const KernelTime other = db->moe(KernelDtype::kBf16, 64, 4096, 7168, 8, 2, 1, 1);
+  CHECK(other.how == LookupHow::kApproximated);
+  CHECK(other.us == doctest::Approx(at(64, 1).us / 2));
+}
+
+TEST_CASE("mla: exact at measured cells, bilinear between") {
+  auto db = test::load_kernels("H100", "vllm-0.24.0", {"mla"});
+  const auto rows = test::csv_rows("bench_data/aic/h100/vllm-0.24.0/mla_decode.csv");
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const auto& c = rows[r];
+    const KernelTime t = db->mla_decode(num(c[2]), num(c[3]), std::atoi(c[1].c_str()),
+                                        c[0] == "fp8" ? KernelDtype::kFp8 : KernelDtype::kBf16);
+    REQUIRE(t.how == LookupHow::kExact);
+    REQUIRE(t.us == num(c[4]));
+  }
+  const KernelTime p = db->mla_prefill(3, 1000, 128, KernelDtype::kBf16);
+  CHECK(p.how == LookupHow::kInterpolated);
+  CHECK(p.us > 0);
+}
+
+TEST_CASE("a table that is not loaded answers NaN and 'missing', never a silent zero") {
+  auto db = test::load_kernels("H100", "vllm-0.14.0", {"allreduce"});
+  const KernelTime g = db->gemm(KernelDtype::kBf16, 64, 4096, 4096);
+  CHECK(g.how == LookupHow::kMissing);
+  CHECK(std::isnan(g.us));
+  CHECK(std::isnan(db->decode_attention(1, 100, 32, 8, 128, KernelDtype::kBf16).us));
+  CHECK(std::isnan(db->moe(KernelDtype::kBf16, 1, 4096, 14336, 8, 2, 1, 1).us));
+  CHECK(db->describe(g).find("not loaded") != std::string::npos);
+  auto a100 = test::load_kernels("A100", "vllm-0.14.0");
+  CHECK_FALSE(a100->has(KernelTable::kMoe, KernelDtype::kBf16));
+  CHECK_FALSE(a100->coverage().has_mla);
+}
