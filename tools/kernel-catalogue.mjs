@@ -10,7 +10,7 @@ export function catalogueCpp(sets) {
     const id = `k${i}`;
     arrays.push(`const KernelPartInfo ${id}Parts[] = {${c.parts.map((p) => `{"${p.name}", ${p.bytes}, ${p.gz}}`).join(', ')}};`);
     const list = (name, type, values) =>
-      arrays.push(`const ${type} ${id}${name}[] = {${values.length ? values.join(', ') : '{}'}};`);
+      values.length && arrays.push(`const ${type} ${id}${name}[] = {${values.join(', ')}};`);
     list('HeadDims', 'int', [...c.head_dims].sort((a, b) => a - b));
     list('Tps', 'int', [...c.tps].sort((a, b) => a - b));
     list('Gemm', 'KernelDtype', [...c.gemm].sort().map((d) => DTYPE_ID[d]));
