@@ -1,0 +1,64 @@
+// The kernel packs loaded so far, by GPU and vLLM version. The CLI fills one from a
+// directory, the Wasm module from bytes the loader fetched; pricing asks it for the
+// database of the request's GPU and version. Errors name the GPU, the version and
+// what is missing; nothing here ever prices with an absent table.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "error.h"
+#include "kernels/kernel_db.h"
+
+namespace stepcalc {
+
+/// What one add_pack call loaded.
+struct LoadedPack {
+  std::string gpu;      ///< "H100"
+  std::string version;  ///< "vllm-0.14.0"
+  std::string part;     ///< "gemm-bf16"
+};
+
+class KernelRegistry {
+ public:
+  /// Adds one pack file (the bytes are copied). A part already loaded is replaced by
+  /// the new bytes. Errors: corrupt_kernels, naming the GPU and version when known.
+  Expected<LoadedPack> add_pack(const uint8_t* data, size_t size);
+
+  /// The database of `gpu` (case-insensitive) at `version` ("" = the GPU's default,
+  /// docs/KERNELS.md). Errors, with `path` as given: unknown_gpu (listing the GPUs),
+  /// unknown_kernels (listing the GPU's versions), kernels_not_loaded (naming the GPU
+  /// and version: no pack of it was added).
+  Expected<std::shared_ptr<const KernelDb>> get(const std::string& gpu, const std::string& version = "",
+                                                const std::string& path = "gpu") const;
+
+  /// The parts loaded for a GPU (exact name) and version, sorted; empty if none.
+  std::vector<std::string> loaded_parts(const std::string& gpu, const std::string& version) const;
+
+  /// Whether any pack was added.
+  bool empty() const { return sets_.empty(); }
+
+ private:
+  struct Set {
+    std::map<std::string, std::vector<uint8_t>> parts;  ///< part name -> bytes
+    std::shared_ptr<const KernelDb> db;                 ///< decoded from all parts
+  };
+  std::map<std::pair<std::string, std::string>, Set> sets_;
+};
+
+/// The request-level check of a GPU and kernel version name, without any pack: the
+/// GPU's exact name and the version resolved ("" -> default). Errors: unknown_gpu at
+/// `gpu_path`, unknown_kernels at `kernels_path`.
+Expected<std::pair<std::string, std::string>> resolve_kernels(const std::string& gpu, const std::string& version,
+                                                              const std::string& gpu_path = "gpu",
+                                                              const std::string& kernels_path = "kernels");
+
+/// An empty registry (pricing that needs no measured tables).
+const KernelRegistry& no_kernels();
+
+}  // namespace stepcalc

@@ -1,0 +1,82 @@
+// KernelRegistry: packs by GPU and version, default versions, and the errors for an
+// unknown GPU or version, a pack that was never loaded and a corrupt one.
+#include <string>
+
+#include "doctest.h"
+#include "kernel_test_support.h"
+#include "kernels/kernel_registry.h"
+
+using namespace stepcalc;
+
+namespace {
+
+Expected<LoadedPack> add(KernelRegistry& r, const std::string& file) {
+  const std::string bytes = test::read_kernel_pack(file);
+  return r.add_pack(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+}
+
+}  // namespace
+
+TEST_CASE("registry: names resolve case-insensitively, to the default version when none is given") {
+  auto h100 = resolve_kernels("h100", "");
+  REQUIRE(h100.ok());
+  CHECK(h100->first == "H100");
+  CHECK(h100->second == "vllm-0.14.0");
+  CHECK(resolve_kernels("B200", "")->second == "vllm-0.24.0");
+  CHECK(resolve_kernels("L40S", "")->second == "vllm-0.24.0");
+  CHECK(resolve_kernels("H200", "vllm-0.24.0")->second == "vllm-0.24.0");
+  auto bad_gpu = resolve_kernels("H800", "");
+  REQUIRE_FALSE(bad_gpu.ok());
+  CHECK(bad_gpu.error().code == "unknown_gpu");
+  CHECK(bad_gpu.error().path == "gpu");
+  CHECK(bad_gpu.error().message.find("A100, B200, H100, H200, L40S") != std::string::npos);
+  auto bad_version = resolve_kernels("A100", "vllm-0.24.0");
+  REQUIRE_FALSE(bad_version.ok());
+  CHECK(bad_version.error().code == "unknown_kernels");
+  CHECK(bad_version.error().path == "kernels");
+  CHECK(bad_version.error().message.find("vllm-0.14.0") != std::string::npos);
+}
+
+TEST_CASE("registry: packs join per GPU and version; what is not loaded is an error naming the GPU") {
+  KernelRegistry r;
+  CHECK(r.empty());
+  auto none = r.get("H100");
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().code == "kernels_not_loaded");
+  CHECK(none.error().message.find("H100 vllm-0.14.0") != std::string::npos);
+  auto loaded = add(r, "h100-vllm-0.14.0-gemm-bf16.bin");
+  REQUIRE(loaded.ok());
+  CHECK(loaded->gpu == "H100");
+  CHECK(loaded->part == "gemm-bf16");
+  REQUIRE(add(r, "h100-vllm-0.14.0-attention-bf16.bin").ok());
+  REQUIRE(add(r, "h100-vllm-0.24.0-allreduce.bin").ok());
+  auto db = r.get("h100");
+  REQUIRE(db.ok());
+  CHECK(db.value()->version() == "vllm-0.14.0");
+  CHECK(db.value()->has(KernelTable::kGemm, KernelDtype::kBf16));
+  CHECK(db.value()->has(KernelTable::kDecodeAttention, KernelDtype::kBf16));
+  CHECK_FALSE(db.value()->has(KernelTable::kAllreduce, KernelDtype::kBf16));
+  CHECK(r.loaded_parts("H100", "vllm-0.14.0") == std::vector<std::string>{"attention-bf16", "gemm-bf16"});
+  CHECK(r.get("H100", "vllm-0.24.0").value()->parts() == std::vector<std::string>{"allreduce"});
+  auto other = r.get("B200", "", "request.gpu");
+  REQUIRE_FALSE(other.ok());
+  CHECK(other.error().path == "request.gpu");
+  CHECK(other.error().message.find("B200 vllm-0.24.0") != std::string::npos);
+}
+
+TEST_CASE("registry: a corrupt pack is refused and spoils nothing already loaded") {
+  KernelRegistry r;
+  REQUIRE(add(r, "a100-vllm-0.14.0-gemm-bf16.bin").ok());
+  std::string bytes = test::read_kernel_pack("a100-vllm-0.14.0-attention-bf16.bin");
+  bytes.resize(bytes.size() / 2);
+  auto bad = r.add_pack(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == "corrupt_kernels");
+  CHECK(bad.error().message.find("A100 vllm-0.14.0") != std::string::npos);
+  auto db = r.get("A100");
+  REQUIRE(db.ok());
+  CHECK(db.value()->parts() == std::vector<std::string>{"gemm-bf16"});
+  const uint8_t junk[] = {1, 2, 3};
+  CHECK_FALSE(r.add_pack(junk, sizeof junk).ok());
+  CHECK(no_kernels().empty());
+}
