@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { kernelPackSection } from './kernel-packs.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CASES = ['bench:a', 'bench:b', 'bench:c'];
@@ -154,6 +155,8 @@ ${table(['File', 'raw', 'gzip'], fileRows)}`);
   } else {
     out.push(`## Page\n\nNot measured in this run: ${page?.why ?? 'skipped (--no-page)'}.`);
   }
+
+  out.push(kernelPackSection());
 
   const notes = path.join(root, 'bench/NOTES.md');
   if (existsSync(notes)) out.push(readFileSync(notes, 'utf8').trim());
