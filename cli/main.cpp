@@ -3,10 +3,15 @@
 //   stepcalc sweep AXIS V1,V2,... [FILE|-]   step times of variants of one request
 //   stepcalc conformance FILE                check expected step times, "N passed, M failed"
 //   stepcalc presets                         models, GPUs and modes
+// Option anywhere: --kernels DIR, the measured kernel packs to load (default: the
+// build's kernels directory, else kernels/ next to the executable; docs/KERNELS.md).
 // Exit codes: 0 success, 1 conformance mismatches, 2 bad input or usage.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -17,11 +22,16 @@
 #include "input_limits.h"
 #include "io/printable_text.h"
 #include "io/result_json.h"
+#include "kernels/kernel_registry.h"
+
+#ifndef STEPCALC_KERNELS_DIR
+#define STEPCALC_KERNELS_DIR ""
+#endif
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: stepcalc price [--mode NAME] [FILE|-]\n"
+    "usage: stepcalc [--kernels DIR] price [--mode NAME] [FILE|-]\n"
     "       stepcalc sweep AXIS V1,V2,... [FILE|-]   (AXIS: prefill_tokens, decode_batch, decode_kv, tp)\n"
     "       stepcalc conformance FILE\n"
     "       stepcalc presets\n"
@@ -50,12 +60,47 @@ int fail(const stepcalc::Error& e) {
   return 2;
 }
 
+/// Loads every pack (*.bin) of `dir` into `kernels`; false (with a message) when the
+/// directory cannot be listed or a pack is refused.
+bool load_kernel_dir(const std::string& dir, stepcalc::KernelRegistry* kernels) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".bin") files.push_back(it->path());
+  }
+  if (ec) {
+    std::cerr << "stepcalc: cannot read the kernel directory " << stepcalc::printable_text(dir) << "\n";
+    return false;
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto added = kernels->add_pack_deferred(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    if (!added) {
+      std::cerr << "stepcalc: " << stepcalc::printable_text(f.string()) << ": " << added.error().message << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The default kernel directory: the build's (compiled in), else kernels/ beside the executable.
+std::string default_kernel_dir(const char* argv0) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (std::strlen(STEPCALC_KERNELS_DIR) > 0 && fs::is_directory(STEPCALC_KERNELS_DIR, ec)) return STEPCALC_KERNELS_DIR;
+  const fs::path beside = fs::path(argv0).parent_path() / "kernels";
+  return fs::is_directory(beside, ec) ? beside.string() : "";
+}
+
 int usage() {
   std::cerr << kUsage;
   return 2;
 }
 
-int cmd_price(const std::vector<std::string>& args) {
+int cmd_price(const std::vector<std::string>& args, const stepcalc::KernelRegistry& kernels) {
   std::string mode, file = "-";
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--mode" && i + 1 < args.size())
@@ -69,13 +114,13 @@ int cmd_price(const std::vector<std::string>& args) {
   }
   std::string text;
   if (!read_input(file, &text)) return fail({"io_error", "", "Cannot read " + file + "."});
-  auto priced = stepcalc::price_document(text, mode);
+  auto priced = stepcalc::price_document(text, mode, kernels);
   if (!priced) return fail(priced.error());
   std::cout << priced->json << "\n";
   return priced->failures > 0 ? 2 : 0;
 }
 
-int cmd_sweep(const std::vector<std::string>& args) {
+int cmd_sweep(const std::vector<std::string>& args, const stepcalc::KernelRegistry& kernels) {
   if (args.size() < 2 || args.size() > 3) return usage();
   std::vector<double> values;
   std::stringstream list(args[1]);
@@ -88,7 +133,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   std::string text;
   const std::string file = args.size() == 3 ? args[2] : "-";
   if (!read_input(file, &text)) return fail({"io_error", "", "Cannot read " + file + "."});
-  auto swept = stepcalc::sweep_json(text, args[0], values);
+  auto swept = stepcalc::sweep_json(text, args[0], values, kernels);
   if (!swept) return fail(swept.error());
   std::cout << swept.value() << "\n";
   return 0;
@@ -110,10 +155,30 @@ int cmd_conformance(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   if (argc < 2) return usage();
-  const std::string command = argv[1];
-  const std::vector<std::string> args(argv + 2, argv + argc);
-  if (command == "price") return cmd_price(args);
-  if (command == "sweep") return cmd_sweep(args);
+  // --kernels DIR may stand anywhere; the rest is the command and its arguments.
+  std::vector<std::string> all(argv + 1, argv + argc), rest;
+  std::string kernel_dir;
+  bool kernel_dir_given = false;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i] == "--kernels" && i + 1 < all.size()) {
+      kernel_dir = all[++i];
+      kernel_dir_given = true;
+    } else if (all[i].rfind("--kernels=", 0) == 0) {
+      kernel_dir = all[i].substr(10);
+      kernel_dir_given = true;
+    } else {
+      rest.push_back(all[i]);
+    }
+  }
+  if (rest.empty()) return usage();
+  const std::string command = rest[0];
+  const std::vector<std::string> args(rest.begin() + 1, rest.end());
+  if (command == "price" || command == "sweep") {
+    stepcalc::KernelRegistry kernels;
+    if (!kernel_dir_given) kernel_dir = default_kernel_dir(argv[0]);
+    if (!kernel_dir.empty() && !load_kernel_dir(kernel_dir, &kernels)) return 2;
+    return command == "price" ? cmd_price(args, kernels) : cmd_sweep(args, kernels);
+  }
   if (command == "conformance") return cmd_conformance(args);
   if (command == "presets" && args.empty()) {
     std::cout << stepcalc::presets_json() << "\n";

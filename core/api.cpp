@@ -22,7 +22,8 @@ Error non_finite_error() {
                     "A result would not be a finite number; the inputs are beyond what the step model can price.");
 }
 
-Expected<std::string> price_request(const Request& request) {
+Expected<std::string> price_request(const Request& request, const KernelRegistry& kernels) {
+  (void)kernels;  // the measured mode's tables (wired by the measured estimator)
   const MfuTables& tables = embedded_h100_tables();
   auto result = price_step(request, tables);
   if (!result) return result.error();
@@ -55,6 +56,11 @@ bool apply_sweep_value(Request* r, const std::string& axis, int64_t v) {
 }  // namespace
 
 Expected<PricedDocument> price_document(std::string_view json, const std::string& mode_override) {
+  return price_document(json, mode_override, no_kernels());
+}
+
+Expected<PricedDocument> price_document(std::string_view json, const std::string& mode_override,
+                                        const KernelRegistry& kernels) {
   if (mode_override.size() > limits::kMaxStringBytes)  // as a request's own mode field
     return make_error("out_of_range", "mode",
                       "mode is longer than " + std::to_string(limits::kMaxStringBytes) + " bytes.");
@@ -78,7 +84,7 @@ Expected<PricedDocument> price_document(std::string_view json, const std::string
     }
     Request request = parsed.value();
     if (!mode_override.empty()) request.mode = mode_override;
-    auto priced = price_request(request);
+    auto priced = price_request(request, kernels);
     if (!priced) ++out.failures;
     w.raw(priced ? priced.value() : error_to_json(priced.error(), request.id, request.has_id));
   }
@@ -87,13 +93,21 @@ Expected<PricedDocument> price_document(std::string_view json, const std::string
   return out;
 }
 
-Expected<std::string> price_json(std::string_view json) {
+Expected<std::string> price_json(std::string_view json) { return price_json(json, no_kernels()); }
+
+Expected<std::string> price_json(std::string_view json, const KernelRegistry& kernels) {
   auto request = parse_request(json);
   if (!request) return request.error();
-  return price_request(request.value());
+  return price_request(request.value(), kernels);
 }
 
 Expected<std::string> sweep_json(std::string_view json, const std::string& axis, const std::vector<double>& values) {
+  return sweep_json(json, axis, values, no_kernels());
+}
+
+Expected<std::string> sweep_json(std::string_view json, const std::string& axis, const std::vector<double>& values,
+                                 const KernelRegistry& kernels) {
+  (void)kernels;  // the measured mode's tables (wired by the measured estimator)
   auto parsed = parse_request(json);
   if (!parsed) return parsed.error();
   if (values.size() > limits::kMaxSweepPoints)

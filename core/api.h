@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "error.h"
+#include "kernels/kernel_registry.h"
 
 namespace stepcalc {
 
@@ -19,9 +20,14 @@ struct PricedDocument {
 /// Prices every request of `json`. `mode_override` (if non-empty) replaces each
 /// request's mode. A document-level failure is the error.
 Expected<PricedDocument> price_document(std::string_view json, const std::string& mode_override = "");
+/// The same with measured kernel tables: requests whose mode needs them get the
+/// database of their "gpu" and "kernels" from `kernels` (docs/KERNELS.md).
+Expected<PricedDocument> price_document(std::string_view json, const std::string& mode_override,
+                                        const KernelRegistry& kernels);
 
 /// Prices exactly one request object; its result JSON or its error.
 Expected<std::string> price_json(std::string_view json);
+Expected<std::string> price_json(std::string_view json, const KernelRegistry& kernels);
 
 /// Sweep axes: "prefill_tokens" (new tokens of the first prefill request; one with
 /// no prefix is added if there is none), "decode_batch" (number of decode requests,
@@ -31,6 +37,8 @@ Expected<std::string> price_json(std::string_view json);
 /// decode_s} or {value, error} per point.
 Expected<std::string> sweep_json(std::string_view request_json, const std::string& axis,
                                  const std::vector<double>& values);
+Expected<std::string> sweep_json(std::string_view request_json, const std::string& axis,
+                                 const std::vector<double>& values, const KernelRegistry& kernels);
 
 /// {"models": [...], "gpus": [{name, TFlopsPeak, ...}], "modes": [...]}
 std::string presets_json();

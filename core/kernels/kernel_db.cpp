@@ -178,12 +178,22 @@ Expected<std::shared_ptr<const KernelDb>> KernelDb::unpack(const uint8_t* data, 
 }
 
 Expected<std::shared_ptr<const KernelDb>> KernelDb::unpack_parts(const std::vector<PackBytes>& parts) {
-  auto impl = std::make_unique<Impl>();
-  if (parts.empty()) return make_error("kernels_not_loaded", "", "No kernel pack given.");
+  std::vector<DecodedPack> decoded;
   for (const PackBytes& bytes : parts) {
     auto pack = decode_pack(bytes.data, bytes.size);
     if (!pack) return pack.error();
-    const DecodedPack& p = pack.value();
+    decoded.push_back(std::move(pack).value());
+  }
+  std::vector<const DecodedPack*> list;
+  for (const DecodedPack& p : decoded) list.push_back(&p);
+  return join_packs(list);
+}
+
+Expected<std::shared_ptr<const KernelDb>> join_packs(const std::vector<const DecodedPack*>& packs) {
+  auto impl = std::make_unique<KernelDb::Impl>();
+  if (packs.empty()) return make_error("kernels_not_loaded", "", "No kernel pack given.");
+  for (const DecodedPack* pack : packs) {
+    const DecodedPack& p = *pack;
     const std::string who = "The kernel pack for " + p.gpu + " " + p.version + " (" + p.part + ")";
     const GpuSpec* gpu = find_gpu_spec(p.gpu);
     if (gpu == nullptr || gpu->name != p.gpu) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/kernel_db.h"
+#include "kernels/kernel_pack.h"
 #include "kernels/measured_table.h"
 
 namespace stepcalc {
@@ -25,6 +26,10 @@ struct KernelDb::Impl {
     return k < kKernelTableCount ? tables[k][static_cast<int>(dtype)].get() : nullptr;
   }
 };
+
+/// One database from decoded packs of one GPU and version (what unpack_parts and the
+/// registry share). Errors: corrupt_kernels naming the GPU, version and part.
+Expected<std::shared_ptr<const KernelDb>> join_packs(const std::vector<const DecodedPack*>& packs);
 
 /// A KernelTime from a Sample of `table`.
 KernelTime kernel_time(const Sample& s, KernelTable table, KernelDtype dtype);

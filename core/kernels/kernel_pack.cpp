@@ -230,7 +230,9 @@ int64_t code_of_latency(double p) {
   return static_cast<int64_t>(s + kCodeOffset) * kPerDecade + static_cast<int64_t>(mant) - kDigitsLow;
 }
 
-Expected<DecodedPack> decode_pack(const uint8_t* data, size_t size) {
+namespace {
+
+Expected<DecodedPack> decode(const uint8_t* data, size_t size, bool header_only) {
   DecodedPack pack;
   auto corrupt = [&](const std::string& why) {
     const std::string who = pack.gpu.empty() ? "A kernel pack"
@@ -244,6 +246,7 @@ Expected<DecodedPack> decode_pack(const uint8_t* data, size_t size) {
   pack.version = in.text();
   pack.part = in.text();
   if (!in.ok()) return corrupt(in.problem());
+  if (header_only) return pack;
   const size_t ntables = in.count(kMaxTables, "table");
   if (!in.ok() || ntables == 0) return corrupt(in.ok() ? "no tables" : in.problem());
   for (size_t i = 0; i < ntables; ++i) {
@@ -254,5 +257,11 @@ Expected<DecodedPack> decode_pack(const uint8_t* data, size_t size) {
   if (in.remaining() != 0) return corrupt("trailing bytes");
   return pack;
 }
+
+}  // namespace
+
+Expected<DecodedPack> decode_pack(const uint8_t* data, size_t size) { return decode(data, size, false); }
+
+Expected<DecodedPack> decode_pack_header(const uint8_t* data, size_t size) { return decode(data, size, true); }
 
 }  // namespace stepcalc

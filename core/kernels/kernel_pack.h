@@ -26,6 +26,9 @@ struct DecodedPack {
 /// the GPU and version when the header got that far), never a crash or a huge allocation.
 Expected<DecodedPack> decode_pack(const uint8_t* data, size_t size);
 
+/// Only the names of a pack (GPU, version, part; no tables): cheap, for deferred loading.
+Expected<DecodedPack> decode_pack_header(const uint8_t* data, size_t size);
+
 /// Latency code of 3 significant digits (see tools/kernel-pack-format.mjs) to microseconds,
 /// and a predicted latency to the nearest code. Exposed for the round-trip tests.
 double latency_of_code(int64_t code);

@@ -17,6 +17,8 @@
 
 namespace stepcalc {
 
+struct DecodedPack;
+
 /// What one add_pack call loaded.
 struct LoadedPack {
   std::string gpu;      ///< "H100"
@@ -26,29 +28,39 @@ struct LoadedPack {
 
 class KernelRegistry {
  public:
-  /// Adds one pack file (the bytes are copied). A part already loaded is replaced by
-  /// the new bytes. Errors: corrupt_kernels, naming the GPU and version when known.
+  KernelRegistry();
+  ~KernelRegistry();
+  KernelRegistry(KernelRegistry&&) noexcept;
+  KernelRegistry& operator=(KernelRegistry&&) noexcept;
+
+  /// Adds one pack file, decoded now (the bytes are not kept). A part already loaded
+  /// is replaced. Errors: corrupt_kernels, naming the GPU and version when known; the
+  /// packs loaded before stay as they were.
   Expected<LoadedPack> add_pack(const uint8_t* data, size_t size);
+
+  /// Adds one pack file whose tables are decoded on the first get() of its GPU and
+  /// version (the bytes are copied; only the names are read now). For the CLI, which
+  /// loads a directory but prices most requests without measured tables. A corrupt
+  /// pack is then get()'s error.
+  Expected<LoadedPack> add_pack_deferred(const uint8_t* data, size_t size);
 
   /// The database of `gpu` (case-insensitive) at `version` ("" = the GPU's default,
   /// docs/KERNELS.md). Errors, with `path` as given: unknown_gpu (listing the GPUs),
   /// unknown_kernels (listing the GPU's versions), kernels_not_loaded (naming the GPU
-  /// and version: no pack of it was added).
+  /// and version: no pack of it was added), corrupt_kernels (a deferred pack).
   Expected<std::shared_ptr<const KernelDb>> get(const std::string& gpu, const std::string& version = "",
                                                 const std::string& path = "gpu") const;
 
-  /// The parts loaded for a GPU (exact name) and version, sorted; empty if none.
+  /// The parts added for a GPU (exact name) and version, sorted; empty if none.
   std::vector<std::string> loaded_parts(const std::string& gpu, const std::string& version) const;
 
   /// Whether any pack was added.
   bool empty() const { return sets_.empty(); }
 
  private:
-  struct Set {
-    std::map<std::string, std::vector<uint8_t>> parts;  ///< part name -> bytes
-    std::shared_ptr<const KernelDb> db;                 ///< decoded from all parts
-  };
-  std::map<std::pair<std::string, std::string>, Set> sets_;
+  struct Set;
+  // Deferred packs are decoded inside get(), hence mutable (single-threaded use).
+  mutable std::map<std::pair<std::string, std::string>, std::unique_ptr<Set>> sets_;
 };
 
 /// The request-level check of a GPU and kernel version name, without any pack: the

@@ -80,3 +80,25 @@ TEST_CASE("registry: a corrupt pack is refused and spoils nothing already loaded
   CHECK_FALSE(r.add_pack(junk, sizeof junk).ok());
   CHECK(no_kernels().empty());
 }
+
+TEST_CASE("registry: deferred packs decode on first use; a corrupt one is get()'s error") {
+  KernelRegistry r;
+  const std::string gemm = test::read_kernel_pack("l40s-vllm-0.24.0-gemm-bf16.bin");
+  auto added = r.add_pack_deferred(reinterpret_cast<const uint8_t*>(gemm.data()), gemm.size());
+  REQUIRE(added.ok());
+  CHECK(added->gpu == "L40S");
+  CHECK(r.loaded_parts("L40S", "vllm-0.24.0") == std::vector<std::string>{"gemm-bf16"});
+  auto db = r.get("L40S");
+  REQUIRE(db.ok());
+  CHECK(db.value()->gemm(KernelDtype::kBf16, 64, 4096, 4096).how == LookupHow::kExact);
+  std::string broken = test::read_kernel_pack("l40s-vllm-0.24.0-attention-bf16.bin");
+  broken.resize(broken.size() - 10);
+  REQUIRE(r.add_pack_deferred(reinterpret_cast<const uint8_t*>(broken.data()), broken.size()).ok());
+  auto bad = r.get("L40S", "", "requests[2].gpu");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == "corrupt_kernels");
+  CHECK(bad.error().path == "requests[2].gpu");
+  CHECK(bad.error().message.find("L40S vllm-0.24.0") != std::string::npos);
+  const uint8_t junk[] = {'S', 'C', 'K', '1', 4, 'H', '9', '9', '9', 0, 0};
+  CHECK_FALSE(r.add_pack_deferred(junk, sizeof junk).ok());
+}
