@@ -6,6 +6,7 @@
 #include "estimators/step_model.h"
 #include "input_limits.h"
 #include "io/json_writer.h"
+#include "io/kernel_catalogue_json.h"
 #include "io/request_json.h"
 #include "io/result_json.h"
 
@@ -209,7 +210,13 @@ std::string presets_json() {
         .field("perLayerOverhead", h->per_layer_overhead_us)
         .end_object();
   }
-  w.end_array().key("modes").begin_array();
+  // The GPUs' constants (presets/gpus/) and the measured kernel tables built, with
+  // their pack files and coverage (docs/KERNELS.md).
+  w.end_array().key("gpu_specs");
+  write_gpu_specs(w);
+  w.key("kernels");
+  write_kernel_sets(w);
+  w.key("modes").begin_array();
   for (const std::string& mode : mode_names()) w.value(mode);
   w.end_array().end_object();
   return w.take();

@@ -7,6 +7,8 @@
 
 #include "api.h"
 #include "input_limits.h"
+#include "io/kernel_catalogue_json.h"
+#include "kernels/kernel_registry.h"
 
 namespace {
 
@@ -32,15 +34,28 @@ Outcome from(const stepcalc::Expected<std::string>& r) {
   return out;
 }
 
-Outcome price(const std::string& request_json) { return from(stepcalc::price_json(request_json)); }
+/// The kernel packs this instance was given (loadKernels in the loader).
+stepcalc::KernelRegistry& kernels() {
+  static stepcalc::KernelRegistry registry;
+  return registry;
+}
+
+Outcome price(const std::string& request_json) { return from(stepcalc::price_json(request_json, kernels())); }
 
 Outcome price_document(const std::string& document_json, const std::string& mode) {
-  auto priced = stepcalc::price_document(document_json, mode);
+  auto priced = stepcalc::price_document(document_json, mode, kernels());
   return from(priced ? stepcalc::Expected<std::string>(priced->json) : stepcalc::Expected<std::string>(priced.error()));
 }
 
 Outcome sweep(const std::string& request_json, const std::string& axis, const emscripten::val& values) {
-  return from(stepcalc::sweep_json(request_json, axis, emscripten::vecFromJSArray<double>(values)));
+  return from(stepcalc::sweep_json(request_json, axis, emscripten::vecFromJSArray<double>(values), kernels()));
+}
+
+/// Adds one kernel pack (a Uint8Array: Embind copies its bytes into the string).
+Outcome add_kernel_pack(const std::string& bytes) {
+  auto added = kernels().add_pack(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  return from(added ? stepcalc::Expected<std::string>(stepcalc::loaded_pack_json(added.value()))
+                    : stepcalc::Expected<std::string>(added.error()));
 }
 
 std::string presets() { return stepcalc::presets_json(); }
@@ -73,5 +88,6 @@ EMSCRIPTEN_BINDINGS(stepcalc) {
   emscripten::function("priceDocument", &price_document);
   emscripten::function("sweep", &sweep);
   emscripten::function("presets", &presets);
+  emscripten::function("addKernelPack", &add_kernel_pack);
   emscripten::function("version", &version);
 }

@@ -80,7 +80,10 @@ export interface Request {
   /** A preset name (see presets()) or a HuggingFace config object. */
   model: string | ModelConfig;
   step: Step;
-  gpu?: string;
+  /** The GPU (case-insensitive); default H100. See presets().gpu_specs. */
+  gpu?: GpuName | string;
+  /** The measured kernel tables' vLLM version, e.g. "vllm-0.24.0"; default: the GPU's (docs/KERNELS.md). */
+  kernels?: string;
   hardware?: HardwareOverrides;
   tp?: number;
   mode?: Mode;
@@ -243,9 +246,58 @@ export interface ModelPreset {
   notes: string[];
 }
 
+export type GpuName = 'H100' | 'H200' | 'B200' | 'A100' | 'L40S';
+
+/** A GPU's constants (presets/gpus/, from AIConfigurator's systems files). */
+export interface GpuSpec {
+  name: GpuName;
+  device: string;
+  memory_bytes: number;
+  hbm_bw_bytes_per_s: number;
+  bf16_tflops: number;
+  /** 0: no FP8 tensor cores (A100). */
+  fp8_tflops: number;
+  int8_tflops: number;
+  interconnect: 'NVLink' | 'PCIe';
+  /** GPU to GPU, per GPU, one direction (PCIe for L40S). */
+  nvlink_bw_bytes_per_s: number;
+  pcie_bw_bytes_per_s: number;
+  other_mem_bytes: number;
+  /** NCCL buffers at TP 1, 2, 4, 8. */
+  nccl_mem_bytes: number[];
+  /** Measured kernel table versions, e.g. ["vllm-0.14.0", "vllm-0.24.0"]. */
+  kernels: string[];
+  default_kernels: string;
+  source: string;
+}
+
+export type KernelDtype = 'bf16' | 'fp8';
+
+/** One GPU and version of the measured kernel tables: its pack files and what they cover. */
+export interface KernelSet {
+  gpu: GpuName;
+  version: string;
+  default: boolean;
+  parts: Array<{ name: KernelPart; file: string; bytes: number; gzip_bytes: number }>;
+  coverage: {
+    gemm_dtypes: KernelDtype[];
+    kv_dtypes: KernelDtype[];
+    attention_head_dims: number[];
+    allreduce_tps: number[];
+    moe_dtypes: KernelDtype[];
+    moe_shapes: Array<{ hidden: number; intermediate: number; experts: number; topk: number }>;
+    mla: boolean;
+  };
+}
+
+export type KernelPart = 'gemm-bf16' | 'gemm-fp8' | 'attention-bf16' | 'attention-fp8' | 'allreduce' | 'moe' | 'mla';
+
 export interface Presets {
   models: ModelPreset[];
+  /** The reference model's constants per GPU (blis-v2, corrected). */
   gpus: Array<Required<HardwareOverrides> & { name: string }>;
+  gpu_specs: GpuSpec[];
+  kernels: KernelSet[];
   modes: Mode[];
 }
 
@@ -265,6 +317,14 @@ export interface StepCalc {
   sweep(request: Request | string, axis: SweepAxis, values: number[]): SweepPoint[];
   /** A fresh copy on every call: changing it affects no other caller. */
   presets(): Presets;
+  /**
+   * Loads the measured kernel tables of `gpu` at `version` (default: the GPU's default),
+   * every part or those listed: read from disk under Node, fetched next to the module in
+   * a browser, once (concurrent calls share the reads). Rejects with StepCalcError
+   * unknown_gpu, unknown_kernels, invalid_value (parts), io_error or corrupt_kernels.
+   * Pricing that needs tables not loaded throws kernels_not_loaded naming the GPU.
+   */
+  loadKernels(gpu: GpuName | string, version?: string, parts?: KernelPart[]): Promise<{ gpu: GpuName; version: string; parts: KernelPart[] }>;
   version(): string;
 }
 
@@ -279,9 +339,15 @@ export class StepCalcError extends Error {
 /**
  * Instantiates the module once (later calls share the promise). `wasmBinary` skips the
  * fetch; `baseUrl` is the folder holding `dist/` (default: beside stepcalc.js), for
- * pages that bundle this file elsewhere.
+ * pages that bundle this file elsewhere; `kernelsUrl` the folder of the kernel packs
+ * (default: `dist/kernels/` under `baseUrl`).
  */
-export function load(options?: { wasmBinary?: ArrayBuffer | Uint8Array; baseUrl?: string | URL }): Promise<StepCalc>;
+export function load(options?: {
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  baseUrl?: string | URL;
+  kernelsUrl?: string | URL;
+}): Promise<StepCalc>;
+export function loadKernels(gpu: GpuName | string, version?: string, parts?: KernelPart[]): ReturnType<StepCalc['loadKernels']>;
 export function price(request: Request | string): Promise<Result>;
 export function sweep(request: Request | string, axis: SweepAxis, values: number[]): Promise<SweepPoint[]>;
 export function presets(): Promise<Presets>;

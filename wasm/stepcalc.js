@@ -3,6 +3,7 @@
 //   import { load } from 'stepcalc';
 //   const calc = await load();              // instantiates the Wasm module once
 //   const result = calc.price({ model: 'llama-3.1-8b-instruct', step: { ... } });
+//   await calc.loadKernels('B200');         // measured kernel tables, fetched once
 //
 // Every function takes and returns plain data (objects or JSON text); nothing needs
 // freeing. Bad input throws a StepCalcError with `code` and `path`; the module keeps
@@ -22,9 +23,33 @@ export class StepCalcError extends Error {
 const SWEEP_AXES = ['prefill_tokens', 'decode_batch', 'decode_kv', 'tp'];
 const inNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 let instance;
+// Kernel pack bytes by URL, shared by every instance and every concurrent loadKernels.
+const packCache = new Map();
+
+/** The bytes of one kernel pack: read from disk under Node, fetched in a browser. */
+function readPack(url) {
+  const key = String(url);
+  if (!packCache.has(key)) {
+    const promise = (async () => {
+      if (inNode && url.protocol === 'file:') {
+        const { readFile } = await import('node:fs/promises');
+        return new Uint8Array(await readFile(url));
+      }
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      return new Uint8Array(await response.arrayBuffer());
+    })();
+    packCache.set(key, promise);
+    promise.catch(() => packCache.delete(key)); // a failed read may be retried
+  }
+  return packCache.get(key);
+}
 
 async function instantiate(options, drop) {
   const init = {};
+  // A bundler moves this file: `baseUrl` (the folder that holds dist/) says where
+  // the module's files are; without it they sit beside this file.
+  const base = new URL(options.baseUrl ?? '.', import.meta.url);
   if (options.wasmBinary) {
     init.wasmBinary = options.wasmBinary;
   } else if (inNode) {
@@ -32,20 +57,20 @@ async function instantiate(options, drop) {
     const { readFile } = await import('node:fs/promises');
     init.wasmBinary = await readFile(new URL('./dist/stepcalc-core.wasm', import.meta.url));
   } else {
-    // A bundler moves this file: `baseUrl` (the folder that holds dist/) says where
-    // the module's files are; without it they sit beside this file.
-    const base = new URL(options.baseUrl ?? '.', import.meta.url);
     init.locateFile = (file) => new URL(`dist/${file}`, base).href;
   }
-  return wrap(await createStepcalcCore(init), drop);
+  const kernelsUrl = options.kernelsUrl ? new URL(String(options.kernelsUrl).replace(/\/?$/, '/'), import.meta.url)
+    : new URL('dist/kernels/', base);
+  return wrap(await createStepcalcCore(init), drop, kernelsUrl);
 }
 
 /**
  * Instantiates the module once and returns the API; later calls return the same
  * promise. `options.wasmBinary` (bytes) skips fetching the .wasm file; `options.baseUrl`
  * (the folder holding `dist/`, relative to this file or absolute) locates it when this
- * file was bundled elsewhere. An instance that ever traps is dropped: the next load()
- * makes a fresh one.
+ * file was bundled elsewhere; `options.kernelsUrl` is where loadKernels finds the packs
+ * (default dist/kernels/ there). An instance that ever traps is dropped: the next
+ * load() makes a fresh one.
  */
 export function load(options = {}) {
   if (options === null || typeof options !== 'object') {
@@ -79,11 +104,52 @@ function fitsUtf8(text, limit) {
   return bytes <= limit;
 }
 
-function wrap(core, drop) {
+function wrap(core, drop, kernelsUrl) {
   // The core's own limits, read once (wasm/bindings.cpp), never retyped here.
   const limits = core.limits();
   let presetsText;
   let broken = null;
+  const packsAdded = new Set(); // files given to this instance
+  const presetsOnce = () => JSON.parse((presetsText ??= call(() => core.presets())));
+
+  /** Loads the packs of a GPU and version (docs/KERNELS.md); see stepcalc.d.ts. */
+  async function loadKernels(gpu, version, parts) {
+    if (typeof gpu !== 'string') throw new StepCalcError('type_error', 'gpu', 'gpu must be a string.');
+    if (version !== undefined && version !== null && typeof version !== 'string') {
+      throw new StepCalcError('type_error', 'kernels', 'version must be a string.');
+    }
+    const { gpu_specs: specs, kernels: sets } = presetsOnce();
+    const spec = specs.find((g) => g.name.toUpperCase() === gpu.toUpperCase());
+    if (!spec) {
+      throw new StepCalcError('unknown_gpu', 'gpu',
+        `Unknown GPU '${gpu.slice(0, 64)}'; known: ${specs.map((g) => g.name).join(', ')}.`);
+    }
+    const wanted = version || spec.default_kernels;
+    const set = sets.find((s) => s.gpu === spec.name && s.version === wanted);
+    if (!set) {
+      throw new StepCalcError('unknown_kernels', 'kernels', `No measured kernel tables '${String(wanted).slice(0, 64)}' ` +
+        `for ${spec.name}; available: ${spec.kernels.join(', ')} (default ${spec.default_kernels}).`);
+    }
+    const names = set.parts.map((p) => p.name);
+    if (parts !== undefined && (!Array.isArray(parts) || parts.some((p) => !names.includes(p)))) {
+      throw new StepCalcError('invalid_value', 'parts', `parts must be a list of: ${names.join(', ')}.`);
+    }
+    const chosen = set.parts.filter((p) => !parts || parts.includes(p.name));
+    const bytes = await Promise.all(chosen.map(async (p) => {
+      try {
+        return await readPack(new URL(p.file, kernelsUrl));
+      } catch (error) {
+        throw new StepCalcError('io_error', 'gpu', `Cannot read the kernel pack ${p.file} for ${spec.name} ${wanted} ` +
+          `from ${kernelsUrl.href} (${String(error?.message ?? error).slice(0, 200)}).`);
+      }
+    }));
+    chosen.forEach((p, i) => {
+      if (packsAdded.has(p.file)) return;
+      call(() => core.addKernelPack(bytes[i]));
+      packsAdded.add(p.file);
+    });
+    return { gpu: spec.name, version: wanted, parts: set.parts.filter((p) => packsAdded.has(p.file)).map((p) => p.name) };
+  }
 
   /** The JSON text of a request or list, refused here if the core would refuse its size. */
   function toJson(request, path = 'request') {
@@ -169,8 +235,14 @@ function wrap(core, drop) {
       const text = toJson(request);
       return call(() => core.sweep(text, axis, values));
     },
-    /** Model presets, GPUs with their constants, and mode names: a fresh copy per call. */
-    presets: () => JSON.parse((presetsText ??= call(() => core.presets()))),
+    /** Model presets, GPUs with their constants, kernel tables, and mode names: a fresh copy per call. */
+    presets: () => presetsOnce(),
+    /**
+     * Loads the measured kernel tables of `gpu` ('H100', 'H200', 'B200', 'A100', 'L40S') at
+     * `version` (default: the GPU's default), all parts or those listed. Reads each pack
+     * once per page or process; concurrent calls share the reads.
+     */
+    loadKernels: (gpu, version, parts) => loadKernels(gpu, version, parts),
     version: () => call(() => core.version()),
   });
 }
@@ -180,3 +252,4 @@ export const price = async (request) => (await load()).price(request);
 export const sweep = async (request, axis, values) => (await load()).sweep(request, axis, values);
 export const presets = async () => (await load()).presets();
 export const version = async () => (await load()).version();
+export const loadKernels = async (gpu, version, parts) => (await load()).loadKernels(gpu, version, parts);

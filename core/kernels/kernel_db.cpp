@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <set>
 #include <string>
 
 #include "kernels/kernel_db_impl.h"
@@ -95,37 +94,58 @@ KernelTime missing_time(KernelTable table, KernelDtype dtype) {
 
 namespace {
 
-void add_unique(std::vector<KernelDtype>& list, KernelDtype d) {
-  if (std::find(list.begin(), list.end(), d) == list.end()) list.push_back(d);
+// Small lists: linear membership and an insertion sort keep the Wasm module smaller
+// than std::set / std::sort would.
+template <typename T, typename Same>
+void add_unique(std::vector<T>& list, const T& item, Same same) {
+  for (const T& x : list) {
+    if (same(x, item)) return;
+  }
+  list.push_back(item);
+}
+
+template <typename T, typename Less>
+void insertion_sort(std::vector<T>& v, Less less) {
+  for (size_t i = 1; i < v.size(); ++i) {
+    T item = v[i];
+    size_t j = i;
+    for (; j > 0 && less(item, v[j - 1]); --j) v[j] = v[j - 1];
+    v[j] = item;
+  }
 }
 
 KernelCoverage coverage_of(const KernelDb::Impl& db) {
   KernelCoverage c;
-  std::set<int> head_dims, tps;
-  std::set<std::vector<int64_t>> moe;
+  auto same = [](auto a, auto b) { return a == b; };
+  auto same_shape = [](const KernelCoverage::MoeShape& a, const KernelCoverage::MoeShape& b) {
+    return a.hidden == b.hidden && a.intermediate == b.intermediate && a.experts == b.experts && a.topk == b.topk;
+  };
   for (int k = 0; k < kKernelTableCount; ++k) {
-    for (int d = 0; d < 2; ++d) {
+    for (int d = 0; d < 2; ++d) {  // bf16 before fp8: the dtype lists come out sorted
       const MeasuredTable* t = db.tables[k][d].get();
       if (t == nullptr) continue;
       const KernelDtype dtype = static_cast<KernelDtype>(d);
       switch (t->kind) {
         case KernelTable::kGemm:
-          add_unique(c.gemm_dtypes, dtype);
+          add_unique(c.gemm_dtypes, dtype, same);
           break;
         case KernelTable::kDecodeAttention:
         case KernelTable::kPrefillAttention:
-          add_unique(c.kv_dtypes, dtype);
-          for (int64_t v : t->levels[0].value) head_dims.insert(static_cast<int>(v));
+          add_unique(c.kv_dtypes, dtype, same);
+          for (int64_t v : t->levels[0].value) add_unique(c.attention_head_dims, static_cast<int>(v), same);
           break;
         case KernelTable::kAllreduce:
-          for (int64_t v : t->levels[0].value) tps.insert(static_cast<int>(v));
+          for (int64_t v : t->levels[0].value) add_unique(c.allreduce_tps, static_cast<int>(v), same);
           break;
         case KernelTable::kMoe:
-          add_unique(c.moe_dtypes, dtype);
+          add_unique(c.moe_dtypes, dtype, same);
           // Levels: hidden, inter, experts, topk, ...: one shape per topk entry.
           for (size_t i = 0; t->levels.size() > 4 && i < t->levels[3].value.size(); ++i) {
             const uint32_t e = t->levels[3].parent[i], n = t->levels[2].parent[e], h = t->levels[1].parent[n];
-            moe.insert({t->levels[0].value[h], t->levels[1].value[n], t->levels[2].value[e], t->levels[3].value[i]});
+            add_unique(c.moe_shapes,
+                       {static_cast<int>(t->levels[0].value[h]), static_cast<int>(t->levels[1].value[n]),
+                        static_cast<int>(t->levels[2].value[e]), static_cast<int>(t->levels[3].value[i])},
+                       same_shape);
           }
           break;
         default:
@@ -133,15 +153,14 @@ KernelCoverage coverage_of(const KernelDb::Impl& db) {
       }
     }
   }
-  c.attention_head_dims.assign(head_dims.begin(), head_dims.end());
-  c.allreduce_tps.assign(tps.begin(), tps.end());
-  for (const auto& m : moe) {
-    c.moe_shapes.push_back(
-        {static_cast<int>(m[0]), static_cast<int>(m[1]), static_cast<int>(m[2]), static_cast<int>(m[3])});
-  }
-  std::sort(c.gemm_dtypes.begin(), c.gemm_dtypes.end());
-  std::sort(c.kv_dtypes.begin(), c.kv_dtypes.end());
-  std::sort(c.moe_dtypes.begin(), c.moe_dtypes.end());
+  insertion_sort(c.attention_head_dims, [](int a, int b) { return a < b; });
+  insertion_sort(c.allreduce_tps, [](int a, int b) { return a < b; });
+  insertion_sort(c.moe_shapes, [](const KernelCoverage::MoeShape& a, const KernelCoverage::MoeShape& b) {
+    if (a.hidden != b.hidden) return a.hidden < b.hidden;
+    if (a.intermediate != b.intermediate) return a.intermediate < b.intermediate;
+    if (a.experts != b.experts) return a.experts < b.experts;
+    return a.topk < b.topk;
+  });
   return c;
 }
 
@@ -220,7 +239,7 @@ Expected<std::shared_ptr<const KernelDb>> join_packs(const std::vector<const Dec
     }
     impl->parts.push_back(p.part);
   }
-  std::sort(impl->parts.begin(), impl->parts.end());
+  insertion_sort(impl->parts, [](const std::string& a, const std::string& b) { return a < b; });
   impl->coverage = coverage_of(*impl);
   return std::shared_ptr<const KernelDb>(std::make_shared<KernelDb>(std::move(impl)));
 }

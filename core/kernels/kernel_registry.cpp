@@ -46,14 +46,33 @@ Expected<std::pair<std::string, std::string>> resolve_kernels(const std::string&
 }
 
 struct KernelRegistry::Set {
-  std::map<std::string, DecodedPack> decoded;            ///< part -> tables
-  std::map<std::string, std::vector<uint8_t>> deferred;  ///< part -> bytes not decoded yet
-  std::shared_ptr<const KernelDb> db;                    ///< all decoded parts joined
   std::string gpu, version;
+  std::vector<DecodedPack> decoded;                                    ///< parts with tables
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> deferred;  ///< part, bytes not decoded yet
+  std::shared_ptr<const KernelDb> db;                                  ///< all decoded parts joined
 
-  // Decodes what is deferred and joins everything; on failure nothing changes.
+  // Joins `decoded` plus `extra` (replacing a part of the same name); on success the
+  // set takes them, on failure nothing changes.
+  Expected<bool> join_with(std::vector<DecodedPack> extra) {
+    std::vector<const DecodedPack*> list;
+    for (const DecodedPack& p : decoded) {
+      bool replaced = false;
+      for (const DecodedPack& e : extra) replaced = replaced || e.part == p.part;
+      if (!replaced) list.push_back(&p);
+    }
+    for (const DecodedPack& e : extra) list.push_back(&e);
+    auto joined = join_packs(list);
+    if (!joined) return joined.error();
+    std::vector<DecodedPack> next;
+    for (const DecodedPack* p : list) next.push_back(*p);
+    decoded = std::move(next);
+    db = joined.value();
+    return true;
+  }
+
+  // Decodes what is deferred and joins everything.
   Expected<bool> settle() {
-    std::map<std::string, DecodedPack> next = decoded;
+    std::vector<DecodedPack> extra;
     for (const auto& [part, bytes] : deferred) {
       auto pack = decode_pack(bytes.data(), bytes.size());
       if (!pack) return pack.error();
@@ -62,16 +81,11 @@ struct KernelRegistry::Set {
             "corrupt_kernels", "",
             "The kernel pack for " + gpu + " " + version + " (" + part + ") changed while it was loaded.");
       }
-      next[part] = std::move(pack).value();
+      extra.push_back(std::move(pack).value());
     }
-    std::vector<const DecodedPack*> list;
-    for (const auto& [part, pack] : next) list.push_back(&pack);
-    auto joined = join_packs(list);
-    if (!joined) return joined.error();
-    decoded = std::move(next);
-    deferred.clear();
-    db = joined.value();
-    return true;
+    auto joined = join_with(std::move(extra));
+    if (joined) deferred.clear();
+    return joined;
   }
 };
 
@@ -80,40 +94,50 @@ KernelRegistry::~KernelRegistry() = default;
 KernelRegistry::KernelRegistry(KernelRegistry&&) noexcept = default;
 KernelRegistry& KernelRegistry::operator=(KernelRegistry&&) noexcept = default;
 
+KernelRegistry::Set& KernelRegistry::set_of(const std::string& gpu, const std::string& version) {
+  for (const auto& set : sets_) {
+    if (set->gpu == gpu && set->version == version) return *set;
+  }
+  sets_.push_back(std::make_unique<Set>());
+  sets_.back()->gpu = gpu;
+  sets_.back()->version = version;
+  return *sets_.back();
+}
+
 Expected<LoadedPack> KernelRegistry::add_pack(const uint8_t* data, size_t size) {
   auto pack = decode_pack(data, size);
   if (!pack) return pack.error();
   const LoadedPack loaded{pack->gpu, pack->version, pack->part};
-  std::unique_ptr<Set>& slot = sets_[{loaded.gpu, loaded.version}];
-  const bool fresh = !slot;
-  if (fresh) slot = std::make_unique<Set>(Set{{}, {}, nullptr, loaded.gpu, loaded.version});
-  // Join on a copy: a pack that cannot join leaves the set as it was.
-  Set trial = *slot;
-  trial.decoded[loaded.part] = std::move(pack).value();
-  trial.deferred.erase(loaded.part);
-  auto settled = trial.settle();
-  if (!settled) {
-    if (fresh) sets_.erase({loaded.gpu, loaded.version});
-    return settled.error();
+  Set& set = set_of(loaded.gpu, loaded.version);
+  std::vector<DecodedPack> extra;
+  extra.push_back(std::move(pack).value());
+  auto joined = set.join_with(std::move(extra));
+  if (!joined) {
+    if (set.decoded.empty() && set.deferred.empty()) sets_.pop_back();  // a new, empty set
+    return joined.error();
   }
-  *slot = std::move(trial);
+  for (size_t i = 0; i < set.deferred.size(); ++i) {
+    if (set.deferred[i].first == loaded.part) set.deferred.erase(set.deferred.begin() + i);
+  }
   return loaded;
 }
 
 Expected<LoadedPack> KernelRegistry::add_pack_deferred(const uint8_t* data, size_t size) {
   auto header = decode_pack_header(data, size);
   if (!header) return header.error();
-  if (find_gpu_spec(header->gpu) == nullptr || find_gpu_spec(header->gpu)->name != header->gpu) {
+  const GpuSpec* spec = find_gpu_spec(header->gpu);
+  if (spec == nullptr || spec->name != header->gpu) {
     return make_error("corrupt_kernels", "",
                       "A kernel pack names a GPU this build does not know ('" + shown(header->gpu) +
                           "'); known: " + gpu_spec_names() + ".");
   }
   const LoadedPack loaded{header->gpu, header->version, header->part};
-  std::unique_ptr<Set>& slot = sets_[{loaded.gpu, loaded.version}];
-  if (!slot) slot = std::make_unique<Set>(Set{{}, {}, nullptr, loaded.gpu, loaded.version});
-  slot->deferred[loaded.part] = std::vector<uint8_t>(data, data + size);
-  slot->decoded.erase(loaded.part);
-  slot->db = nullptr;
+  Set& set = set_of(loaded.gpu, loaded.version);
+  for (size_t i = 0; i < set.deferred.size(); ++i) {
+    if (set.deferred[i].first == loaded.part) set.deferred.erase(set.deferred.begin() + i);
+  }
+  set.deferred.emplace_back(loaded.part, std::vector<uint8_t>(data, data + size));
+  set.db = nullptr;
   return loaded;
 }
 
@@ -121,27 +145,33 @@ Expected<std::shared_ptr<const KernelDb>> KernelRegistry::get(const std::string&
                                                               const std::string& path) const {
   auto which = resolve_kernels(gpu, version, path, path == "gpu" ? "kernels" : path);
   if (!which) return which.error();
-  auto it = sets_.find(which.value());
-  if (it != sets_.end() && !it->second->deferred.empty()) {
-    auto settled = it->second->settle();
+  Set* set = nullptr;
+  for (const auto& s : sets_) {
+    if (s->gpu == which->first && s->version == which->second) set = s.get();
+  }
+  if (set != nullptr && !set->deferred.empty()) {
+    auto settled = set->settle();
     if (!settled) return make_error(settled.error().code, path, settled.error().message);
   }
-  if (it == sets_.end() || !it->second->db) {
+  if (set == nullptr || !set->db) {
     return make_error("kernels_not_loaded", path,
                       "The measured kernel tables for " + which->first + " " + which->second +
                           " are not loaded (JavaScript: await loadKernels('" + which->first + "', '" + which->second +
                           "'); CLI: --kernels DIR with its packs).");
   }
-  return it->second->db;
+  return set->db;
 }
 
 std::vector<std::string> KernelRegistry::loaded_parts(const std::string& gpu, const std::string& version) const {
-  auto it = sets_.find({gpu, version});
-  if (it == sets_.end()) return {};
   std::vector<std::string> parts;
-  for (const auto& [part, pack] : it->second->decoded) parts.push_back(part);
-  for (const auto& [part, bytes] : it->second->deferred) parts.push_back(part);
-  std::sort(parts.begin(), parts.end());
+  for (const auto& set : sets_) {
+    if (set->gpu != gpu || set->version != version) continue;
+    for (const DecodedPack& p : set->decoded) parts.push_back(p.part);
+    for (const auto& d : set->deferred) parts.push_back(d.first);
+  }
+  for (size_t i = 1; i < parts.size(); ++i) {  // insertion sort: a handful of names
+    for (size_t j = i; j > 0 && parts[j] < parts[j - 1]; --j) std::swap(parts[j], parts[j - 1]);
+  }
   return parts;
 }
 

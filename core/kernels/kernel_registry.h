@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -59,8 +58,9 @@ class KernelRegistry {
 
  private:
   struct Set;
+  Set& set_of(const std::string& gpu, const std::string& version);
   // Deferred packs are decoded inside get(), hence mutable (single-threaded use).
-  mutable std::map<std::pair<std::string, std::string>, std::unique_ptr<Set>> sets_;
+  mutable std::vector<std::unique_ptr<Set>> sets_;
 };
 
 /// The request-level check of a GPU and kernel version name, without any pack: the

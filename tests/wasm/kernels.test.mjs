@@ -1,0 +1,96 @@
+// loadKernels: the measured kernel packs read from disk (Node) or fetched (any URL),
+// once per file however many calls ask; unknown names and bad packs as StepCalcError.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import { load, StepCalcError } from '../../wasm/stepcalc.js';
+
+const dist = new URL('../../wasm/dist/kernels/', import.meta.url);
+const calc = await load();
+
+/** A local server of the packs; `served` counts requests per file, `truncate` damages one. */
+async function packServer(truncate = '') {
+  const served = new Map();
+  const server = http.createServer((req, res) => {
+    const file = req.url.slice(1);
+    served.set(file, (served.get(file) ?? 0) + 1);
+    let bytes;
+    try {
+      bytes = readFileSync(new URL(file, dist));
+    } catch {
+      res.writeHead(404).end();
+      return;
+    }
+    if (file === truncate) bytes = bytes.subarray(0, bytes.length >> 1);
+    res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/`, served, close: () => server.close() };
+}
+
+test('presets list every GPU with its versions and every pack with its size and coverage', () => {
+  const { gpu_specs: gpus, kernels } = calc.presets();
+  assert.deepEqual(gpus.map((g) => g.name).sort(), ['A100', 'B200', 'H100', 'H200', 'L40S']);
+  assert.equal(kernels.length, 7);
+  const h100 = kernels.find((k) => k.gpu === 'H100' && k.default);
+  assert.equal(h100.version, 'vllm-0.14.0');
+  assert.deepEqual(h100.coverage.attention_head_dims, [128]);
+  assert.ok(h100.coverage.mla);
+  assert.ok(h100.parts.every((p) => readFileSync(new URL(p.file, dist)).length === p.bytes));
+  const a100 = kernels.find((k) => k.gpu === 'A100');
+  assert.deepEqual(a100.coverage.moe_shapes, []);
+  assert.ok(!a100.parts.some((p) => p.name === 'moe'));
+});
+
+test('loadKernels reads a GPU\'s default tables from disk and reports the parts loaded', async () => {
+  const loaded = await calc.loadKernels('b200');
+  assert.equal(loaded.gpu, 'B200');
+  assert.equal(loaded.version, 'vllm-0.24.0');
+  assert.deepEqual(loaded.parts.sort(), ['allreduce', 'attention-bf16', 'attention-fp8', 'gemm-bf16', 'gemm-fp8', 'mla', 'moe']);
+  const some = await calc.loadKernels('H100', 'vllm-0.24.0', ['gemm-bf16', 'allreduce']);
+  assert.deepEqual(some.parts.sort(), ['allreduce', 'gemm-bf16']);
+});
+
+test('unknown GPUs, versions and parts are refused with the choices', async () => {
+  await assert.rejects(calc.loadKernels('H800'), (e) => e instanceof StepCalcError && e.code === 'unknown_gpu' &&
+    e.message.includes('A100, B200, H100, H200, L40S'));
+  await assert.rejects(calc.loadKernels('A100', 'vllm-0.24.0'), (e) => e.code === 'unknown_kernels' &&
+    e.path === 'kernels' && e.message.includes('vllm-0.14.0'));
+  await assert.rejects(calc.loadKernels('A100', undefined, ['moe']), (e) => e.code === 'invalid_value');
+  await assert.rejects(calc.loadKernels(42), (e) => e.code === 'type_error');
+});
+
+test('concurrent loads over HTTP share one read per file', async () => {
+  const server = await packServer();
+  try {
+    const fresh = await load.call(null, {}); // the shared instance; a second module below
+    assert.ok(fresh);
+    const { load: loadAgain } = await import(`../../wasm/stepcalc.js?second=${Date.now()}`);
+    const other = await loadAgain({ kernelsUrl: server.url });
+    const results = await Promise.all([other.loadKernels('L40S'), other.loadKernels('l40s'), other.loadKernels('L40S')]);
+    results.forEach((r) => assert.equal(r.parts.length, 6));
+    assert.ok(server.served.size >= 6);
+    for (const [file, count] of server.served) assert.equal(count, 1, file);
+  } finally {
+    server.close();
+  }
+});
+
+test('a damaged or missing pack is an error naming the GPU, and the module keeps working', async () => {
+  const server = await packServer('a100-vllm-0.14.0-attention-bf16.bin');
+  try {
+    const { load: loadAgain } = await import(`../../wasm/stepcalc.js?third=${Date.now()}`);
+    const other = await loadAgain({ kernelsUrl: server.url });
+    await assert.rejects(other.loadKernels('A100'), (e) => e.code === 'corrupt_kernels' && e.message.includes('A100'));
+    const missing = await loadAgain({ kernelsUrl: `${server.url}nowhere/` });
+    assert.equal(missing, other);  // one instance per module: the URL of the first load holds
+    const { load: loadThird } = await import(`../../wasm/stepcalc.js?fourth=${Date.now()}`);
+    const lost = await loadThird({ kernelsUrl: `${server.url}nowhere/` });
+    await assert.rejects(lost.loadKernels('H200'), (e) => e.code === 'io_error' && e.message.includes('H200'));
+    assert.equal(other.price({ model: 'llama-3.1-8b-instruct', step: { decode_requests: [{ progress_index: 9 }] } }).mode,
+      'blis-v2');
+  } finally {
+    server.close();
+  }
+});
