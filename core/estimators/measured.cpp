@@ -50,6 +50,21 @@ double op_bytes(const Operator& op, double rows) {
   return weights + rows * op.row_bytes;
 }
 
+/// The fused MoE without a MoE table: the grouped expert GEMMs as one GEMM each for
+/// gate_up and down, over the experts `rows` reach (m = rows per expert, n = the
+/// reached experts' widths side by side): the same weight bytes and FLOPs.
+KernelTime moe_as_gemms(const MeasuredPlan& p, const Operator& op, double rows) {
+  const double experts = std::min(static_cast<double>(op.moe_experts), std::ceil(rows * op.moe_topk));
+  const double per_expert = rows * op.moe_topk / experts;
+  const double ffn = op.moe_intermediate / static_cast<double>(p.ops.tp), hidden = op.moe_hidden;
+  const KernelDtype dtype = dtype_of(p, op.fp8);
+  KernelTime t = p.db->gemm(dtype, per_expert, experts * 2 * ffn, hidden);
+  const KernelTime down = p.db->gemm(dtype, per_expert, experts * hidden, ffn);
+  t.us += down.us + p.constants.launch_floor_us + rows * op.moe_topk * 3 * ffn * 2 / p.constants.hbm_bytes_per_s * 1e6;
+  t.how = LookupHow::kApproximated;
+  return t;
+}
+
 /// One instance of `op` at `rows`; `kernel` gets the cells of a table lookup.
 double op_us(const MeasuredPlan& p, const Operator& op, double rows, KernelTime* kernel) {
   const KernelDb& db = *p.db;
@@ -59,8 +74,12 @@ double op_us(const MeasuredPlan& p, const Operator& op, double rows, KernelTime*
       t = db.gemm(dtype_of(p, op.fp8), rows, op.n, op.k);
       break;
     case OpKind::kMoe:
-      t = db.moe(dtype_of(p, op.fp8), rows, op.moe_hidden, op.moe_intermediate, op.moe_experts, op.moe_topk,
-                 static_cast<int>(p.ops.tp), 1);
+      if (p.moe_from_gemms) {
+        t = moe_as_gemms(p, op, rows);
+        break;
+      }
+      t = db.moe(op.fp8 && p.fp8_moe ? KernelDtype::kFp8 : KernelDtype::kBf16, rows, op.moe_hidden, op.moe_intermediate,
+                 op.moe_experts, op.moe_topk, static_cast<int>(p.ops.tp), 1);
       break;
     case OpKind::kAllreduce:
       t = db.allreduce(static_cast<int>(p.ops.tp), rows * op.n);
@@ -77,6 +96,11 @@ double op_us(const MeasuredPlan& p, const Operator& op, double rows, KernelTime*
   }
   if (kernel != nullptr) *kernel = t;
   return t.us;
+}
+
+/// Lookups the result warns about: clamped, extrapolated, approximated or missing.
+bool outside_grid(LookupHow how) {
+  return how != LookupHow::kExact && how != LookupHow::kInterpolated && how != LookupHow::kEnvelope;
 }
 
 void add_to_category(MeasuredTotals* t, OpKind kind, double us) {
@@ -120,7 +144,10 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
     if (!(count > 0) || !(rows > 0)) continue;
     KernelTime kernel;
     double us_each = 0;
-    if (op.kind == OpKind::kAttention) {
+    if (op.mla_module && p.attention_path == AttentionPath::kMlaModule) {
+      us_each = 0;  // inside the measured module's time
+      kernel.how = LookupHow::kApproximated;
+    } else if (op.kind == OpKind::kAttention) {
       AttentionCost* cost = full != nullptr ? &full->attention : nullptr;
       AttentionCost local;
       us_each = attention_layer_us(p, s, cost != nullptr ? cost : &local);
@@ -149,7 +176,8 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
     } else {
       c.bytes = count * op_bytes(op, rows);
       c.flops = count * rows * op.row_flops;
-      c.bound = bound_of(p, op, us_each, rows);
+      c.bound =
+          op.mla_module && p.attention_path == AttentionPath::kMlaModule ? "module" : bound_of(p, op, us_each, rows);
     }
     full->operators.push_back(c);
   }
@@ -181,14 +209,14 @@ void price_measured_full(const MeasuredPlan& plan, const Step& step, MeasuredBre
   for (const OperatorCost& c : out->operators) {
     const Operator& op = plan.ops.ops[static_cast<size_t>(c.op)];
     const LookupHow how = c.kernel.how;
-    if (c.kernel.table == KernelTable::kNone || how == LookupHow::kExact || how == LookupHow::kInterpolated) continue;
+    if (c.kernel.table == KernelTable::kNone || !outside_grid(how)) continue;
     out->warnings.push_back({std::string("table_") + lookup_how_name(how),
                              std::string(op.name) + ": " + plan.db->describe(c.kernel) + " (" + lookup_how_name(how) +
                                  " outside the measured grid)."});
   }
   for (const AttentionLookup& l : out->attention.lookups) {
     const LookupHow how = l.kernel.how;
-    if (how == LookupHow::kExact || how == LookupHow::kInterpolated) continue;
+    if (!outside_grid(how)) continue;
     out->warnings.push_back(
         {std::string("table_") + lookup_how_name(how), std::string("attention: ") + plan.db->describe(l.kernel) + " (" +
                                                            lookup_how_name(how) + " outside the measured grid)."});

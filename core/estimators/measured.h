@@ -11,9 +11,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "error.h"
+#include "kernels/kernel_catalogue.h"
 #include "kernels/kernel_db.h"
 #include "model/model.h"
 #include "ops/operators.h"
@@ -40,8 +42,7 @@ struct MeasuredConstants {
 /// How attention is priced for this model on this GPU.
 enum class AttentionPath : uint8_t {
   kStandard,        ///< decode/prefill attention tables at the model's heads, KV heads, head size
-  kMlaKernel,       ///< measured MLA attention kernel (no projections in the table)
-  kMlaModule,       ///< measured MLA module: the table's DeepSeek-V3 projections are taken out
+  kMlaModule,       ///< measured MLA module (0.24.0 tables): its DeepSeek-V3 projections are taken out
   kMlaApproximated  ///< no MLA table: standard attention with the latent's KV bytes per token
 };
 
@@ -53,7 +54,9 @@ struct MeasuredPlan {
   MeasuredCpu cpu;
   AttentionPath attention_path = AttentionPath::kStandard;
   KernelDtype kv_dtype = KernelDtype::kBf16;
-  bool fp8_kernels = true;  ///< FP8 GEMM/MoE rows measured on this GPU (false: FP8 weights read BF16 rows)
+  bool fp8_kernels = true;      ///< FP8 GEMM rows measured on this GPU (false: FP8 weights read the BF16 rows)
+  bool fp8_moe = true;          ///< FP8 MoE rows measured on this GPU
+  bool moe_from_gemms = false;  ///< no MoE table: the experts as two GEMMs with their bytes and FLOPs
   /// Standard-attention geometry used for lookups (the model's, or the MLA stand-in).
   int attn_heads = 0, attn_kv_heads = 0, attn_head_dim = 0;
   double attn_scale = 1;                 ///< time factor on the looked-up attention (MLA stand-in bytes ratio)
@@ -61,7 +64,14 @@ struct MeasuredPlan {
   std::vector<Warning> warnings;         ///< plan-level: approximations that hold for every step
 };
 
+/// The kernel pack parts (docs/KERNELS.md) pricing `request` reads on a GPU whose
+/// tables are `set` (kernels/kernel_catalogue.h): "gemm-bf16" always, then "gemm-fp8", "attention-bf16" or
+/// "attention-fp8", "mla", "allreduce" (TP > 1) and "moe" as the model needs them.
+std::vector<std::string> measured_kernel_parts(const Request& request, const KernelSet& set);
+
 /// Resolves the plan of `request` on `db` (model spec, TP, precision from the request).
+/// Errors: kernels_not_loaded (a part the request needs is missing), invalid_value at
+/// `tp` (heads not divisible), unknown_gpu (no database).
 Expected<MeasuredPlan> plan_measured(const Request& request, std::shared_ptr<const KernelDb> db);
 
 /// Step times, in microseconds. `prefill_us`/`decode_us` attribute the GPU time to the

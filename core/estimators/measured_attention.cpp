@@ -8,13 +8,15 @@ namespace {
 
 double d(int64_t v) { return static_cast<double>(v); }
 
-/// DeepSeek-V3's attention projections (the shapes inside the 0.24.0 MLA module
-/// tables, bench_data/aic/README.md), BF16, for `rows` tokens with `heads` heads per GPU.
+/// DeepSeek-V3's attention projections inside the MLA module tables (hidden 7168,
+/// q_lora_rank 1536, BF16; bench_data/aic/README.md), for `rows` tokens with `heads`
+/// heads per GPU: the fused q_a + kv_a down-projection, q_b and o_proj. The model's own
+/// projections are priced as its operators; the latent up-projection, norms, rotary
+/// embedding and cache write stay in the module (their per-head shapes are V3's).
 double deepseek_v3_projections_us(const KernelDb& db, double rows, int heads) {
   const double h = heads;
   return db.gemm(KernelDtype::kBf16, rows, 1536 + 576, 7168).us  // fused q_a + kv_a
          + db.gemm(KernelDtype::kBf16, rows, h * 192, 1536).us   // q_b
-         + db.gemm(KernelDtype::kBf16, rows, h * 256, 512).us    // kv_b
          + db.gemm(KernelDtype::kBf16, rows, 7168, h * 128).us;  // o_proj
 }
 
@@ -43,7 +45,7 @@ void record(AttentionCost* out, bool prefill, double batch, double length, doubl
 
 double decode_kernel_us(const MeasuredPlan& p, double batch, double kv_len, KernelTime* kernel) {
   KernelTime t;
-  if (p.attention_path == AttentionPath::kMlaKernel || p.attention_path == AttentionPath::kMlaModule)
+  if (p.attention_path == AttentionPath::kMlaModule)
     t = p.db->mla_decode(batch, kv_len, p.attn_heads, p.kv_dtype);
   else
     t = p.db->decode_attention(batch, kv_len, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
@@ -56,7 +58,7 @@ double decode_kernel_us(const MeasuredPlan& p, double batch, double kv_len, Kern
 
 double prefill_kernel_us(const MeasuredPlan& p, double batch, double seq, KernelTime* kernel) {
   KernelTime t;
-  if (p.attention_path == AttentionPath::kMlaKernel || p.attention_path == AttentionPath::kMlaModule)
+  if (p.attention_path == AttentionPath::kMlaModule)
     t = p.db->mla_prefill(batch, seq, p.attn_heads, p.kv_dtype);
   else
     t = p.db->prefill_attention(batch, seq, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);

@@ -46,6 +46,11 @@ Operator allreduce(const char* name, OpScope scope, double elements_per_row) {
   return op;
 }
 
+Operator in_mla_module(Operator op) {
+  op.mla_module = true;
+  return op;
+}
+
 /// Fused residual add + RMSNorm: reads x and the residual, writes both.
 Operator add_rms_norm(const char* name, OpScope scope, double width) {
   return elementwise(name, scope, 4 * width * kAct, 5 * width);
@@ -75,19 +80,21 @@ void add_attention_ops(const ModelSpec& s, const Precision& p, int64_t tp, Opera
     const double qk_head = d(m.qk_nope_head_dim + m.qk_rope_head_dim);
     if (m.q_lora_rank > 0) {
       ops.push_back(gemm("q_a_proj", all, d(m.q_lora_rank), hidden, p.attention_fp8));
-      ops.push_back(elementwise("q_a_layernorm", all, 2 * d(m.q_lora_rank) * kAct, 4 * d(m.q_lora_rank)));
+      ops.push_back(
+          in_mla_module(elementwise("q_a_layernorm", all, 2 * d(m.q_lora_rank) * kAct, 4 * d(m.q_lora_rank))));
       ops.push_back(gemm("q_b_proj", all, heads * qk_head, d(m.q_lora_rank), p.attention_fp8));
     } else {
       ops.push_back(gemm("q_proj", all, heads * qk_head, hidden, p.attention_fp8));
     }
     ops.push_back(gemm("kv_a_proj", all, d(m.kv_lora_rank + m.qk_rope_head_dim), hidden, p.attention_fp8));
-    ops.push_back(elementwise("kv_a_layernorm", all, 2 * d(m.kv_lora_rank) * kAct, 4 * d(m.kv_lora_rank)));
-    ops.push_back(elementwise("rotary_emb", all, 2 * (heads + 1) * d(m.qk_rope_head_dim) * kAct,
-                              3 * (heads + 1) * d(m.qk_rope_head_dim)));
+    ops.push_back(
+        in_mla_module(elementwise("kv_a_layernorm", all, 2 * d(m.kv_lora_rank) * kAct, 4 * d(m.kv_lora_rank))));
+    ops.push_back(in_mla_module(elementwise("rotary_emb", all, 2 * (heads + 1) * d(m.qk_rope_head_dim) * kAct,
+                                            3 * (heads + 1) * d(m.qk_rope_head_dim))));
     // Up-projection of the latent into per-head keys/values (absorbed into the query and
     // output at decode; the same weights are read and the same FLOPs per new token).
-    ops.push_back(
-        gemm("kv_b_proj", all, heads * d(m.qk_nope_head_dim + m.v_head_dim), d(m.kv_lora_rank), p.attention_fp8));
+    ops.push_back(in_mla_module(
+        gemm("kv_b_proj", all, heads * d(m.qk_nope_head_dim + m.v_head_dim), d(m.kv_lora_rank), p.attention_fp8)));
     Operator attn;
     attn.name = "attention";
     attn.kind = OpKind::kAttention;

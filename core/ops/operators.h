@@ -52,6 +52,7 @@ struct Operator {
   /// MoE shape: hidden, one expert's full intermediate width, experts, top-k.
   int moe_hidden = 0, moe_intermediate = 0, moe_experts = 0, moe_topk = 0;
   bool approximated = false;  ///< the nearest supported op stands in for what vLLM runs (see notes)
+  bool mla_module = false;    ///< part of the measured MLA module (priced inside it where that table is used)
 };
 
 /// Attention geometry per GPU.

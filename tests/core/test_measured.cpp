@@ -1,0 +1,215 @@
+// The `measured` mode on the real kernel packs: every preset on every GPU, and the
+// physics the tables must carry (MoE, FP8, GPU generations, TP, per-request lengths).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "doctest.h"
+#include "estimators/measured.h"
+#include "estimators/measured_attention.h"
+#include "kernel_test_support.h"
+
+namespace stepcalc {
+namespace {
+
+struct Gpu {
+  const char* name;
+  const char* version;
+};
+const Gpu kGpus[] = {{"H100", "vllm-0.14.0"},
+                     {"H200", "vllm-0.14.0"},
+                     {"B200", "vllm-0.24.0"},
+                     {"A100", "vllm-0.14.0"},
+                     {"L40S", "vllm-0.24.0"}};
+
+std::shared_ptr<const KernelDb> db_of(const char* gpu, const char* version) {
+  static std::vector<std::pair<std::string, std::shared_ptr<const KernelDb>>> cache;
+  const std::string key = std::string(gpu) + version;
+  for (const auto& [k, db] : cache)
+    if (k == key) return db;
+  cache.emplace_back(key, test::load_kernels(gpu, version));
+  return cache.back().second;
+}
+
+std::shared_ptr<const KernelDb> h100() { return db_of("H100", "vllm-0.14.0"); }
+
+Request request_of(const std::string& model, int64_t tp, Step step) {
+  Request r = test::request_or_fail("{\"model\": \"" + model + "\", \"tp\": " + std::to_string(tp) + ", \"step\": {}}");
+  r.step = std::move(step);
+  return r;
+}
+
+Step decodes(int count, int64_t kv) {
+  Step s;
+  for (int i = 0; i < count; ++i) s.decode.push_back({kv, 1});
+  return s;
+}
+
+MeasuredPlan plan_of(const Request& r, std::shared_ptr<const KernelDb> db) {
+  auto plan = plan_measured(r, std::move(db));
+  REQUIRE_MESSAGE(plan.ok(), plan.error().message);
+  return plan.value();
+}
+
+MeasuredTotals totals(const Request& r, std::shared_ptr<const KernelDb> db = h100()) {
+  return price_measured_summary(plan_of(r, std::move(db)), r.step);
+}
+
+}  // namespace
+
+TEST_CASE("measured: every preset prices on every GPU, summary and full agree to the bit") {
+  Step step;
+  step.prefill = {{0, 700}, {3000, 512}};
+  for (int64_t kv : {100, 900, 4000, 12000}) step.decode.push_back({kv, 1});
+  for (const Gpu& gpu : kGpus) {
+    for (const std::string& name : model_preset_names()) {
+      CAPTURE(gpu.name);
+      CAPTURE(name);
+      const Request r = request_of(name, 1, step);
+      const MeasuredPlan plan = plan_of(r, db_of(gpu.name, gpu.version));
+      const MeasuredTotals t = price_measured_summary(plan, r.step);
+      MeasuredBreakdown full;
+      price_measured_full(plan, r.step, &full);
+      CHECK(std::isfinite(t.total_us));
+      CHECK(t.gpu_us > 0);
+      CHECK(full.totals.total_us == t.total_us);
+      CHECK(full.totals.gpu_us == t.gpu_us);
+      double sum = 0;
+      for (const OperatorCost& c : full.operators) sum += c.us;
+      CHECK(sum == doctest::Approx(t.gpu_us).epsilon(1e-12));
+      CHECK(t.prefill_us + t.decode_us == doctest::Approx(t.gpu_us).epsilon(1e-9));
+      bool has_moe = false;
+      for (const Operator& op : plan.ops.ops) has_moe = has_moe || op.kind == OpKind::kMoe;
+      CHECK(has_moe == r.model.spec.is_moe());
+      if (r.model.spec.is_mla()) CHECK(plan.attention_path != AttentionPath::kStandard);
+    }
+  }
+}
+
+TEST_CASE("measured: MLA without MLA tables is approximated with a warning") {
+  const Request r = request_of("deepseek-v2-lite", 1, decodes(8, 2000));
+  const MeasuredPlan a100 = plan_of(r, db_of("A100", "vllm-0.14.0"));
+  CHECK(a100.attention_path == AttentionPath::kMlaApproximated);
+  bool warned = false;
+  for (const Warning& w : a100.warnings) warned = warned || w.code == "mla_approximated";
+  CHECK(warned);
+  CHECK(plan_of(r, h100()).attention_path == AttentionPath::kMlaApproximated);  // 0.14.0 MLA tables unused
+  CHECK(plan_of(r, db_of("B200", "vllm-0.24.0")).attention_path == AttentionPath::kMlaModule);
+}
+
+TEST_CASE("measured: Mixtral's decode step costs more than Llama-3.1-8B's at batch 64") {
+  const double llama = totals(request_of("llama-3.1-8b-instruct", 1, decodes(64, 1024))).gpu_us;
+  const double mixtral = totals(request_of("mixtral-8x7b-v0.1", 1, decodes(64, 1024))).gpu_us;
+  CHECK(mixtral > 2 * llama);  // ~46B of expert weights read against ~8B
+}
+
+TEST_CASE("measured: FP8 weights make a weight-bound decode much faster than BF16") {
+  Request bf16 = request_of("llama-3.1-70b-instruct", 1, decodes(1, 1024));
+  Request fp8 = bf16;
+  fp8.quantize_fp8 = true;
+  const double ratio = totals(bf16).gpu_us / totals(fp8).gpu_us;
+  MESSAGE("Llama-3.1-70B TP1 batch 1, H100 vllm-0.14.0: BF16 / FP8 = " << ratio);
+  // Half the weight bytes; the measured FP8 kernels stream them a little slower than BF16.
+  CHECK(ratio > 1.5);
+  CHECK(ratio < 2.1);
+  // A real FP8 checkpoint (compressed-tensors, attention left in BF16) against its BF16 twin.
+  Request scout = request_of("llama-4-scout-17b-16e-instruct-fp8-dynamic", 1, decodes(8, 1024));
+  Request twin = scout;
+  twin.model.spec.quant = QuantSpec{};
+  CHECK(totals(twin).gpu_us / totals(scout).gpu_us > 1.3);
+  const MeasuredPlan plan = plan_of(scout, h100());
+  CHECK(plan.ops.weight_bytes_per_gpu < 0.6 * plan_of(twin, h100()).ops.weight_bytes_per_gpu);
+}
+
+TEST_CASE("measured: B200 beats H100 on a long prefill and A100 loses") {
+  Step step;
+  step.prefill = {{0, 16384}};
+  const Request r = request_of("llama-3.1-8b-instruct", 1, step);
+  const double h = totals(r, h100()).gpu_us;
+  CHECK(totals(r, db_of("B200", "vllm-0.24.0")).gpu_us < 0.8 * h);
+  CHECK(totals(r, db_of("A100", "vllm-0.14.0")).gpu_us > 1.5 * h);
+}
+
+TEST_CASE("measured: tensor-parallel all-reduces are zero at TP 1, 2 per layer + 1 above") {
+  const Request tp1 = request_of("llama-3.1-70b-instruct", 1, decodes(16, 1000));
+  const MeasuredTotals t1 = totals(tp1);
+  CHECK(t1.comm_us == 0);
+  const Request tp4 = request_of("llama-3.1-70b-instruct", 4, decodes(16, 1000));
+  const MeasuredPlan plan = plan_of(tp4, h100());
+  MeasuredBreakdown b;
+  price_measured_full(plan, tp4.step, &b);
+  double allreduces = 0, comm = 0;
+  for (const OperatorCost& c : b.operators) {
+    const Operator& op = plan.ops.ops[static_cast<size_t>(c.op)];
+    if (op.kind == OpKind::kAllreduce) allreduces += c.count;
+    if (op.kind == OpKind::kAllreduce || op.kind == OpKind::kGather) comm += c.us;
+  }
+  CHECK(allreduces == 161);
+  CHECK(b.totals.comm_us == comm);
+  // Each one from the measured all-reduce at 16 rows x 8192 bf16 values.
+  CHECK(b.operators[1].us_each == h100()->allreduce(4, 16 * 8192).us);
+}
+
+TEST_CASE("measured: decode requests are priced at their own KV lengths") {
+  Step mixed;
+  for (int i = 0; i < 16; ++i) mixed.decode.push_back({i % 2 == 0 ? 256 : 16384, 1});
+  const Request r = request_of("llama-3.1-8b-instruct", 1, mixed);
+  const MeasuredPlan plan = plan_of(r, h100());
+  AttentionCost split;
+  const double own = attention_layer_us(plan, r.step, &split);
+  const double mean = attention_layer_us(plan, decodes(16, (256 + 16384) / 2), nullptr);
+  CHECK(std::fabs(own - mean) / mean > 1e-3);  // the kernel time is not linear in KV
+  CHECK(split.lookups.size() == 2);
+  // Each request pays its share of the batch kernel at its own length.
+  const double shares =
+      (8 * decode_kernel_us(plan, 16, 256, nullptr) + 8 * decode_kernel_us(plan, 16, 16384, nullptr)) / 16;
+  CHECK(own == doctest::Approx(shares));
+  // A uniform batch is exactly the measured kernel.
+  const double uniform = attention_layer_us(plan, decodes(16, 4096), nullptr);
+  CHECK(uniform == h100()->decode_attention(16, 4096, 32, 8, 128, KernelDtype::kBf16).us);
+}
+
+TEST_CASE("measured: a prefill chunk after a cached prefix costs between its own and the whole") {
+  const Request r = request_of("llama-3.1-8b-instruct", 1, Step{});
+  const MeasuredPlan plan = plan_of(r, h100());
+  auto attention = [&](int64_t prefix, int64_t tokens) {
+    Step s;
+    s.prefill = {{prefix, tokens}};
+    return attention_layer_us(plan, s, nullptr);
+  };
+  const double chunk = attention(7680, 512), alone = attention(0, 512), whole = attention(0, 8192);
+  CHECK(chunk > alone);
+  CHECK(chunk < whole);
+  // Rows 7680..8192 are 12% of the causal work of 8192 rows.
+  const double variable = whole - plan.constants.prefill_fixed_us;
+  CHECK(chunk - plan.constants.prefill_fixed_us ==
+        doctest::Approx(variable * 512 * (2 * 7680 + 512) / (8192.0 * 8192)));
+  // A mixed step is one launch: its fixed cost is counted once.
+  Step both = decodes(4, 1000);
+  both.prefill = {{0, 512}};
+  CHECK(attention_layer_us(plan, both, nullptr) < alone + attention_layer_us(plan, decodes(4, 1000), nullptr));
+}
+
+TEST_CASE("measured: batches are padded to vLLM's CUDA-graph sizes up to 512 tokens") {
+  const std::pair<double, double> cases[] = {{1, 1},     {2, 2},     {3, 4},     {5, 8},     {33, 40},
+                                             {248, 248}, {249, 256}, {257, 272}, {512, 512}, {513, 513}};
+  for (const auto& [tokens, padded] : cases) CHECK(cuda_graph_tokens(tokens, 512) == padded);
+  const MeasuredTotals t = totals(request_of("llama-3.1-8b-instruct", 1, decodes(33, 1000)));
+  CHECK(t.padded_tokens == 40);
+  CHECK(t.sampled == 33);
+}
+
+TEST_CASE("measured: clear errors for tables not loaded and heads that do not split") {
+  const Request r = request_of("mixtral-8x7b-v0.1", 2, decodes(4, 100));
+  auto partial = plan_measured(r, test::load_kernels("H100", "vllm-0.14.0", {"gemm-bf16", "attention-bf16"}));
+  REQUIRE_FALSE(partial.ok());
+  CHECK(partial.error().code == "kernels_not_loaded");
+  CHECK(partial.error().message.find("allreduce") != std::string::npos);
+  const std::vector<std::string> parts = measured_kernel_parts(r, *find_kernel_set("H100", "vllm-0.14.0"));
+  CHECK(parts == std::vector<std::string>{"gemm-bf16", "attention-bf16", "allreduce", "moe"});
+  auto odd = plan_measured(request_of("llama-3.1-8b-instruct", 3, decodes(1, 1)), h100());
+  REQUIRE_FALSE(odd.ok());
+  CHECK(odd.error().path == "tp");
+}
+
+}  // namespace stepcalc
