@@ -3,12 +3,15 @@
 #include <cmath>
 
 #include "estimators/corrected.h"
+#include "estimators/measured.h"
+#include "estimators/measured_result.h"
 #include "estimators/step_model.h"
 #include "input_limits.h"
 #include "io/json_writer.h"
 #include "io/kernel_catalogue_json.h"
 #include "io/request_json.h"
 #include "io/result_json.h"
+#include "io/result_json_measured.h"
 
 #ifndef STEPCALC_VERSION
 #define STEPCALC_VERSION "0.0.0"
@@ -23,8 +26,28 @@ Error non_finite_error() {
                     "A result would not be a finite number; the inputs are beyond what the step model can price.");
 }
 
+/// The measured mode's plan for `request`: its GPU's tables from `kernels`.
+Expected<MeasuredPlan> measured_plan(const Request& request, const KernelRegistry& kernels) {
+  auto db = kernels.get(request.hardware.gpu, request.kernels, "gpu");
+  if (!db) return db.error();
+  return plan_measured(request, db.value());
+}
+
+Expected<std::string> price_measured(const Request& request, const KernelRegistry& kernels) {
+  auto plan = measured_plan(request, kernels);
+  if (!plan) return plan.error();
+  MeasuredBreakdown breakdown;
+  price_measured_full(plan.value(), request.step, &breakdown);
+  const StepResult result = measured_step_result(request, plan.value(), breakdown);
+  bool all_finite = true;
+  std::string json = result_to_json(request, result, embedded_h100_tables(), &all_finite,
+                                    [&](JsonWriter& w) { write_measured(w, plan.value(), breakdown); });
+  if (!all_finite) return non_finite_error();
+  return json;
+}
+
 Expected<std::string> price_request(const Request& request, const KernelRegistry& kernels) {
-  (void)kernels;  // the measured mode's tables (wired by the measured estimator)
+  if (request.mode == "measured") return price_measured(request, kernels);
   const MfuTables& tables = embedded_h100_tables();
   auto result = price_step(request, tables);
   if (!result) return result.error();
@@ -108,7 +131,6 @@ Expected<std::string> sweep_json(std::string_view json, const std::string& axis,
 
 Expected<std::string> sweep_json(std::string_view json, const std::string& axis, const std::vector<double>& values,
                                  const KernelRegistry& kernels) {
-  (void)kernels;  // the measured mode's tables (wired by the measured estimator)
   auto parsed = parse_request(json);
   if (!parsed) return parsed.error();
   if (values.size() > limits::kMaxSweepPoints)
@@ -142,6 +164,10 @@ Expected<std::string> sweep_json(std::string_view json, const std::string& axis,
   if (static_cast<int64_t>(probe.step.prefill.size() + probe.step.decode.size()) > limits::kMaxRequestsPerStep)
     return make_error("too_many_requests", "step",
                       "A step may hold at most " + std::to_string(limits::kMaxRequestsPerStep) + " requests.");
+  // The measured mode resolves its plan once per TP (one plan for every other axis).
+  const bool measured = base.mode == "measured";
+  Expected<MeasuredPlan> plan = make_error("", "", "");
+  int64_t plan_tp = 0;
   JsonWriter w;
   w.begin_array();
   Request r = base;
@@ -158,7 +184,19 @@ Expected<std::string> sweep_json(std::string_view json, const std::string& axis,
     }
     if (axis == "decode_batch") r.step.decode = base.step.decode;
     apply_sweep_value(&r, axis, static_cast<int64_t>(v));
-    auto priced = price_step(r, tables, false);
+    Expected<StepResult> priced = make_error("", "", "");
+    if (measured) {
+      if (plan_tp != r.tp) plan = measured_plan(r, kernels), plan_tp = r.tp;
+      if (plan) {
+        MeasuredBreakdown summary;
+        summary.totals = price_measured_summary(plan.value(), r.step);
+        priced = measured_step_result(r, plan.value(), summary);
+      } else {
+        priced = plan.error();
+      }
+    } else {
+      priced = price_step(r, tables, false);
+    }
     if (priced && !(std::isfinite(priced->total_us_before_rounding) && std::isfinite(priced->prefill.time_s()) &&
                     std::isfinite(priced->decode.time_s())))
       priced = non_finite_error();

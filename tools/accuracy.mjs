@@ -1,6 +1,7 @@
 // npm run accuracy: rebuilds every measured step of data/calibration/*.csv, prices it
-// in blis-v2 and corrected (and corrected with each switch off in turn) through the
-// native CLI, and writes docs/ACCURACY.md and docs/accuracy-predicted-vs-measured.svg.
+// in blis-v2, corrected (and corrected with each switch off in turn) and measured
+// (with its CPU fit, held-out figures and per-operator ablation: accuracy-measured.mjs)
+// through the native CLI, and writes docs/ACCURACY.md and docs/accuracy-predicted-vs-measured.svg.
 // The CSV parsing and step reconstruction are web/calibration.js, shared with the
 // page's calibrate panel. No dependencies beyond node. Usage: node tools/accuracy.mjs [--cli PATH]
 import { spawnSync } from 'node:child_process';
@@ -8,6 +9,7 @@ import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseStepsCsv, rebuildStep, TARGET } from '../web/calibration.js';
+import { fitCpuL1, heldOut, measuredReport, operatorAblation, requestsOf, withCpu } from './accuracy-measured.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cliArg = process.argv.indexOf('--cli');
@@ -18,22 +20,25 @@ const docsDir = join(root, 'docs');
 const SWITCHES = ['decode_harmonic_mean', 'decode_attention_latency', 'prefill_attention_length', 'gemm_roofline',
   'tp_allreduce', 'cpu_overhead', 'fused_mixed_batch'];
 
-function priceAll(requests) {
+function priceAllFull(requests) {
   const run = spawnSync(cli, ['price'], { input: JSON.stringify(requests), maxBuffer: 1 << 30, encoding: 'utf8' });
   if (run.error) throw new Error(`cannot run ${cli}: ${run.error.message} (build it first: cmake --build build)`);
   const results = JSON.parse(run.stdout);
   const failed = results.find((r) => r.error);
   if (failed) throw new Error(`pricing failed: ${JSON.stringify(failed.error)}`);
-  return results.map((r) => r.step_time_us);
+  return results;
 }
+const priceAll = (requests) => priceAllFull(requests).map((r) => r.step_time_us);
 
 function stats(errors) {
   const abs = errors.map(Math.abs).sort((a, b) => a - b);
   const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
   const mid = abs.length >> 1;
   const median = abs.length % 2 ? abs[mid] : (abs[mid - 1] + abs[mid]) / 2;
-  return { n: errors.length, mape: 100 * mean(abs), median: 100 * median, bias: 100 * mean(errors) };
+  const p90 = abs[Math.min(abs.length - 1, Math.ceil(0.9 * abs.length) - 1)];
+  return { n: errors.length, mape: 100 * mean(abs), median: 100 * median, bias: 100 * mean(errors), p90: 100 * p90 };
 }
+const statsOf = (predicted, measured) => stats(predicted.map((p, i) => (p - measured[i]) / measured[i]));
 
 function groupsOf(row) {
   const kind = Number(row['batch.num_prefill_reqs']) > 0 ? 'mixed' : 'decode-only';
@@ -62,7 +67,7 @@ function svgPlot(measured, predictions) {
   const frac = (ms) => Math.log(ms / lo) / Math.log(hi / lo);
   const x = (ms) => pad + frac(ms) * (W - 2 * pad);
   const y = (ms) => H - pad - frac(ms) * (H - 2 * pad);
-  const colors = { 'blis-v2': '#d62728', corrected: '#1f77b4' };
+  const colors = { 'blis-v2': '#d62728', corrected: '#1f77b4', measured: '#2ca02c' };
   const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
     `<rect width="${W}" height="${H}" fill="white"/>`,
     `<text x="${W / 2}" y="24" text-anchor="middle" font-size="15">Predicted vs measured step cycle (${measured.length} steps, Llama-2-70B TP4, H100)</text>`];
@@ -86,7 +91,7 @@ function svgPlot(measured, predictions) {
     out.push(`<circle cx="${pad + 16}" cy="${pad + 18 + 18 * k}" r="5" fill="${colors[mode]}"/>`,
       `<text x="${pad + 28}" y="${pad + 22 + 18 * k}">${mode}</text>`);
   });
-  out.push(`<text x="${pad + 16}" y="${pad + 22 + 18 * 2}">dashed: y = x</text>`, '</svg>');
+  out.push(`<text x="${pad + 16}" y="${pad + 22 + 18 * Object.keys(predictions).length}">dashed: y = x</text>`, '</svg>');
   return out.join('\n') + '\n';
 }
 
@@ -99,9 +104,20 @@ function main() {
   });
   const requests = rows.map((row) => rebuildStep(row));
   const measured = rows.map((r) => Number(r[TARGET]));
+  const measuredResults = priceAllFull(requests.map((r) => ({ ...r, mode: 'measured' })));
   const predictions = {
     'blis-v2': priceAll(requests.map((r) => ({ ...r, mode: 'blis-v2' }))),
     corrected: priceAll(requests.map((r) => ({ ...r, mode: 'corrected' }))),
+    measured: measuredResults.map((r) => r.step_time_us),
+  };
+  const gpu = measuredResults.map((r) => r.measured.gpu_time_us);
+  const counts = requests.map(requestsOf);
+  const fit = fitCpuL1(measured, gpu, counts);
+  const used = measuredResults[0].measured.cpu;
+  const measuredSection = {
+    fit, used, fitStats: statsOf(withCpu(gpu, counts, fit), measured),
+    heldOut: heldOut(rows, measured, gpu, counts, statsOf),
+    ablation: operatorAblation(measuredResults, measured, statsOf),
   };
   const ablation = SWITCHES.map((name) => {
     const p = priceAll(requests.map((r) => ({ ...r, mode: 'corrected', corrected: { switches: { [name]: false } } })));
@@ -113,11 +129,16 @@ function main() {
   });
   const t = table(rows, measured, predictions);
   mkdirSync(docsDir, { recursive: true });
-  writeFileSync(join(docsDir, 'ACCURACY.md'), report(files, rows, t, ablation, lone));
+  writeFileSync(join(docsDir, 'ACCURACY.md'), report(files, rows, t, ablation, lone, measuredSection));
   writeFileSync(join(docsDir, 'accuracy-predicted-vs-measured.svg'), svgPlot(measured.map((m) => m / 1000),
     Object.fromEntries(Object.entries(predictions).map(([m, p]) => [m, p.map((v) => v / 1000)]))));
   writeFileSync(join(docsDir, 'accuracy.json'), accuracySummary(files, requests, t));
-  for (const r of t) console.log(`${r.group.padEnd(22)} blis-v2 ${f2(r['blis-v2'].mape)}%  corrected ${f2(r.corrected.mape)}%`);
+  for (const r of t) {
+    console.log(`${r.group.padEnd(22)} blis-v2 ${f2(r['blis-v2'].mape)}%  corrected ${f2(r.corrected.mape)}%  ` +
+      `measured ${f2(r.measured.mape)}% (bias ${sg(r.measured.bias)})`);
+  }
+  console.log(`measured CPU terms: core ${used.step_us} + ${used.per_request_us}/request; ` +
+    `MAPE fit on this file ${f1(fit.step_us)} + ${f2(fit.per_request_us)}/request`);
 }
 
 /**
@@ -132,11 +153,11 @@ function accuracySummary(files, requests, t) {
   const tps = [...new Set(requests.map((r) => r.tp))].join(', ');
   return `${JSON.stringify({
     generated_by: 'npm run accuracy (tools/accuracy.mjs)', data: files.map((f) => `data/calibration/${f}`), steps: requests.length,
-    setup: `${models}, TP ${tps}, H100`, fitted: 'the corrected mode\'s two CPU terms were fitted on these steps', modes,
+    setup: `${models}, TP ${tps}, H100`, fitted: 'the corrected and measured modes\' two CPU terms each were fitted on these steps', modes,
   }, null, 1)}\n`;
 }
 
-function report(files, rows, t, ablation, lone) {
+function report(files, rows, t, ablation, lone, measuredSection) {
   const all = t[0];
   const lines = [
     '# Accuracy against measured engine steps',
@@ -147,14 +168,15 @@ function report(files, rows, t, ablation, lone) {
     'Llama-2-70B, TP 4, H100; provenance in `data/calibration/PROVENANCE.md`). The number predicted',
     'is `cycle_us_to_next_step_start`. Errors are (predicted - measured) / measured: MAPE is the mean',
     'absolute percentage error, "median" the median absolute percentage error, bias the mean signed',
-    'error (positive: the model overestimates).',
+    'error (positive: the model overestimates), p90 the 90th percentile of the absolute error.',
     '',
-    `Overall: blis-v2 ${f2(all['blis-v2'].mape)}% MAPE, corrected ${f2(all.corrected.mape)}% MAPE.`,
+    `Overall: blis-v2 ${f2(all['blis-v2'].mape)}% MAPE, corrected ${f2(all.corrected.mape)}% MAPE, ` +
+      `measured ${f2(all.measured.mape)}% MAPE (bias ${sg(all.measured.bias)}%).`,
     '',
-    '| steps | n | blis-v2 MAPE | median | bias | corrected MAPE | median | bias |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...t.map((r) => `| ${r.group} | ${r['blis-v2'].n} | ${f2(r['blis-v2'].mape)} | ${f2(r['blis-v2'].median)} | ${sg(r['blis-v2'].bias)} | ` +
-      `${f2(r.corrected.mape)} | ${f2(r.corrected.median)} | ${sg(r.corrected.bias)} |`),
+    '| steps | n | blis-v2 MAPE | median | bias | p90 | corrected MAPE | median | bias | p90 | measured MAPE | median | bias | p90 |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...t.map((r) => `| ${r.group} | ${r['blis-v2'].n} | ` + ['blis-v2', 'corrected', 'measured']
+      .map((m) => `${f2(r[m].mape)} | ${f2(r[m].median)} | ${sg(r[m].bias)} | ${f2(r[m].p90)}`).join(' | ') + ' |'),
     '',
     '![predicted vs measured](accuracy-predicted-vs-measured.svg)',
     '',
@@ -195,6 +217,7 @@ function report(files, rows, t, ablation, lone) {
     'Only `cpu_step_us` (1700) and `cpu_per_request_us` (14) were fitted, on this file (least squares',
     'on relative error, rounded). Every other parameter is a public figure (docs/CORRECTED-MODE.md).',
     '',
+    ...measuredReport(measuredSection, { f1, f2, sg }),
   ];
   return lines.join('\n');
 }

@@ -49,7 +49,7 @@ Expected<CorrectedSettings> switches_for_mode(const std::string& mode) {
     return sw;
   }
   return make_error("unknown_mode", "mode",
-                    "Unknown mode '" + utf8_prefix(mode, 64) + "'; known modes: blis-v2, corrected.");
+                    "Unknown mode '" + utf8_prefix(mode, 64) + "'; known modes: blis-v2, corrected, measured.");
 }
 
 Expected<CorrectedSettings> switches_for_request(const Request& r) {
@@ -66,7 +66,7 @@ Expected<CorrectedSettings> switches_for_request(const Request& r) {
   return sw;
 }
 
-std::vector<std::string> mode_names() { return {"blis-v2", "corrected"}; }
+std::vector<std::string> mode_names() { return {"blis-v2", "corrected", "measured"}; }
 
 double overhead_us(const CorrectedSettings& sw, const Request& r) {
   if (sw.has(kCpuOverhead)) {

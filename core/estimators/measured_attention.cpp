@@ -93,7 +93,12 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
         bytes += (kv + 1) * kv_bytes;
       }
     }
-    decode_var = std::max(0.0, shares / batch - c.decode_fixed_us);
+    // The table re-reads one batch's KV: a batch whose KV fits in L2 is read from cache.
+    // In a step each layer reads its own KV from HBM: at least bytes / effective bandwidth.
+    double kv_tokens = 0;
+    for (const DecodeRequest& r : step.decode) kv_tokens += d(r.progress_index) + 1;
+    const double hbm_us = kv_tokens * kv_bytes / c.hbm_bytes_per_s * 1e6;
+    decode_var = std::max(std::max(0.0, shares / batch - c.decode_fixed_us), hbm_us);
     fixed = c.decode_fixed_us;
   }
 

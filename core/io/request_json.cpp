@@ -5,8 +5,10 @@
 
 #include "input_limits.h"
 #include "io/json_read.h"
+#include "io/json_writer.h"
 #include "io/mode_json.h"
 #include "io/step_json.h"
+#include "kernels/kernel_registry.h"
 
 namespace stepcalc {
 namespace {
@@ -15,7 +17,33 @@ using json::element;
 using json::Path;
 
 constexpr const char* kRequestFields =
-    "model, gpu, hardware, tp, step, mode, corrected, id, model_name, tags, expected";
+    "model, gpu, kernels, hardware, tp, step, mode, corrected, quantization, kv_cache_dtype, id, model_name, tags, "
+    "expected";
+
+/// `quantization`: "fp8" runs the weights in FP8; "none" keeps the checkpoint's own.
+Expected<bool> read_quantization(element e, const Path& where) {
+  auto v = json::read_string(e, where);
+  if (!v) return v.error();
+  if (v.value() == "fp8") return true;
+  if (v.value() == "none") return false;
+  const std::string at = where.str();
+  return make_error("invalid_value", at,
+                    at + " must be \"fp8\" or \"none\" (the checkpoint's own weights), not \"" +
+                        utf8_prefix(v.value(), json::kMaxEchoBytes) + "\".");
+}
+
+/// `kv_cache_dtype` as vLLM names it: "auto" (the model's dtype) or an FP8 format.
+Expected<bool> read_kv_cache_dtype(element e, const Path& where) {
+  auto v = json::read_string(e, where);
+  if (!v) return v.error();
+  const std::string& s = v.value();
+  if (s == "fp8" || s == "fp8_e4m3" || s == "fp8_e5m2") return true;
+  if (s == "auto" || s == "bf16" || s == "bfloat16") return false;
+  const std::string at = where.str();
+  return make_error("invalid_value", at,
+                    at + " must be \"auto\", \"fp8\", \"fp8_e4m3\" or \"fp8_e5m2\", not \"" +
+                        utf8_prefix(s, json::kMaxEchoBytes) + "\".");
+}
 
 Expected<bool> read_tags(element e, const Path& where) {
   simdjson::dom::array tags;
@@ -75,6 +103,18 @@ Expected<Request> request_from(element e, const Path& path) {
       auto corrected = corrected_from_json(field.value, where);
       if (!corrected) return corrected.error();
       r.corrected = corrected.value();
+    } else if (field.key == "kernels") {
+      auto version = json::read_string(field.value, where);
+      if (!version) return version.error();
+      r.kernels = version.value();
+    } else if (field.key == "quantization") {
+      auto fp8 = read_quantization(field.value, where);
+      if (!fp8) return fp8.error();
+      r.quantize_fp8 = fp8.value();
+    } else if (field.key == "kv_cache_dtype") {
+      auto fp8 = read_kv_cache_dtype(field.value, where);
+      if (!fp8) return fp8.error();
+      r.kv_cache_fp8 = fp8.value();
     } else if (field.key == "id") {
       auto id = json::read_string(field.value, where);
       if (!id) return id.error();
@@ -103,9 +143,17 @@ Expected<Request> request_from(element e, const Path& path) {
     return json::missing_field(path, "model", "The request needs a model (preset name or config object).");
   if (!have_step) return json::missing_field(path, "step", "The request needs a step.");
 
-  auto hw = hardware_preset(r.hardware.gpu, path.key("gpu").str());
-  if (!hw) return hw.error();
-  r.hardware = hw.value();
+  if (r.mode == "measured") {
+    // The measured mode reads its GPU's own tables: any GPU with measured kernels.
+    auto kernels = resolve_kernels(r.hardware.gpu, r.kernels, path.key("gpu").str(), path.key("kernels").str());
+    if (!kernels) return kernels.error();
+    r.hardware.gpu = kernels->first;
+    r.kernels = kernels->second;
+  } else {
+    auto hw = hardware_preset(r.hardware.gpu, path.key("gpu").str());
+    if (!hw) return hw.error();
+    r.hardware = hw.value();
+  }
   if (have_hardware) {
     auto overridden = hardware_from_json(hardware, r.hardware, path.key("hardware"));
     if (!overridden) return overridden.error();

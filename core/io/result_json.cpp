@@ -193,7 +193,8 @@ void write_corrected(JsonWriter& w, const Request& q, const StepResult& r, const
 
 }  // namespace
 
-std::string result_to_json(const Request& q, const StepResult& r, const MfuTables& t, bool* all_finite) {
+std::string result_to_json(const Request& q, const StepResult& r, const MfuTables& t, bool* all_finite,
+                           const std::function<void(JsonWriter&)>& extra) {
   JsonWriter w;
   w.begin_object();
   if (q.has_id) w.field("id", q.id);
@@ -217,6 +218,7 @@ std::string result_to_json(const Request& q, const StepResult& r, const MfuTable
       .field("overhead_us", r.overhead_us);
   write_breakdown(w, r);
   if (r.corrected.listed || r.corrected.any()) write_corrected(w, q, r, t);
+  if (extra) extra(w);
   w.key("phases").begin_object();
   write_prefill(w, r.prefill, t, r.attn_config_used);
   write_decode(w, r.decode, t, r.attn_config_used, r.decode_mfu_tp_used);

@@ -1,6 +1,7 @@
 // JSON out: a priced step (or an error) as the result object of docs/RESULT.md.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "error.h"
@@ -13,8 +14,10 @@ namespace stepcalc {
 
 /// The result object for `request` priced as `result`. `all_finite` (if given) is
 /// set to false when some number was NaN or infinite (written as null).
+/// `extra` (if given) writes mode-specific fields (the measured mode's `measured`
+/// section) into the result object after `breakdown`.
 std::string result_to_json(const Request& request, const StepResult& result, const MfuTables& tables,
-                           bool* all_finite = nullptr);
+                           bool* all_finite = nullptr, const std::function<void(JsonWriter&)>& extra = {});
 
 /// Writes the field "error": {"code", "path", "message"} into the open object of `w`.
 void write_error(JsonWriter& w, const Error& error);

@@ -67,6 +67,7 @@ struct Request {
   CorrectedOverrides corrected;  ///< optional `corrected` object: switch/param overrides
   bool quantize_fp8 = false;     ///< `"quantization": "fp8"`: run the weights in FP8 (measured mode)
   bool kv_cache_fp8 = false;     ///< `"kv_cache_dtype": "fp8"`: FP8 KV cache (measured mode)
+  std::string kernels;           ///< `"kernels"`: measured table version ("" = the GPU's default)
   EngineSettings engine;         ///< `engine`: vLLM settings for memory and serving (0: vLLM's default)
   bool has_expected = false;     ///< conformance files: the reference's answer
   int64_t expected_step_time_us = 0;
