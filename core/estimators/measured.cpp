@@ -148,10 +148,9 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
       us_each = 0;  // inside the measured module's time
       kernel.how = LookupHow::kApproximated;
     } else if (op.kind == OpKind::kAttention) {
-      AttentionCost* cost = full != nullptr ? &full->attention : nullptr;
       AttentionCost local;
-      us_each = attention_layer_us(p, s, cost != nullptr ? cost : &local);
-      const AttentionCost& a = cost != nullptr ? *cost : local;
+      AttentionCost& a = full != nullptr ? full->attention : local;
+      us_each = attention_layer_us(p, s, &a, full != nullptr);
       attention_decode += count * (a.decode_us + a.fixed_us * decode_share);
       attention_prefill += count * (a.prefill_us + a.fixed_us * (1 - decode_share));
     } else {

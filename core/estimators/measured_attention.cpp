@@ -69,7 +69,8 @@ double prefill_kernel_us(const MeasuredPlan& p, double batch, double seq, Kernel
   return us;
 }
 
-double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost* out) {
+double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost* split, bool detail) {
+  AttentionCost* out = detail ? split : nullptr;
   const MeasuredConstants& c = p.constants;
   const double pair_flops = p.ops.attention.flops_per_pair;
   const double kv_bytes = p.ops.attention.kv_bytes_per_token;
@@ -93,8 +94,9 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
         bytes += (kv + 1) * kv_bytes;
       }
     }
-    // The table re-reads one batch's KV: a batch whose KV fits in L2 is read from cache.
-    // In a step each layer reads its own KV from HBM: at least bytes / effective bandwidth.
+    // The table re-reads one batch's KV, so a batch whose KV fits in L2 comes from cache
+    // (it implies more than the HBM delivers). In a step each layer reads its own KV from
+    // HBM: at least its bytes at the effective HBM bandwidth, as every memory-bound op.
     double kv_tokens = 0;
     for (const DecodeRequest& r : step.decode) kv_tokens += d(r.progress_index) + 1;
     const double hbm_us = kv_tokens * kv_bytes / c.hbm_bytes_per_s * 1e6;
@@ -123,12 +125,12 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
     }
     fixed = std::max(fixed, c.prefill_fixed_us);
   }
-  if (out != nullptr) {
-    out->fixed_us = fixed;
-    out->decode_us = decode_var;
-    out->prefill_us = prefill_var;
-    out->flops = flops;
-    out->bytes = bytes;
+  if (split != nullptr) {
+    split->fixed_us = fixed;
+    split->decode_us = decode_var;
+    split->prefill_us = prefill_var;
+    split->flops = flops;
+    split->bytes = bytes;
   }
   return fixed + decode_var + prefill_var;
 }

@@ -19,8 +19,9 @@
 namespace stepcalc {
 
 /// Attention time of one layer in microseconds. `out` (may be null) receives the
-/// split, FLOPs, bytes and the lookups (requests grouped by length).
-double attention_layer_us(const MeasuredPlan& plan, const Step& step, AttentionCost* out);
+/// split (fixed, decode, prefill); with `detail` also the FLOPs, bytes and the lookups
+/// (requests grouped by length), which allocates. Without `detail` nothing allocates.
+double attention_layer_us(const MeasuredPlan& plan, const Step& step, AttentionCost* out, bool detail = false);
 
 /// One decode-table kernel time (us) for `batch` sequences at `kv_len`, on the plan's
 /// attention path (MLA module projections removed, stand-in scaled); `kernel` gets the cells.

@@ -151,12 +151,13 @@ TEST_CASE("measured: tensor-parallel all-reduces are zero at TP 1, 2 per layer +
 }
 
 TEST_CASE("measured: decode requests are priced at their own KV lengths") {
+  // Llama-2-70B at TP 4 (16 heads, 2 KV heads per GPU), where the tables stay above the HBM floor.
   Step mixed;
   for (int i = 0; i < 16; ++i) mixed.decode.push_back({i % 2 == 0 ? 256 : 16384, 1});
-  const Request r = request_of("llama-3.1-8b-instruct", 1, mixed);
+  const Request r = request_of("llama-2-70b-hf", 4, mixed);
   const MeasuredPlan plan = plan_of(r, h100());
   AttentionCost split;
-  const double own = attention_layer_us(plan, r.step, &split);
+  const double own = attention_layer_us(plan, r.step, &split, true);
   const double mean = attention_layer_us(plan, decodes(16, (256 + 16384) / 2), nullptr);
   CHECK(std::fabs(own - mean) / mean > 1e-3);  // the kernel time is not linear in KV
   CHECK(split.lookups.size() == 2);
@@ -166,7 +167,21 @@ TEST_CASE("measured: decode requests are priced at their own KV lengths") {
   CHECK(own == doctest::Approx(shares));
   // A uniform batch is exactly the measured kernel.
   const double uniform = attention_layer_us(plan, decodes(16, 4096), nullptr);
-  CHECK(uniform == h100()->decode_attention(16, 4096, 32, 8, 128, KernelDtype::kBf16).us);
+  CHECK(uniform ==
+        doctest::Approx(h100()->decode_attention(16, 4096, 16, 2, 128, KernelDtype::kBf16).us).epsilon(1e-12));
+}
+
+TEST_CASE("measured: decode attention reads its KV from HBM, not from the tables' warm L2") {
+  // Llama-3.1-8B at TP 1 holds 8 KV heads x 128 x 2 x 2 bytes = 4 KiB per token and
+  // layer: 8 x 512 tokens are 16.8 MB, which fit in the H100's 50 MB L2.
+  const Request r = request_of("llama-3.1-8b-instruct", 1, decodes(8, 511));
+  const MeasuredPlan plan = plan_of(r, h100());
+  const double table = h100()->decode_attention(8, 511, 32, 8, 128, KernelDtype::kBf16).us;
+  const double bytes = 8 * 512 * plan.ops.attention.kv_bytes_per_token;
+  const double floor = plan.constants.decode_fixed_us + bytes / plan.constants.hbm_bytes_per_s * 1e6;
+  const double priced = attention_layer_us(plan, r.step, nullptr);
+  CHECK(floor > table);  // the table read its 16.8 MB faster than the HBM delivers
+  CHECK(priced == doctest::Approx(floor));
 }
 
 TEST_CASE("measured: a prefill chunk after a cached prefix costs between its own and the whole") {
