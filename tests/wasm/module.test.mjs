@@ -135,10 +135,13 @@ test('presets, version and the one-shot helpers', async () => {
   assert.equal((await price(request)).step_time_us, calc.price(request).step_time_us);
 });
 
-test('module size: .wasm + loader + glue gzipped stay under 100 KB', () => {
+// The module now also carries the kernel-pack decoder, the measured estimator and the serving
+// simulation (134 KB gzipped when this limit was set, from 92 KB). What a user waits for is
+// the page's first view (<= 200 KB gzipped with the default GPU's tables, BENCHMARKS.md).
+test('module size: .wasm + loader + glue gzipped stay under 140 KB', () => {
   const files = ['wasm/stepcalc.js', 'wasm/dist/stepcalc-core.js', 'wasm/dist/stepcalc-core.wasm'];
   const sizes = files.map((f) => gzipSync(readFileSync(new URL(f, root)), { level: 9 }).length);
   const total = sizes.reduce((a, b) => a + b, 0);
   console.log(`gzipped: ${files.map((f, i) => `${f} ${sizes[i]} B`).join(', ')}; total ${total} B`);
-  assert.ok(total < 100_000, `total ${total} B`);
+  assert.ok(total < 140_000, `total ${total} B`);
 });
