@@ -60,6 +60,11 @@ std::vector<Warning> collect_warnings(const Request& r, const MfuTables& tables,
   const CorrectedSettings& c = out.corrected;
   const bool roofline = c.has(kGemmRoofline), latency = c.has(kDecodeAttentionLatency);
   for (const Warning& note : m.notes) w.add(note.code, note.message);
+  if (r.hardware.gpu != "H100")
+    w.add("gpu_h100_tables", r.hardware.gpu + " is priced with the reference's H100 MFU tables and " + r.hardware.gpu +
+                                 "'s datasheet constants (TFlopsPeak, BwPeakTBs): H100 efficiencies may not hold "
+                                 "on it. The measured mode uses " +
+                                 r.hardware.gpu + "'s own kernel tables.");
   if (out.attn_config_model != out.attn_config_used)
     w.add("attention_config_nearest", "No attention tables for config " + out.attn_config_model +
                                           " (heads-KV heads-head dim); the nearest measured config " +

@@ -6,18 +6,36 @@
 
 #include "input_limits.h"
 #include "io/json_writer.h"
+#include "kernels/gpu_spec.h"
 
 namespace stepcalc {
 
-std::vector<std::string> gpu_names() { return {"H100"}; }
+std::vector<std::string> gpu_names() {
+  std::vector<std::string> names{"H100"};  // the reference's GPU first
+  for (const GpuSpec& g : gpu_specs()) {
+    if (g.name != "H100") names.push_back(g.name);
+  }
+  return names;
+}
 
 Expected<Hardware> hardware_preset(const std::string& gpu, const std::string& path) {
-  std::string upper = gpu;
-  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
-  if (upper == "H100") return Hardware{};  // the reference's hardware_config.json H100 entry
-  return make_error("unknown_gpu", path,
-                    "No MFU tables for GPU '" + utf8_prefix(gpu, json::kMaxEchoBytes) +
-                        "'; available: H100 (constants can be overridden).");
+  const GpuSpec* spec = find_gpu_spec(gpu);
+  if (spec == nullptr) {
+    return make_error("unknown_gpu", path,
+                      "Unknown GPU '" + utf8_prefix(gpu, json::kMaxEchoBytes) + "'; available: " + gpu_spec_names() +
+                          " (constants can be overridden).");
+  }
+  Hardware h;  // the reference's hardware_config.json H100 entry
+  h.gpu = spec->name;
+  if (spec->name != "H100") {
+    // Another GPU: its datasheet dense BF16 TFLOP/s and HBM bandwidth (presets/gpus/),
+    // with the reference's H100 MFU tables (a warning says so). The reference's own
+    // hardware file has an A100-SXM entry: the same figures and bwEfficiencyFactor 0.80.
+    h.tflops_peak = spec->bf16_tflops;
+    h.bw_peak_tbs = spec->hbm_bw_bytes_per_s / 1e12;
+    if (spec->name == "A100") h.bw_efficiency = 0.80;
+  }
+  return h;
 }
 
 Expected<Hardware> hardware_from_json(json::element e, Hardware hw, const json::Path& path) {

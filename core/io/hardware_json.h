@@ -12,10 +12,12 @@
 
 namespace stepcalc {
 
-/// GPU names with MFU tables ("H100").
+/// GPU names: "H100" (the reference's tables) first, then the other presets/gpus/.
 std::vector<std::string> gpu_names();
 
-/// The constants of a GPU by name (case-insensitive); unknown_gpu otherwise.
+/// The reference model's constants of a GPU by name (case-insensitive): H100 as the
+/// reference; another GPU its datasheet TFlopsPeak (dense BF16) and BwPeakTBs from
+/// presets/gpus/ (the MFU tables stay H100's). unknown_gpu otherwise.
 Expected<Hardware> hardware_preset(const std::string& gpu, const std::string& path = "gpu");
 
 /// `hw` with the fields of a `hardware` object applied (TFlopsPeak, BwPeakTBs,

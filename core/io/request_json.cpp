@@ -91,6 +91,10 @@ Expected<Request> request_from(element e, const Path& path) {
       auto gpu = json::read_string(field.value, where);
       if (!gpu) return gpu.error();
       r.hardware.gpu = gpu.value();
+    } else if (field.key == "kernels") {
+      auto kernels = json::read_string(field.value, where);
+      if (!kernels) return kernels.error();
+      r.kernels = kernels.value();
     } else if (field.key == "tp") {
       auto tp = json::read_int(field.value, where, 1, limits::kMaxTp, false);
       if (!tp) return tp.error();
@@ -143,16 +147,16 @@ Expected<Request> request_from(element e, const Path& path) {
     return json::missing_field(path, "model", "The request needs a model (preset name or config object).");
   if (!have_step) return json::missing_field(path, "step", "The request needs a step.");
 
-  if (r.mode == "measured") {
-    // The measured mode reads its GPU's own tables: any GPU with measured kernels.
-    auto kernels = resolve_kernels(r.hardware.gpu, r.kernels, path.key("gpu").str(), path.key("kernels").str());
-    if (!kernels) return kernels.error();
-    r.hardware.gpu = kernels->first;
-    r.kernels = kernels->second;
-  } else {
-    auto hw = hardware_preset(r.hardware.gpu, path.key("gpu").str());
-    if (!hw) return hw.error();
-    r.hardware = hw.value();
+  auto hw = hardware_preset(r.hardware.gpu, path.key("gpu").str());
+  if (!hw) return hw.error();
+  r.hardware = hw.value();
+  if (r.mode == "measured" || !r.kernels.empty()) {
+    // The measured mode reads its GPU's own tables; another mode checks a named version
+    // (docs/KERNELS.md) so a request never names tables that do not exist.
+    auto which = resolve_kernels(r.hardware.gpu, r.kernels, path.key("gpu").str(), path.key("kernels").str());
+    if (!which) return which.error();
+    r.hardware.gpu = which->first;
+    r.kernels = which->second;
   }
   if (have_hardware) {
     auto overridden = hardware_from_json(hardware, r.hardware, path.key("hardware"));

@@ -2,7 +2,9 @@
 // unknown GPU or version, a pack that was never loaded and a corrupt one.
 #include <string>
 
+#include "api.h"
 #include "doctest.h"
+#include "io/request_json.h"
 #include "kernel_test_support.h"
 #include "kernels/kernel_registry.h"
 
@@ -101,4 +103,32 @@ TEST_CASE("registry: deferred packs decode on first use; a corrupt one is get()'
   CHECK(bad.error().message.find("L40S vllm-0.24.0") != std::string::npos);
   const uint8_t junk[] = {'S', 'C', 'K', '1', 4, 'H', '9', '9', '9', 0, 0};
   CHECK_FALSE(r.add_pack_deferred(junk, sizeof junk).ok());
+}
+
+TEST_CASE("requests name each GPU and kernel version; blis-v2 prices them with H100 tables and a warning") {
+  const std::string step = R"("step":{"decode_requests":[{"progress_index":1000}]})";
+  for (const char* gpu : {"H100", "H200", "B200", "A100", "L40S"}) {
+    const GpuSpec& spec = *find_gpu_spec(gpu);
+    auto out = price_json(std::string(R"({"model":"llama-3.1-8b-instruct","gpu":")") + gpu + R"(",)" + step + "}");
+    REQUIRE_MESSAGE(out.ok(), gpu);
+    CHECK(out->find(std::string(R"("gpu":")") + gpu + "\"") != std::string::npos);
+    const bool warned = out->find("\"gpu_h100_tables\"") != std::string::npos;
+    CHECK(warned == (std::string(gpu) != "H100"));
+    if (std::string(gpu) != "H100") {
+      auto r = parse_request(std::string(R"({"model":"llama-3.1-8b-instruct","gpu":")") + gpu + R"(",)" + step + "}");
+      REQUIRE(r.ok());
+      CHECK(r->hardware.tflops_peak == spec.bf16_tflops);
+      CHECK(r->hardware.bw_peak_tbs == spec.hbm_bw_bytes_per_s / 1e12);
+    }
+  }
+  auto versioned = parse_request(
+      std::string(R"({"model":"llama-3.1-8b-instruct","gpu":"h200","kernels":"vllm-0.24.0",)") + step + "}");
+  REQUIRE(versioned.ok());
+  CHECK(versioned->hardware.gpu == "H200");
+  CHECK(versioned->kernels == "vllm-0.24.0");
+  auto bad = parse_request(std::string(R"({"model":"llama-3.1-8b-instruct","gpu":"B200","kernels":"vllm-0.14.0",)") +
+                           step + "}");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == "unknown_kernels");
+  CHECK(bad.error().message.find("vllm-0.24.0") != std::string::npos);
 }

@@ -134,7 +134,9 @@ TEST_CASE("request errors name the JSON path") {
   CHECK(request_error(R"({"model":"llama-2-7b-hf"})").path == "step");
   CHECK(request_error(R"({"model":"llama-2-7b-hf","step":{"prefill_requests":[{"progress_index":0}]}})").path ==
         "step.prefill_requests[0].num_new_prefill_tokens");
-  CHECK(request_error(std::string(R"({"model":"llama-2-7b-hf","gpu":"B200",)") + kStep + "}").code == "unknown_gpu");
+  CHECK(request_error(std::string(R"({"model":"llama-2-7b-hf","gpu":"H800",)") + kStep + "}").code == "unknown_gpu");
+  CHECK(request_error(std::string(R"({"model":"llama-2-7b-hf","gpu":"H100","kernels":"vllm-0.15.1",)") + kStep + "}")
+            .code == "unknown_kernels");
   CHECK(request_error(R"({"model":)").code == "parse_error");
   CHECK(request_error("[1,2]").code == "type_error");
   CHECK(request_error(std::string(R"({"model":42,)") + kStep + "}").path == "model");
