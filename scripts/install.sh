@@ -58,9 +58,15 @@ if [ ! -f "$vendor/simdjson.cpp" ]; then
 fi
 
 # npm packages (playwright-core only drives the system chromium; it downloads nothing;
-# esbuild's binary is an npm package of its own, no download script is needed).
-if [ ! -d "$here/node_modules/playwright-core" ] || [ ! -d "$here/node_modules/typescript" ] || \
-   [ ! -d "$here/node_modules/esbuild" ]; then
+# esbuild's binary is an npm package of its own, no download script is needed;
+# hyparquet + hyparquet-compressors read AIConfigurator's Parquet in tools/import-aic.mjs).
+# Every devDependency of package.json is checked, so a new one is installed too.
+missing_npm=$(cd "$here" && node -e '
+  const fs = require("fs");
+  const deps = Object.keys(require("./package.json").devDependencies || {});
+  console.log(deps.filter((d) => !fs.existsSync(`node_modules/${d}/package.json`)).join(" "));')
+if [ -n "$missing_npm" ]; then
+  echo "install: npm install (missing: $missing_npm)"
   (cd "$here" && npm install --no-audit --no-fund --loglevel=error)
 fi
 echo "install: ok"

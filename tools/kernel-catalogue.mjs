@@ -3,6 +3,26 @@
 
 const DTYPE_ID = { bf16: 'KernelDtype::kBf16', fp8: 'KernelDtype::kFp8' };
 
+/// The same summary as JSON text (presets().kernels), so the core writes it verbatim.
+function catalogueJson(sets) {
+  return JSON.stringify(sets.map(({ gpu, version, isDefault, coverage: c }) => ({
+    gpu, version, default: isDefault,
+    parts: c.parts.map((p) => ({ name: p.name, file: `${gpu.toLowerCase()}-${version}-${p.name}.bin`, bytes: p.bytes, gzip_bytes: p.gz })),
+    coverage: {
+      gemm_dtypes: [...c.gemm].sort(), kv_dtypes: [...c.kv].sort(),
+      attention_head_dims: [...c.head_dims].sort((a, b) => a - b), allreduce_tps: [...c.tps].sort((a, b) => a - b),
+      moe_dtypes: [...c.moeDtypes].sort(),
+      moe_shapes: [...c.moe.values()].sort(byKeys).map(([hidden, intermediate, experts, topk]) => ({ hidden, intermediate, experts, topk })),
+      mla: c.mla,
+    },
+  })));
+}
+
+function byKeys(a, b) {
+  const j = a.findIndex((v, i) => v !== b[i]);
+  return j < 0 ? 0 : a[j] - b[j];
+}
+
 export function catalogueCpp(sets) {
   const out = [];
   const arrays = [];
@@ -15,10 +35,6 @@ export function catalogueCpp(sets) {
     list('Tps', 'int', [...c.tps].sort((a, b) => a - b));
     list('Gemm', 'KernelDtype', [...c.gemm].sort().map((d) => DTYPE_ID[d]));
     list('Kv', 'KernelDtype', [...c.kv].sort().map((d) => DTYPE_ID[d]));
-    const byKeys = (a, b) => {
-      const j = a.findIndex((v, i) => v !== b[i]);
-      return j < 0 ? 0 : a[j] - b[j];
-    };
     const moe = [...c.moe.values()].sort(byKeys);
     list('MoeDtypes', 'KernelDtype', [...c.moeDtypes].sort().map((d) => DTYPE_ID[d]));
     list('Moe', 'KernelCoverage::MoeShape', moe.map((m) => `{${m.join(', ')}}`));
@@ -40,6 +56,7 @@ const KernelSetInfo kKernelSets[] = {
 ${out.join('\n')}
 };
 const size_t kKernelSetCount = ${sets.length};
+const char* const kKernelSetsJson = ${JSON.stringify(catalogueJson(sets))};
 
 }  // namespace stepcalc::embedded
 `;

@@ -115,7 +115,8 @@ for (const dir of fs.readdirSync(aicDir, { withFileTypes: true }).filter((d) => 
       ((index[gpu] ||= {})[version] ||= {})[part.name] = { file, bytes: bytes.length, gzip_bytes: gz };
       coverage.parts.push({ name: part.name, bytes: bytes.length, gz });
     }
-    catalogue.push({ gpu, version, coverage });
+    const preset = JSON.parse(fs.readFileSync(path.join(aicDir, '..', '..', 'presets', 'gpus', `${dir}.json`), 'utf8'));
+    catalogue.push({ gpu, version, coverage, isDefault: preset.default_kernels === version });
   }
 }
 

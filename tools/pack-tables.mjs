@@ -319,8 +319,13 @@ for (const p of presets) if (/[^\x20-\x7e]/.test(p.json)) fail(`preset ${p.name}
 const gpuDir = path.join(presetDir, '..', 'gpus');
 const GPU_FIELDS = ['memory_bytes', 'hbm_bw_bytes_per_s', 'bf16_tflops', 'fp8_tflops', 'int8_tflops', 'nvlink_bw_bytes_per_s',
   'pcie_bw_bytes_per_s', 'mem_bw_empirical_scaling', 'mem_empirical_latency_s', 'p2p_latency_s', 'other_mem_bytes'];
+const gpuJson = [];  // presets().gpu_specs, written verbatim by the core
+const GPU_JSON_FIELDS = ['name', 'device', 'memory_bytes', 'hbm_bw_bytes_per_s', 'bf16_tflops', 'fp8_tflops', 'int8_tflops',
+  'interconnect', 'nvlink_bw_bytes_per_s', 'pcie_bw_bytes_per_s', 'other_mem_bytes', 'nccl_mem_bytes', 'kernels',
+  'default_kernels', 'source'];
 const gpus = fs.existsSync(gpuDir) ? fs.readdirSync(gpuDir).filter((f) => f.endsWith('.json')).sort().map((f) => {
   const g = JSON.parse(fs.readFileSync(path.join(gpuDir, f), 'utf8'));
+  gpuJson.push(Object.fromEntries(GPU_JSON_FIELDS.map((k) => [k, g[k]])));
   const num = (v, what) => {
     if (typeof v !== 'number' || !Number.isFinite(v)) fail(`presets/gpus/${f}: ${what} is not a number`);
     return Number.isInteger(v) ? `${v}.0` : String(v);
@@ -361,6 +366,7 @@ const GpuPresetData kGpuPresets[] = {
 ${gpus.join('\n')}
 };
 const size_t kGpuPresetCount = ${gpus.length};
+const char* const kGpuPresetsJson = ${cString(JSON.stringify(gpuJson))};
 
 }  // namespace stepcalc::embedded
 `;

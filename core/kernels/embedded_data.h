@@ -32,5 +32,7 @@ struct GpuPresetData {
 };
 extern const GpuPresetData kGpuPresets[];
 extern const size_t kGpuPresetCount;
+/// The same presets as a JSON array (the fields of presets().gpu_specs), written verbatim.
+extern const char* const kGpuPresetsJson;
 
 }  // namespace stepcalc::embedded

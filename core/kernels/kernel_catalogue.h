@@ -44,6 +44,9 @@ struct KernelSetInfo {
 };
 extern const KernelSetInfo kKernelSets[];
 extern const size_t kKernelSetCount;
+/// The same as JSON text: [{gpu, version, default, parts: [{name, file, bytes,
+/// gzip_bytes}], coverage: {...}}] (docs/KERNELS.md), written verbatim by presets.
+extern const char* const kKernelSetsJson;
 
 }  // namespace embedded
 

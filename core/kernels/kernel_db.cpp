@@ -165,26 +165,24 @@ KernelCoverage coverage_of(const KernelDb::Impl& db) {
 }
 
 // The key column names each table kind must have, in order (the lookups rely on them).
-std::vector<std::string> expected_keys(KernelTable kind) {
-  switch (kind) {
-    case KernelTable::kGemm:
-      return {"n", "k", "m"};
-    case KernelTable::kDecodeAttention:
-      return {"head_dim", "kv_heads", "heads", "batch", "cached_tokens"};
-    case KernelTable::kPrefillAttention:
-      return {"head_dim", "kv_heads", "heads", "batch", "seq"};
-    case KernelTable::kAllreduce:
-      return {"tp", "elements"};
-    case KernelTable::kMoe:
-      return {"hidden", "inter", "experts", "topk", "moe_tp", "moe_ep", "tokens"};
-    case KernelTable::kMlaPrefill:
-      return {"heads", "batch", "seq"};
-    case KernelTable::kMlaDecode:
-      return {"heads", "batch", "cached_tokens"};
-    case KernelTable::kNone:
-      break;
+bool has_expected_keys(const MeasuredTable& t) {
+  static const char* const kKeys[kKernelTableCount][8] = {
+      {"n", "k", "m"},
+      {"head_dim", "kv_heads", "heads", "batch", "cached_tokens"},
+      {"head_dim", "kv_heads", "heads", "batch", "seq"},
+      {"tp", "elements"},
+      {"hidden", "inter", "experts", "topk", "moe_tp", "moe_ep", "tokens"},
+      {"heads", "batch", "seq"},
+      {"heads", "batch", "cached_tokens"}};
+  const int k = static_cast<int>(t.kind);
+  if (k >= kKernelTableCount) return false;
+  size_t n = 0;
+  while (n < 8 && kKeys[k][n] != nullptr) ++n;
+  if (t.keys.size() != n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (t.keys[i] != kKeys[k][i]) return false;
   }
-  return {};
+  return true;
 }
 
 }  // namespace
@@ -227,7 +225,7 @@ Expected<std::shared_ptr<const KernelDb>> join_packs(const std::vector<const Dec
                         who + " cannot join the packs for " + impl->gpu.name + " " + impl->version + ".");
     }
     for (const auto& t : p.tables) {
-      if (t->keys != expected_keys(t->kind)) {
+      if (!has_expected_keys(*t)) {
         return make_error("corrupt_kernels", "", who + " is corrupt: table " + t->csv + " has unexpected columns.");
       }
       auto& slot = impl->tables[static_cast<int>(t->kind)][static_cast<int>(t->dtype)];
@@ -240,13 +238,16 @@ Expected<std::shared_ptr<const KernelDb>> join_packs(const std::vector<const Dec
     impl->parts.push_back(p.part);
   }
   insertion_sort(impl->parts, [](const std::string& a, const std::string& b) { return a < b; });
-  impl->coverage = coverage_of(*impl);
   return std::shared_ptr<const KernelDb>(std::make_shared<KernelDb>(std::move(impl)));
 }
 
 const GpuSpec& KernelDb::gpu() const { return impl_->gpu; }
 const std::string& KernelDb::version() const { return impl_->version; }
-const KernelCoverage& KernelDb::coverage() const { return impl_->coverage; }
+const KernelCoverage& KernelDb::coverage() const {
+  // Computed on first use: the Wasm module never asks, and so never carries the code.
+  if (!impl_->coverage) impl_->coverage = std::make_unique<KernelCoverage>(coverage_of(*impl_));
+  return *impl_->coverage;
+}
 const std::vector<std::string>& KernelDb::parts() const { return impl_->parts; }
 
 bool KernelDb::has(KernelTable table, KernelDtype dtype) const { return impl_->table(table, dtype) != nullptr; }

@@ -18,7 +18,7 @@ struct KernelDb::Impl {
   GpuSpec gpu;
   std::string version;
   std::vector<std::string> parts;
-  KernelCoverage coverage;
+  mutable std::unique_ptr<KernelCoverage> coverage;                   ///< computed on first use
   std::shared_ptr<const MeasuredTable> tables[kKernelTableCount][2];  ///< by kind and dtype
 
   const MeasuredTable* table(KernelTable kind, KernelDtype dtype) const {
