@@ -107,10 +107,6 @@ Expected<Request> request_from(element e, const Path& path) {
       auto corrected = corrected_from_json(field.value, where);
       if (!corrected) return corrected.error();
       r.corrected = corrected.value();
-    } else if (field.key == "kernels") {
-      auto version = json::read_string(field.value, where);
-      if (!version) return version.error();
-      r.kernels = version.value();
     } else if (field.key == "quantization") {
       auto fp8 = read_quantization(field.value, where);
       if (!fp8) return fp8.error();

@@ -62,7 +62,6 @@ struct Request {
   std::string model_name;  ///< informational label
   ModelShape model;
   Hardware hardware;
-  std::string kernels;  ///< `"kernels"`: measured kernel tables' version, e.g. "vllm-0.24.0"; "" = the GPU's default
   int64_t tp = 1;
   Step step;
   CorrectedOverrides corrected;  ///< optional `corrected` object: switch/param overrides
