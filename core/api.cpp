@@ -88,7 +88,7 @@ Expected<PricedDocument> price_document(std::string_view json, const std::string
   if (mode_override.size() > limits::kMaxStringBytes)  // as a request's own mode field
     return make_error("out_of_range", "mode",
                       "mode is longer than " + std::to_string(limits::kMaxStringBytes) + " bytes.");
-  auto batch = parse_requests(json);
+  auto batch = parse_requests(json, mode_override);
   if (!batch) return batch.error();
   PricedDocument out;
   JsonWriter w;

@@ -51,7 +51,8 @@ export interface Step {
   decode_requests?: DecodeRequest[];
 }
 
-export type Mode = 'blis-v2' | 'corrected';
+/** blis-v2: the reference (default); corrected: its fixes as switches; measured: vLLM's operators from measured kernels (docs/MEASURED-MODE.md). */
+export type Mode = 'blis-v2' | 'corrected' | 'measured';
 
 export type CorrectedSwitch =
   | 'decode_harmonic_mean'
@@ -88,6 +89,10 @@ export interface Request {
   tp?: number;
   mode?: Mode;
   corrected?: CorrectedOptions;
+  /** Measured mode: "fp8" runs the weights in FP8; "none" (default) the checkpoint's own. */
+  quantization?: 'fp8' | 'none';
+  /** Measured mode: the KV-cache dtype as vLLM names it; "auto" (default) is the model's. */
+  kv_cache_dtype?: 'auto' | 'fp8' | 'fp8_e4m3' | 'fp8_e5m2';
   id?: string;
   model_name?: string;
   tags?: string[];
@@ -204,6 +209,8 @@ export interface Result {
     params: Record<CorrectedParam, number>;
     [key: string]: unknown;
   };
+  /** Measured mode only: every operator of the step (docs/RESULT.md, "measured"). */
+  measured?: MeasuredSection;
   model: {
     name: string;
     source: string;
@@ -219,6 +226,55 @@ export interface Result {
   hardware: Required<HardwareOverrides> & { gpu: string };
   tp: number;
   warnings: Warning[];
+}
+
+/** One operator of a measured step: its shape per GPU, table cells, time, bytes, FLOPs, bound. */
+export interface MeasuredOperator {
+  name: string;
+  kind: 'gemm' | 'attention' | 'moe' | 'all_reduce' | 'gather' | 'elementwise';
+  scope: 'layer' | 'dense_layer' | 'moe_layer' | 'step';
+  /** Instances in the step (layers x per layer, or 1). */
+  count: number;
+  /** M of a GEMM, tokens of the others (CUDA-graph padded), requests for the LM head and sampler. */
+  rows: number;
+  n?: number;
+  k?: number;
+  hidden?: number;
+  intermediate?: number;
+  experts?: number;
+  top_k?: number;
+  elements?: number;
+  dtype?: KernelDtype;
+  time_us_each: number;
+  time_us: number;
+  bytes: number;
+  flops: number;
+  bound: 'compute' | 'memory' | 'launch' | 'communication' | 'module';
+  /** The table read ("gemm", "moe", "allreduce", ..., "none" for a modelled cost). */
+  table?: string;
+  how?: string;
+  /** The table cells with their CSV lines, or the modelled cost in words. */
+  cells?: string;
+  /** Attention: the launch's fixed cost and each phase's variable work per layer, and the lookups. */
+  fixed_us?: number;
+  decode_us?: number;
+  prefill_us?: number;
+  lookups?: Array<{ phase: 'prefill' | 'decode'; batch: number; length: number; prefix: number; count: number; time_us: number; table: string; how: string; cells: string }>;
+}
+
+export interface MeasuredSection {
+  gpu: GpuName;
+  kernels: string;
+  gpu_time_us: number;
+  cpu_time_us: number;
+  cpu: { step_us: number; per_request_us: number; requests: number };
+  rows: { tokens: number; padded_tokens: number; sampled: number };
+  totals_us: { gemm: number; attention: number; moe: number; communication: number; elementwise: number; prefill: number; decode: number };
+  constants: { hbm_bytes_per_s: number; launch_floor_us: number; decode_fixed_us: number; prefill_fixed_us: number; max_graph_tokens: number };
+  weight_bytes_per_gpu: number;
+  kv_bytes_per_token_per_gpu: number;
+  kv_cache_dtype: KernelDtype;
+  operators: MeasuredOperator[];
 }
 
 export interface ErrorInfo {

@@ -70,7 +70,7 @@ Expected<ModelShape> read_model(element model, const Path& path) {
   return json::type_error(path, model, "a preset name or a config object");
 }
 
-Expected<Request> request_from(element e, const Path& path) {
+Expected<Request> request_from(element e, const Path& path, const std::string& mode_override) {
   json::object o;
   if (e.get_object().get(o) != simdjson::SUCCESS)
     return json::type_error(path.str().empty() ? Path("request") : path, e, "an object");
@@ -139,6 +139,7 @@ Expected<Request> request_from(element e, const Path& path) {
       return json::unknown_field(path, field.key, kRequestFields);
     }
   }
+  if (!mode_override.empty()) r.mode = mode_override;
   if (!have_model)
     return json::missing_field(path, "model", "The request needs a model (preset name or config object).");
   if (!have_step) return json::missing_field(path, "step", "The request needs a step.");
@@ -172,7 +173,7 @@ Expected<Request> request_from(element e, const Path& path) {
 
 }  // namespace
 
-Expected<RequestBatch> parse_requests(std::string_view text) {
+Expected<RequestBatch> parse_requests(std::string_view text, const std::string& mode_override) {
   simdjson::dom::parser parser;
   auto doc = json::parse_document(parser, text, limits::kMaxJsonDepth);
   if (!doc) return doc.error();
@@ -186,9 +187,9 @@ Expected<RequestBatch> parse_requests(std::string_view text) {
                             std::to_string(limits::kMaxBatch) + ".");
     const Path root;
     size_t i = 0;
-    for (element item : items) batch.requests.push_back(request_from(item, root.index(i++)));
+    for (element item : items) batch.requests.push_back(request_from(item, root.index(i++), mode_override));
   } else if (doc->is_object()) {
-    batch.requests.push_back(request_from(*doc, Path()));
+    batch.requests.push_back(request_from(*doc, Path(), mode_override));
   } else {
     return json::type_error(Path("request"), *doc, "an object (or an array of objects)");
   }
@@ -200,7 +201,7 @@ Expected<Request> parse_request(std::string_view text) {
   auto doc = json::parse_document(parser, text, limits::kMaxJsonDepth);
   if (!doc) return doc.error();
   if (!doc->is_object()) return json::type_error(Path("request"), *doc, "an object");
-  return request_from(*doc, Path());
+  return request_from(*doc, Path(), "");
 }
 
 }  // namespace stepcalc

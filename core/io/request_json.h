@@ -23,7 +23,9 @@ struct RequestBatch {
 /// Parses a document. A document-level failure (malformed JSON, too large, not an
 /// object or array) is the outer error; a bad element of an array is its own error
 /// with a path starting "[i]".
-Expected<RequestBatch> parse_requests(std::string_view json);
+/// `mode_override` (if non-empty) replaces every request's mode before the mode-
+/// dependent checks (the measured mode accepts any GPU with measured kernels).
+Expected<RequestBatch> parse_requests(std::string_view json, const std::string& mode_override = "");
 
 /// Parses a document that must hold exactly one request object.
 Expected<Request> parse_request(std::string_view json);
