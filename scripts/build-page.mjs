@@ -17,7 +17,7 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const out = path.join(root, 'web/dist');
 
 /** Modules loaded by import() when their panel first opens: each is a bundle of its own. */
-export const LAZY = ['calibrate-panel.js'];
+export const LAZY = ['calibrate-panel.js', 'export.js'];
 /** Files (relative to the root) the first view loads besides web/dist/*, compressed too. */
 const ALSO_COMPRESSED = ['index.html', 'wasm/dist/stepcalc-core.wasm'];
 

@@ -12,9 +12,11 @@ import { setupPanel } from './setup-panel.js';
 import { stepEditor } from './step-editor.js';
 import { ioPanel } from './io-panel.js';
 import { headline, contextLine, renderDetails } from './results.js';
-import { breakdownChart } from './charts.js';
+import { breakdownChart, breakdownCsv } from './charts.js';
+import { exportButtons } from './export-buttons.js';
 import { sweepTasks } from './sweeps.js';
 import { modesSection } from './modes.js';
+import { comparePanel } from './compare.js';
 import { inUserWords } from './words.js';
 
 const embed = new URLSearchParams(location.search).get('embed') === '1';
@@ -31,7 +33,7 @@ function errorNote(text) {
 
 async function main() {
   const calc = await load({ baseUrl: new URL('wasm/', document.baseURI) });
-  const app = { calc, presets: calc.presets(), state: defaultState(), fields: new FieldRegistry($('#errors')), embed };
+  const app = { calc, presets: calc.presets(), state: defaultState(), pinned: null, fields: new FieldRegistry($('#errors')), embed };
   let scheduled = false;
   let good = null; // {state, request, result} of the last priced state
   let firstDone = false;
@@ -72,13 +74,13 @@ async function main() {
     const { request, state, result } = good;
     secondaryStart = performance.now();
     drawn.sweeps = widthOf($('#sweeps'));
-    pending = [() => panels.modes.render(result), () => renderDetails(result, $('#details')),
+    pending = [() => panels.compare.render(good), () => panels.modes.render(result), () => renderDetails(result, $('#details')),
       ...sweepTasks(calc, request, state, result, $('#sweeps'), drawn.sweeps)];
     secondary = setTimeout(runSecondary, 0);
   }
 
   function writeUrl() {
-    const hash = `#${encodeHash(app.state)}`;
+    const hash = `#${encodeHash(app.state, app.pinned?.state)}`;
     const here = new URL(document.URL);
     if (!keepLink && hash !== here.hash) {
       here.hash = hash;
@@ -112,6 +114,7 @@ async function main() {
     $('#context').textContent = context;
     $('#sticky').replaceChildren(h('strong', { text: timeUs(result.step_time_us) }), ` · ${context}`);
     $('#headline').replaceChildren(headline(result));
+    panels?.list.forEach((p) => p.priced?.(result));
     renderCharts();
     writeUrl();
     performance.measure('stepcalc:update', { start: started });
@@ -142,7 +145,7 @@ async function main() {
 
   /** Applies the location's link: a good one replaces the state, a bad one only says why. */
   function fromLocation(first) {
-    const { state, error } = stateFromHash(calc, location.hash);
+    const { state, pinned, error } = stateFromHash(calc, location.hash);
     if (error) {
       keepLink = true;
       const next = embed ? 'The page that embeds it needs to fix its link.'
@@ -158,11 +161,13 @@ async function main() {
       }
       if (!first) return;
       app.state = defaultState();
+      app.pinned = null;
     } else {
       keepLink = false;
       showLinkError('');
       document.body.classList.remove('broken');
       app.state = state ?? defaultState();
+      app.pinned = pinned ? { state: pinned } : null;
     }
     renderPanels();
     update();
@@ -181,7 +186,10 @@ async function main() {
   // The number is on screen: build the panels after it has been painted.
   await nextPaint();
   const list = [modelPanel(app, $('#model-panel')), setupPanel(app, $('#setup-panel')), stepEditor(app, $('#step-panel'))];
-  panels = { list, io: ioPanel(app, $('#share'), $('#io-panel')), modes: modesSection(app, $('#modes')) };
+  $('#breakdown').after(exportButtons({ name: 'stepcalc-breakdown', label: 'the breakdown',
+    csv: () => breakdownCsv(good.result), chart: () => $('#breakdown svg.breakdown') }));
+  panels = { list, io: ioPanel(app, $('#share'), $('#io-panel')), modes: modesSection(app, $('#modes')),
+    compare: comparePanel(app, $('#compare-controls'), $('#compare')) };
   renderPanels();
   update();
 

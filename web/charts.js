@@ -61,6 +61,16 @@ export function breakdownRows(result) {
   return rows;
 }
 
+/** The breakdown's values for CSV: one line per bar and per part of a bar, times in µs. */
+export function breakdownCsv(result) {
+  const rows = [];
+  for (const r of breakdownRows(result)) {
+    rows.push([r.label, '', r.total_s * 1e6, 1, r.binds ? 'yes' : 'no']);
+    if (r.segments.length > 1) for (const s of r.segments) rows.push([r.label, s.name, s.s * 1e6, r.total_s ? s.s / r.total_s : '', r.binds ? 'yes' : 'no']);
+  }
+  return { head: ['bar', 'part', 'time_us', 'share_of_bar', 'binds'], rows };
+}
+
 /** A collapsed table of a chart's values: `head` column titles, `rows` of cells (a first cell indented by two spaces is a part of the row above). */
 export function valuesTable(caption, head, rows) {
   return h('details', { class: 'values' }, h('summary', { text: 'Values as a table' }),

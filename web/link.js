@@ -17,8 +17,9 @@ export function stateFromRequest(calc, request) {
 }
 
 /**
- * The state `hash` asks for: {state} (null when the hash holds none) or {error} in
- * the page's words. Nothing is thrown.
+ * The state `hash` asks for: {state, pinned} (state null when the hash holds none;
+ * pinned the A of a comparison, or null) or {error} in the page's words. Nothing is
+ * thrown.
  */
 export function stateFromHash(calc, hash) {
   try {
@@ -35,7 +36,16 @@ export function stateFromHash(calc, hash) {
     const s = decoded.state ? decoded.state : stateFromRequest(calc, decoded.request);
     if (decoded.state && typeof s.model === 'object') s.model = trimConfig(calc, s.model);
     calc.price(toRequest(s));
-    return { state: s };
+    const a = decoded.pinned ?? null;
+    if (a) {
+      try {
+        if (typeof a.model === 'object') a.model = trimConfig(calc, a.model);
+        calc.price(toRequest(a));
+      } catch (error) {
+        throw Object.assign(new Error(`The pinned A cannot be priced: ${error.path ? inUserWords(error.path, error.message) : error.message}`), { path: 'a' });
+      }
+    }
+    return { state: s, pinned: a };
   } catch (error) {
     // A link is JSON someone wrote: the page's words, and the path it can be fixed at.
     const words = error.path ? inUserWords(error.path, error.message) : error.message;

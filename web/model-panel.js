@@ -44,10 +44,14 @@ export function modelPanel(app, root) {
   const pick = h('label', { class: 'field wide' }, h('span', { class: 'label', text: 'Model' }), select);
   const name = h('p', { class: 'muted', 'aria-live': 'polite' });
   const shapeInputs = {};
+  const bytesNote = h('small', { 'data-testid': 'bytes-note' });
   const grid = h('div', { class: 'grid' });
   for (const key of SHAPE_FIELDS) {
     const { wrap, input } = field(SHAPE_LABELS[key], { 'data-kind': 'number', name: key });
-    if (key === 'bytes_per_param') input.inputMode = 'decimal';
+    if (key === 'bytes_per_param') {
+      input.inputMode = 'decimal';
+      wrap.append(bytesNote);
+    }
     input.addEventListener('input', () => editShape(key, input.value));
     shapeInputs[key] = input;
     app.fields.add(`model.${key}`, input);
@@ -161,5 +165,15 @@ export function modelPanel(app, root) {
     }
     showName();
   }
-  return { render };
+  /** Says what bytes/param does in the shown mode, and when it changes nothing. */
+  function priced(result) {
+    if (result.mode === 'measured') {
+      bytesNote.textContent = 'Sets the weight bytes; 1 selects the FP8 kernels.';
+      return;
+    }
+    const bound = result.corrected?.fused ? null : result.phases?.[result.bound];
+    bytesNote.textContent = `In ${result.mode} it scales memory traffic only (GEMM speed is from the FP8 table)`
+      + (bound?.bound_by === 'compute' ? ': this compute-bound step does not change.' : '.');
+  }
+  return { render, priced };
 }

@@ -1,6 +1,7 @@
 // The priced step in words and tables: the headline (step time, tokens, what binds),
 // every table lookup with its provenance, and the warnings.
 import { h, int, time, timeUs, pct } from './dom.js';
+import { exportButtons } from './export-buttons.js';
 
 const HOW = { exact: 'table cell', interpolated: 'interpolated', clamped: 'clamped', fallback: 'fallback' };
 const AXIS = { m: 'M', seq: 'sequence', bs: 'batch', kv: 'KV' };
@@ -58,7 +59,7 @@ export function provenance(lookup) {
   return { how: HOW[lookup.how] || lookup.how || '', detail: parts.join('; ') };
 }
 
-function lookupRows(result) {
+export function lookupRows(result) {
   const rows = [];
   const gemmRow = (where, g) => ({ where: `${where} · ${g.kind} GEMM`, shape: `${int(g.m)}×${int(g.k)}×${int(g.n)}`, mfu: g.mfu,
     s: g.time_s, lookup: g.lookup, extra: g.floor_won ? 'weight-read floor won: priced at memory speed' : '' });
@@ -75,6 +76,15 @@ function lookupRows(result) {
   }
   for (const g of dec?.gemms || []) rows.push(gemmRow('Decode', g));
   return rows;
+}
+
+/** The lookup table's values for CSV. */
+export function lookupsCsv(result) {
+  return { head: ['where', 'shape', 'mfu', 'time_us', 'how', 'provenance', 'note'],
+    rows: lookupRows(result).map((r) => {
+      const p = provenance(r.lookup);
+      return [r.where, r.shape, r.mfu ?? '', r.s === null ? '' : r.s * 1e6, p.how, p.detail, r.extra || ''];
+    }) };
 }
 
 /** The lookup table, the model and table notes, and the warnings. */
@@ -103,6 +113,7 @@ export function renderDetails(result, root) {
         warnings.map((w) => h('li', { title: w.code, text: w.message }))),
       !warnings.length && !notes.length ? h('p', { class: 'muted', text: 'None: every lookup hit measured data.' }) : null),
     h('details', { open: true }, h('summary', {}, h('h2', { text: `Every table lookup (${rows.length})` })),
+      exportButtons({ name: 'stepcalc-lookups', label: 'the lookup table', csv: () => lookupsCsv(result) }),
       h('div', {}, h('table', { class: 'lookups' },
         h('thead', {}, h('tr', {}, ['Where', 'Shape', 'MFU', 'Time', 'Provenance'].map((t) => h('th', { scope: 'col', text: t })))),
         h('tbody', {}, body))),

@@ -77,5 +77,12 @@ export function setupPanel(app, root) {
     }
     markEdited();
   }
-  return { render };
+  // Warnings that mean vLLM would refuse this TP degree are shown at the TP field too.
+  const tpNote = h('p', { class: 'field-warning', 'data-testid': 'tp-warning', role: 'status' });
+  tp.wrap.append(tpNote);
+  function priced(result) {
+    const refused = (result.warnings || []).filter((w) => /^tp_does_not_divide/.test(w.code));
+    tpNote.textContent = refused.map((w) => w.message).join(' ');
+  }
+  return { render, priced };
 }

@@ -132,8 +132,11 @@ export function decodeRuns(text, width, key) {
 
 const validRow = (row) => row.every((v) => Number.isInteger(v) && v >= 0);
 
-/** The compact hash for a state whose fields all hold numbers (a priced state). */
-export function encodeHash(s) {
+/**
+ * The compact hash for a state whose fields all hold numbers (a priced state), with
+ * `pinned` (the A of an A/B comparison, a state too) as `a=<its own compact hash>`.
+ */
+export function encodeHash(s, pinned = null) {
   const q = [['v', '1']];
   if (typeof s.model === 'string') q.push(['m', s.model]);
   else {
@@ -149,6 +152,7 @@ export function encodeHash(s) {
   q.push(['p', encodeRuns(s.prefill)]);
   if (s.decode.every(([, n]) => n === 1)) q.push(['d', encodeRuns(s.decode.map(([kv]) => [kv]))]);
   else q.push(['dt', encodeRuns(s.decode)]);
+  if (pinned) q.push(['a', encodeHash(pinned)]);
   return q.map(([k, v]) => `${k}=${encodeURIComponent(v).replace(/%2C/g, ',')}`).join('&');
 }
 
@@ -162,7 +166,7 @@ function parseJson(text, key) {
 }
 
 /**
- * Reads a location hash. Returns null (no state in it), {state} (compact form) or
+ * Reads a location hash. Returns null (no state in it), {state, pinned?} (compact form) or
  * {request, text} (a `#json=` request, for fromRequest, and its text as written).
  * Throws {path, message} on bad input.
  */
@@ -213,5 +217,14 @@ export function decodeHash(hash) {
   s.decode = params.has('dt') ? decodeRuns(params.get('dt'), 2, 'dt') : decodeRuns(params.get('d'), 1, 'd').map(([kv]) => [kv, 1]);
   if (!s.prefill.every(validRow)) fail('p', 'The link holds a negative token count in its prefill rows.');
   if (!s.decode.every(validRow)) fail(params.has('dt') ? 'dt' : 'd', 'The link holds a negative token count in its decode rows.');
-  return { state: s };
+  if (!params.has('a')) return { state: s };
+  // The pinned A: a compact state of its own, one level deep.
+  let a;
+  try {
+    a = decodeHash(`#${params.get('a')}`);
+  } catch (error) {
+    fail('a', `The pinned A in the link: ${error.message}`);
+  }
+  if (!a?.state || a.pinned) fail('a', 'The pinned A in the link must be one step in the compact form.');
+  return { state: s, pinned: a.state };
 }

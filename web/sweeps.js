@@ -4,6 +4,7 @@ import { h, int, timeUs, tokens } from './dom.js';
 
 const capital = (t) => t.charAt(0).toUpperCase() + t.slice(1);
 import { lineChart, valuesTable } from './charts.js';
+import { exportButtons } from './export-buttons.js';
 
 const powers = (from, to) => {
   const out = [];
@@ -70,6 +71,11 @@ function sweepSection(calc, request, plan, width) {
       valuesTable(plan.title, [capital(plan.unit), 'Step time', 'Bound by'],
         priced.map((p) => [int(p.x) + (plan.current && p.x === plan.current.x ? ' (current)' : ''), timeUs(p.y), p.bound]))]
     : h('p', { class: 'muted', text: 'No point of this sweep could be priced.' });
-  return h('section', { class: 'sweep' }, h('h3', { text: plan.title }), body, readout,
+  const exports = priced.length ? exportButtons({ name: `stepcalc-sweep-${plan.axis}`, label: plan.title,
+    csv: () => ({ head: [plan.axis, 'step_time_us', 'bound', 'current'],
+      rows: data.map((p) => [p.x, Number.isFinite(p.y) ? p.y : '', p.bound ?? p.error?.message ?? '', plan.current && p.x === plan.current.x ? 'yes' : '']) }),
+    chart: () => section.querySelector('svg.line') }) : null;
+  const section = h('section', { class: 'sweep' }, h('h3', { text: plan.title }), body, readout, exports,
     h('small', { class: 'muted', text: plan.note + (failed.length ? ` ${failed.length} point(s) could not be priced: ${failed[0].error.message}` : '') }));
+  return section;
 }

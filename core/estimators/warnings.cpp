@@ -73,12 +73,28 @@ std::vector<Warning> collect_warnings(const Request& r, const MfuTables& tables,
     w.add("head_dim_not_integer", "hidden_size " + std::to_string(m.hidden_size) + " is not a multiple of " +
                                       std::to_string(m.num_heads) +
                                       " heads; GEMM shapes use the truncated head dim, memory the exact one.");
-  if (m.num_heads % r.tp != 0)
-    w.add("tp_does_not_divide_heads", "TP " + std::to_string(r.tp) + " does not divide the " +
-                                          std::to_string(m.num_heads) +
-                                          " attention heads; the model still divides every time by TP.");
-  if (r.tp > m.num_kv_heads)
-    w.add("tp_above_kv_heads", "TP " + std::to_string(r.tp) + " exceeds the " + std::to_string(m.num_kv_heads) +
+  // vLLM splits the attention heads evenly over the TP ranks, and the KV heads too
+  // (or replicates each over TP / KV-heads ranks when TP is the larger); it refuses to
+  // start otherwise. The reference still prices such a step (a public conformance case
+  // does), so these are warnings that say so, not errors.
+  const std::string tp = std::to_string(r.tp), heads = std::to_string(m.num_heads);
+  const std::string kv_heads = std::to_string(m.num_kv_heads);
+  if (r.tp > m.num_heads)
+    w.add("tp_does_not_divide_heads", "TP " + tp + " is more than the " + heads +
+                                          " attention heads: vLLM refuses to start with this. Priced anyway, with "
+                                          "every time divided by TP.");
+  else if (m.num_heads % r.tp != 0)
+    w.add("tp_does_not_divide_heads", "TP " + tp + " does not divide the " + heads +
+                                          " attention heads: vLLM refuses to start with this. Priced anyway, with "
+                                          "every time divided by TP.");
+  const bool kv_split = r.tp <= m.num_kv_heads ? m.num_kv_heads % r.tp == 0 : r.tp % m.num_kv_heads == 0;
+  if (!kv_split)
+    w.add("tp_does_not_divide_kv_heads",
+          "TP " + tp + " and the " + kv_heads +
+              " KV heads do not divide one another: vLLM refuses to start with this (it splits or replicates KV "
+              "heads evenly over the GPUs). Priced anyway.");
+  else if (r.tp > m.num_kv_heads)
+    w.add("tp_above_kv_heads", "TP " + tp + " exceeds the " + kv_heads +
                                    " KV heads; real servers replicate KV heads, which the model ignores.");
   if (out.decode.present && out.decode_mfu_tp_used != r.tp)
     w.add("decode_tp_nearest", "No decode attention table for TP " + std::to_string(r.tp) + "; the TP " +

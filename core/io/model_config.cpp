@@ -183,6 +183,23 @@ Expected<ModelShape> model_from_config(object top, const Path& path) {
                           std::to_string(m.num_heads) + "): the head dimension would be 0.");
   }
   m.num_kv_heads = kv.value() != 0 ? kv.value() : m.num_heads;
+  if (m.num_kv_heads > m.num_heads || m.num_heads % m.num_kv_heads != 0) {
+    // Each KV head serves an equal group of query heads: HuggingFace models and vLLM
+    // both split the heads so, and refuse a shape that cannot be split.
+    const char* given = "num_key_value_heads";
+    for (const char* key : {"num_key_value_heads", "num_kv_heads", "multi_query_group_num"}) {
+      element e;
+      const Path* base = nullptr;
+      if (c.find(key, &e, &base) && !e.is_null()) {
+        given = key;
+        break;
+      }
+    }
+    const std::string where = c.where(given);
+    return make_error("invalid_value", where,
+                      where + " (" + std::to_string(m.num_kv_heads) + ") must divide num_attention_heads (" +
+                          std::to_string(m.num_heads) + "): each KV head serves an equal group of query heads.");
+  }
   m.intermediate_size = ffn.value() != 0 ? ffn.value() : 4 * m.hidden_size;
   m.vocab_size = vocab.value();
   auto bytes = read_bytes_per_param(c, &m);

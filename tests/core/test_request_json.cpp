@@ -84,6 +84,23 @@ TEST_CASE("HF config: unknown dtype and missing fields are errors naming the fie
   CHECK(e.error().path == "model.num_hidden_layers");
 }
 
+TEST_CASE("HF config: KV heads that cannot serve equal groups of query heads are refused, naming the key") {
+  const char* base = R"("num_hidden_layers":2,"hidden_size":512,"num_attention_heads":8,"torch_dtype":"float16")";
+  auto e = parse_model_config(std::string("{") + base + R"(,"num_key_value_heads":16})");
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().code == "invalid_value");
+  CHECK(e.error().path == "model.num_key_value_heads");
+  CHECK(e.error().message.find("must divide num_attention_heads (8)") != std::string::npos);
+  e = parse_model_config(std::string("{") + base + R"(,"num_kv_heads":3})");
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().path == "model.num_kv_heads");
+  e = parse_model_config(std::string(R"({"text_config":{"num_key_value_heads":5},)") + base + "}");
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().path == "model.text_config.num_key_value_heads");
+  CHECK(model(std::string("{") + base + R"(,"num_key_value_heads":1})").num_kv_heads == 1);
+  CHECK(model(std::string("{") + base + R"(,"num_key_value_heads":8})").num_kv_heads == 8);
+}
+
 TEST_CASE("bytes_per_param given explicitly wins over the dtype") {
   CHECK(model(R"({"num_hidden_layers":2,"hidden_size":64,"num_attention_heads":8,"torch_dtype":"float32",
                   "bytes_per_param":1})")

@@ -128,6 +128,16 @@ TEST_CASE("shapes the reference still prices come with warnings") {
   r = price(request(R"({"decode_requests":[{"progress_index":10}]})", R"("tp":16,)"));
   CHECK(has_warning(r, "tp_above_kv_heads"));
   CHECK(has_warning(r, "decode_tp_nearest"));
+  r = price(request(R"({"decode_requests":[{"progress_index":10}]})", R"("tp":12,)"));
+  CHECK(has_warning(r, "tp_does_not_divide_kv_heads"));  // 8 KV heads: neither splits nor replicates
+  CHECK(!has_warning(r, "tp_above_kv_heads"));
+  r = price(request(R"({"decode_requests":[{"progress_index":10}]})", R"("tp":64,)"));
+  CHECK(has_warning(r, "tp_does_not_divide_heads"));  // 32 heads
+  CHECK(!has_warning(r, "tp_does_not_divide_kv_heads"));
+  r = price(request(R"({"decode_requests":[{"progress_index":10}]})", R"("tp":8,)"));
+  CHECK(!has_warning(r, "tp_does_not_divide_heads"));
+  CHECK(!has_warning(r, "tp_does_not_divide_kv_heads"));
+  CHECK(!has_warning(r, "tp_above_kv_heads"));
   r = price(request(prefill(0, 1)));
   CHECK(has_warning(r, "prefill_one_token"));
   CHECK(has_warning(r, "gemm_m_below_table"));

@@ -31,6 +31,32 @@ test('a bad field shows an error in the page\'s words; the summary echoes no inv
   await page.close();
 });
 
+test('shapes and TP degrees vLLM refuses are said so: errors from the core, warnings at the TP field', async () => {
+  const page = await openPage(env.browser, env.base);
+  const before = await shownStepTime(page);
+  await page.fill('input[name="num_key_value_heads"]', '48');
+  await settle(page);
+  assert.equal(await page.locator('#model-panel [data-testid="error"]').textContent(),
+    'Model: KV heads (48) must divide attention heads (32): each KV head serves an equal group of query heads.');
+  assert.equal(await shownStepTime(page), before, 'nothing is priced from it');
+  await page.fill('input[name="num_key_value_heads"]', '5');
+  await settle(page);
+  assert.match(await page.locator('#model-panel [data-testid="error"]').textContent(), /KV heads \(5\) must divide/);
+  await page.fill('input[name="num_key_value_heads"]', '8');
+  for (const [tp, words] of [['12', /TP 12 and the 8 KV heads do not divide one another: vLLM refuses/], ['3', /TP 3 does not divide the 32 attention heads: vLLM refuses/],
+    ['64', /TP 64 is more than the 32 attention heads: vLLM refuses/]]) {
+    await page.fill('#tp', tp);
+    await page.waitForFunction((t) => new URLSearchParams(location.hash.slice(1)).get('tp') === t, tp);
+    assert.match(await page.getByTestId('tp-warning').textContent(), words);
+  }
+  await page.fill('#tp', '8');
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('tp') === '8');
+  assert.equal(await page.getByTestId('tp-warning').isVisible(), false);
+  // bytes/param says what it does in this mode, and that this compute-bound step does not change.
+  assert.match(await page.getByTestId('bytes-note').textContent(), /memory traffic only .*does not change/);
+  await page.close();
+});
+
 test('"1,000" and "2_048" are numbers', async () => {
   const page = await openPage(env.browser, env.base);
   const before = await shownStepTime(page);

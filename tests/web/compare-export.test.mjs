@@ -1,0 +1,115 @@
+// A/B comparison (pin A, change anything, both priced with the difference per phase
+// and per operator, A in the share link) and exports (CSV of the breakdown, lookups,
+// sweeps and comparison; each chart as SVG and PNG), checked by their content.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { start, openPage, cliStepTime, pageRequest } from './helpers.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env?.close(); });
+
+const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
+
+/** Clicks `locator` and returns the downloaded file's bytes and name. */
+async function downloaded(page, locator) {
+  const [file] = await Promise.all([page.waitForEvent('download'), locator.click()]);
+  return { name: file.suggestedFilename(), bytes: readFileSync(await file.path()) };
+}
+/** CSV text -> rows of fields (the files quote only plain fields here). */
+const parseCsv = (text) => text.trimEnd().split('\r\n').map((line) => line.split(','));
+
+test('pin A, change the TP: both priced as the CLI prices them, the difference per phase, A in the link', async () => {
+  const page = await openPage(env.browser, env.base);
+  const requestA = await pageRequest(page);
+  await page.getByTestId('pin-a').click();
+  await page.fill('#tp', '2');
+  await page.waitForFunction(() => /TP 1 → 2/.test(document.querySelector('[data-testid="compare-diff"]')?.textContent));
+  await settle(page);
+  const requestB = await pageRequest(page);
+  const table = page.getByTestId('compare-table');
+  const cells = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  const step = cells.find((r) => r[0] === 'Step');
+  const [a, b] = [cliStepTime(requestA), cliStepTime(requestB)];
+  assert.notEqual(a, b);
+  assert.ok(step[1].startsWith((a / 1000).toFixed(1)), `A ${step[1]} vs CLI ${a} µs`);
+  assert.ok(step[2].startsWith((b / 1000).toFixed(1)), `B ${step[2]} vs CLI ${b} µs`);
+  assert.match(step[3], b < a ? /^−/ : /^\+/);
+  for (const phase of ['Prefill compute', 'Decode compute', 'CPU overhead', 'Prefill memory']) {
+    assert.ok(cells.some((r) => r[0] === phase), `no ${phase} row`);
+  }
+  assert.ok(cells.some((r) => r[0] === 'attention'), 'parts of a phase are compared too');
+  assert.equal(Number(await page.getAttribute('[data-testid="step-time-us"]', 'value')), b, 'B is the step shown');
+  // The link holds A; opened elsewhere it shows the same comparison.
+  const link = page.url();
+  assert.match(link, /&a=v%3D1%26m%3Dllama-3\.1-8b-instruct%26g%3DH100%26tp%3D1%26/);
+  const again = await openPage(env.browser, link);
+  await again.getByTestId('compare-table').waitFor();
+  assert.deepEqual(await again.getByTestId('compare-table').locator('tbody tr').first()
+    .evaluate((tr) => [...tr.children].map((c) => c.textContent)), step);
+  // The comparison exports as CSV with µs figures.
+  const csv = parseCsv((await downloaded(again, again.locator('#compare-section [data-export="csv"]'))).bytes.toString());
+  assert.deepEqual(csv[0], ['bar', 'part', 'a_us', 'b_us', 'b_minus_a_us']);
+  assert.deepEqual(csv[1].slice(0, 4).map((v, i) => (i < 2 ? v : Number(v))), ['Step', 'step time', a, b]);
+  await again.getByTestId('unpin-a').click();
+  await again.waitForFunction(() => !/&a=/.test(location.hash));
+  assert.equal(await again.locator('#compare-section').isVisible(), false);
+  assert.deepEqual([...page.problems, ...again.problems], []);
+  await page.close();
+  await again.close();
+});
+
+test('a bad pinned A in a link is an error that names it', async () => {
+  const page = await env.browser.newPage();
+  await page.goto(`${env.base}#v=1&m=llama-3.1-8b-instruct&tp=1&p=0.2048&d=100&a=${encodeURIComponent('v=1&m=llama-3.1-8b-instruct&tp=0&d=5')}`);
+  await page.waitForSelector('#link-error [data-testid="error"]');
+  assert.match(await page.textContent('#link-error'), /pinned A cannot be priced: TP degree must be at least 1/);
+  await page.close();
+});
+
+test('CSV exports of the breakdown, the lookup table and a sweep hold the priced values', async () => {
+  const page = await openPage(env.browser, env.base);
+  const request = await pageRequest(page);
+  const us = cliStepTime(request);
+  await page.waitForFunction(() => document.querySelectorAll('svg.line').length === 3 && document.querySelector('table.lookups'));
+
+  const breakdown = await downloaded(page, page.locator('[aria-label="Export the breakdown"] [data-export="csv"]'));
+  assert.equal(breakdown.name, 'stepcalc-breakdown.csv');
+  const rows = parseCsv(breakdown.bytes.toString());
+  assert.deepEqual(rows[0], ['bar', 'part', 'time_us', 'share_of_bar', 'binds']);
+  assert.equal(rows[1][0], 'Step');
+  assert.ok(Math.abs(Number(rows[1][2]) - us) < 1e-6, `${rows[1][2]} vs ${us}`);
+  assert.ok(rows.some((r) => r[0] === 'Prefill compute' && r[1] === 'attention' && Number(r[2]) > 0));
+
+  const lookups = parseCsv((await downloaded(page, page.locator('[aria-label="Export the lookup table"] [data-export="csv"]'))).bytes.toString()
+    .replace(/"[^"]*"/g, (q) => q.replace(/,/g, ';')));
+  assert.deepEqual(lookups[0], ['where', 'shape', 'mfu', 'time_us', 'how', 'provenance', 'note']);
+  const shown = Number((await page.locator('#details summary h2').nth(1).textContent()).match(/\((\d+)\)/)[1]);
+  assert.equal(lookups.length - 1, shown, 'every lookup, not only the rows shown');
+
+  const sweep = parseCsv((await downloaded(page, page.locator('.sweep').first().locator('[data-export="csv"]'))).bytes.toString());
+  assert.deepEqual(sweep[0], ['prefill_tokens', 'step_time_us', 'bound', 'current']);
+  const current = sweep.find((r) => r[3] === 'yes');
+  assert.deepEqual([Number(current[0]), Number(current[1])], [2048, us]);
+  assert.ok(sweep.length >= 10);
+  await page.close();
+});
+
+test('charts export as standalone SVG (colours written in) and as PNG', async () => {
+  const page = await openPage(env.browser, env.base);
+  const svg = (await downloaded(page, page.locator('[aria-label="Export the breakdown"] [data-export="svg"]'))).bytes.toString();
+  assert.match(svg, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.doesNotMatch(svg, /class="/, 'no dependence on the page\'s stylesheet');
+  const fills = new Set([...svg.matchAll(/<rect [^>]*fill="(rgb\([^)]*\))"/g)].map((m) => m[1]));
+  assert.ok(fills.size >= 8, `bar colours: ${[...fills]}`);
+  assert.equal((svg.match(/<rect /g) || []).length - 1, await page.locator('svg.breakdown rect').count());
+  const sweepSvg = (await downloaded(page, page.locator('.sweep').nth(1).locator('[data-export="svg"]'))).bytes.toString();
+  assert.match(sweepSvg, /Step time \((ms|µs)\)/);
+  const png = await downloaded(page, page.locator('.sweep').nth(1).locator('[data-export="png"]'));
+  assert.equal(png.name, 'stepcalc-sweep-decode_batch.png');
+  assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  assert.ok(png.bytes.length > 2000);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
