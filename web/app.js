@@ -17,6 +17,7 @@ import { exportButtons } from './export-buttons.js';
 import { sweepTasks } from './sweeps.js';
 import { modesSection } from './modes.js';
 import { comparePanel } from './compare.js';
+import { renderRoofline } from './roofline.js';
 import { inUserWords } from './words.js';
 
 const embed = new URLSearchParams(location.search).get('embed') === '1';
@@ -74,7 +75,9 @@ async function main() {
     const { request, state, result } = good;
     secondaryStart = performance.now();
     drawn.sweeps = widthOf($('#sweeps'));
-    pending = [() => panels.compare.render(good), () => panels.modes.render(result), () => renderDetails(result, $('#details')),
+    const spec = (app.presets.gpu_specs || []).find((g) => g.name === state.gpu);
+    pending = [() => panels.compare.render(good), () => renderRoofline(result, spec, $('#roofline'), drawn.sweeps),
+      () => panels.modes.render(result), () => renderDetails(result, $('#details')),
       ...sweepTasks(calc, request, state, result, $('#sweeps'), drawn.sweeps)];
     secondary = setTimeout(runSecondary, 0);
   }
@@ -102,6 +105,7 @@ async function main() {
     try {
       result = calc.price(request);
     } catch (error) {
+      if (error.code === 'kernels_not_loaded' && !errors.length) return fetchKernels(request);
       if (!errors.some((e) => e.path === error.path)) errors.push({ path: error.path, message: error.message });
     }
     app.fields.show(errors.map((e) => ({ path: e.path, message: inUserWords(e.path, e.message) })));
@@ -123,6 +127,20 @@ async function main() {
       performance.mark('stepcalc:first-result');
     }
   }
+
+  // A GPU's measured kernel tables are fetched on first use; the step is priced again
+  // when they are in. A second refusal for the same GPU is shown as the error it is.
+  const fetching = new Map();
+  function fetchKernels(request) {
+    const key = `${request.gpu}|${request.kernels ?? ''}`;
+    $('#stale').textContent = `Loading the measured kernel tables for ${request.gpu}…`;
+    if (fetching.has(key)) return;
+    fetching.set(key, calc.loadKernels(request.gpu, request.kernels).then(() => app.changed(), (error) => {
+      app.fields.show([{ path: error.path || 'gpu', message: error.message }]);
+      $('#stale').textContent = `The kernel tables for ${request.gpu} did not load.`;
+    }));
+  }
+  app.kernels = (gpu, version) => calc.loadKernels(gpu, version);
 
   app.changed = () => {
     keepLink = false;

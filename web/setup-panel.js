@@ -5,9 +5,20 @@ import { HW_FIELDS } from './state.js';
 import { HW_LABELS } from './words.js';
 
 
+/** A GPU's name with its device: "B200 (NVIDIA B200 SXM 180GB)". */
+const gpuLabel = (presets, name) => {
+  const spec = (presets.gpu_specs || []).find((g) => g.name === name);
+  return spec?.device && spec.device !== name ? `${name} (${spec.device})` : name;
+};
+
 export function setupPanel(app, root) {
   const { presets } = app;
-  const gpu = h('select', { id: 'gpu' }, presets.gpus.map((g) => h('option', { value: g.name, text: g.name })));
+  const gpu = h('select', { id: 'gpu' }, presets.gpus.map((g) => h('option', { value: g.name, text: gpuLabel(presets, g.name) })));
+  // The measured kernel tables' version (vLLM release they were measured with), for
+  // the modes that price from them; '' is the GPU's default.
+  const kernels = h('select', { id: 'kernels' });
+  const kernelsField = h('label', { class: 'field' }, h('span', { class: 'label', text: 'Kernel tables' }), kernels,
+    h('small', { text: 'vLLM version measured' }));
   const tp = field('TP degree', { id: 'tp', 'data-kind': 'number' }, 'tensor-parallel GPUs');
   const mode = h('select', { id: 'mode' }, presets.modes.map((m) => h('option', { value: m, text: m })));
   const hw = {};
@@ -30,11 +41,16 @@ export function setupPanel(app, root) {
   root.append(
     h('div', { class: 'grid' },
       h('label', { class: 'field' }, h('span', { class: 'label', text: 'GPU' }), gpu), tp.wrap,
-      h('label', { class: 'field' }, h('span', { class: 'label', text: 'Mode' }), mode)),
+      h('label', { class: 'field' }, h('span', { class: 'label', text: 'Mode' }), mode), kernelsField),
     grid, h('div', { class: 'actions' }, reset));
   app.fields.add('gpu', gpu);
   app.fields.add('tp', tp.input);
   app.fields.add('mode', mode);
+  app.fields.add('kernels', kernels);
+  kernels.addEventListener('change', () => {
+    app.state.kernels = kernels.value;
+    app.changed();
+  });
 
   const gpuPreset = () => presets.gpus.find((g) => g.name === app.state.gpu);
   const markEdited = () => {
@@ -44,6 +60,7 @@ export function setupPanel(app, root) {
 
   gpu.addEventListener('change', () => {
     app.state.gpu = gpu.value;
+    app.state.kernels = '';
     render();
     app.changed();
   });
@@ -69,6 +86,13 @@ export function setupPanel(app, root) {
     gpu.value = s.gpu;
     if (![...mode.options].some((o) => o.value === s.mode)) mode.append(h('option', { value: s.mode, text: `${s.mode} (unknown)` }));
     mode.value = s.mode;
+    const spec = (presets.gpu_specs || []).find((g) => g.name === s.gpu);
+    const versions = spec?.kernels || [];
+    kernelsField.hidden = !versions.length;
+    kernels.replaceChildren(h('option', { value: '', text: spec ? `default (${spec.default_kernels})` : 'default' }),
+      ...versions.map((v) => h('option', { value: v, text: v })));
+    if (s.kernels && !versions.includes(s.kernels)) kernels.append(h('option', { value: s.kernels, text: `${s.kernels} (unknown)` }));
+    kernels.value = s.kernels || '';
     if (document.activeElement !== tp.input) tp.input.value = s.tp;
     const base = gpuPreset() || {};
     for (const key of HW_FIELDS) {

@@ -1,6 +1,7 @@
 // The page state, its request (the CLI's JSON format) and its compact URL form.
 //
-// State: { model: preset name | shape object, modelName, gpu, hw: {overrides}, tp,
+// State: { model: preset name | shape object, modelName, gpu, kernels (measured table
+//          version, '' for the GPU's default), hw: {overrides}, tp,
 //          mode, corrected: {switches, params} of the shown mode | null,
 //          prefill: [[cached, new]], decode: [[kv, tokens]] }
 // A field the user left invalid holds the typed text; the core then names its path.
@@ -16,7 +17,7 @@ export const NOTE_FIELDS = ['num_local_experts', 'n_routed_experts', 'num_expert
 
 export function defaultState() {
   return {
-    model: 'llama-3.1-8b-instruct', modelName: '', gpu: 'H100', hw: {}, tp: 1, mode: 'blis-v2',
+    model: 'llama-3.1-8b-instruct', modelName: '', gpu: 'H100', kernels: '', hw: {}, tp: 1, mode: 'blis-v2',
     corrected: null, prefill: [[0, 2048]],
     decode: Array.from({ length: 64 }, (_, i) => [512 + 64 * i, 1]),
   };
@@ -29,6 +30,7 @@ export function toRequest(state, mode = state.mode) {
   const req = { model: state.model };
   if (typeof state.model === 'object' && state.modelName) req.model_name = state.modelName;
   req.gpu = state.gpu;
+  if (state.kernels) req.kernels = state.kernels;
   if (Object.keys(state.hw).length) req.hardware = { ...state.hw };
   req.tp = state.tp;
   req.mode = mode;
@@ -70,13 +72,14 @@ function rows(list, path, keys, defaults) {
  */
 export function fromRequest(req) {
   if (!isObject(req)) fail('request', 'The request must be a JSON object.');
-  const known = ['model', 'gpu', 'hardware', 'tp', 'mode', 'step', 'corrected', 'model_name', 'id', 'tags', 'expected'];
+  const known = ['model', 'gpu', 'kernels', 'hardware', 'tp', 'mode', 'step', 'corrected', 'model_name', 'id', 'tags', 'expected'];
   for (const key of Object.keys(req)) if (!known.includes(key)) fail(key, `Unknown field "${key}".`);
   const s = defaultState();
   if (typeof req.model !== 'string' && !isObject(req.model)) fail('model', 'model must be a preset name or a config object.');
   s.model = req.model;
   s.modelName = typeof req.model_name === 'string' ? req.model_name : '';
   if (req.gpu !== undefined) s.gpu = String(req.gpu);
+  if (req.kernels !== undefined) s.kernels = String(req.kernels);
   if (req.hardware !== undefined) {
     if (!isObject(req.hardware)) fail('hardware', 'hardware must be an object.');
     for (const key of HW_FIELDS) if (req.hardware[key] !== undefined) s.hw[key] = req.hardware[key];
@@ -146,6 +149,7 @@ export function encodeHash(s, pinned = null) {
     if (s.modelName) q.push(['mn', s.modelName]);
   }
   q.push(['g', s.gpu]);
+  if (s.kernels) q.push(['k', s.kernels]);
   for (const [short, long] of Object.entries(HW_KEYS)) if (s.hw[long] !== undefined) q.push([short, String(s.hw[long])]);
   q.push(['tp', String(s.tp)], ['mode', s.mode]);
   if (s.corrected) q.push(['cr', JSON.stringify(s.corrected)]);
@@ -201,6 +205,7 @@ export function decodeHash(hash) {
     s.modelName = params.get('mn') ?? '';
   } else if (params.has('m')) s.model = params.get('m');
   if (params.has('g')) s.gpu = params.get('g');
+  if (params.has('k')) s.kernels = params.get('k');
   for (const [short, long] of Object.entries(HW_KEYS)) {
     if (!params.has(short)) continue;
     const v = Number(params.get(short));

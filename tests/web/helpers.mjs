@@ -1,4 +1,4 @@
-// Shared by the page tests and measure.mjs: the static server in-process, headless
+// Shared by the page tests: the static server in-process, headless
 // Chromium, the CLI, and a page that records console errors.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
