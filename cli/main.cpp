@@ -3,9 +3,12 @@
 //   stepcalc sweep AXIS V1,V2,... [FILE|-]   step times of variants of one request
 //   stepcalc conformance FILE                check expected step times, "N passed, M failed"
 //   stepcalc presets                         models, GPUs and modes
+//   stepcalc catalogue                       modes, switches, parameters, axes, limits, GPUs
+//   stepcalc resolve-model [FILE|-]          a preset name or config.json resolved, with notes
+// Exit codes: 0 success, 1 conformance mismatches, 2 bad input or usage. Every error
+// prints one line for people on stderr and its JSON object on stdout.
 // Option anywhere: --kernels DIR, the measured kernel packs to load (default: the
 // build's kernels directory, else kernels/ next to the executable; docs/KERNELS.md).
-// Exit codes: 0 success, 1 conformance mismatches, 2 bad input or usage.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "api.h"
+#include "catalogue.h"
 #include "conformance.h"
 #include "input_limits.h"
 #include "io/printable_text.h"
@@ -30,12 +34,19 @@
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: stepcalc [--kernels DIR] price [--mode NAME] [FILE|-]\n"
-    "       stepcalc sweep AXIS V1,V2,... [FILE|-]   (AXIS: prefill_tokens, decode_batch, decode_kv, tp)\n"
-    "       stepcalc conformance FILE\n"
-    "       stepcalc presets\n"
-    "       stepcalc version\n";
+std::string usage_text() {
+  std::string axes;
+  for (const stepcalc::SweepAxis& a : stepcalc::sweep_axes()) axes += (axes.empty() ? "" : ", ") + std::string(a.name);
+  return "usage: stepcalc [--kernels DIR] price [--mode NAME] [FILE|-]\n"
+         "       stepcalc sweep AXIS V1,V2,... [FILE|-]   (AXIS: " +
+         axes +
+         ")\n"
+         "       stepcalc conformance FILE\n"
+         "       stepcalc presets\n"
+         "       stepcalc catalogue\n"
+         "       stepcalc resolve-model [FILE|-]          (a quoted preset name or a config.json)\n"
+         "       stepcalc version\n";
+}
 
 /// Reads FILE or stdin ("-"), at most one byte past the document limit: the core
 /// refuses anything longer, so reading on would only cost memory and time. False when
@@ -53,10 +64,15 @@ bool read_input(const std::string& name, std::string* out) {
   return !failed;
 }
 
+/// The one line for people on stderr: "stepcalc: PATH: message [code]" (plus `suffix`).
+void say(const stepcalc::Error& e, const std::string& suffix = "") {
+  std::cerr << "stepcalc: " << stepcalc::printable_text((e.path.empty() ? "" : e.path + ": ") + e.message) << " ["
+            << e.code << "]" << suffix << "\n";
+}
+
 int fail(const stepcalc::Error& e) {
   std::cout << stepcalc::error_to_json(e) << "\n";
-  std::cerr << "stepcalc: " << stepcalc::printable_text((e.path.empty() ? "" : e.path + ": ") + e.message) << " ["
-            << e.code << "]\n";
+  say(e);
   return 2;
 }
 
@@ -96,7 +112,7 @@ std::string default_kernel_dir(const char* argv0) {
 }
 
 int usage() {
-  std::cerr << kUsage;
+  std::cerr << usage_text();
   return 2;
 }
 
@@ -117,7 +133,15 @@ int cmd_price(const std::vector<std::string>& args, const stepcalc::KernelRegist
   auto priced = stepcalc::price_document(text, mode, kernels);
   if (!priced) return fail(priced.error());
   std::cout << priced->json << "\n";
-  return priced->failures > 0 ? 2 : 0;
+  if (priced->failures == 0) return 0;
+  stepcalc::Error first = priced->first_failure;
+  // A pricing error of an array element names its field, not the element: say which.
+  const std::string element = "[" + std::to_string(priced->first_failure_index) + "]";
+  const bool is_array = !priced->json.empty() && priced->json[0] == '[';
+  if (is_array && first.path.rfind(element, 0) != 0)
+    first.path = element + (first.path.empty() ? "" : "." + first.path);
+  say(first, priced->failures > 1 ? " (and " + std::to_string(priced->failures - 1) + " more failed)" : "");
+  return 2;
 }
 
 int cmd_sweep(const std::vector<std::string>& args, const stepcalc::KernelRegistry& kernels) {
@@ -136,6 +160,17 @@ int cmd_sweep(const std::vector<std::string>& args, const stepcalc::KernelRegist
   auto swept = stepcalc::sweep_json(text, args[0], values, kernels);
   if (!swept) return fail(swept.error());
   std::cout << swept.value() << "\n";
+  return 0;
+}
+
+int cmd_resolve_model(const std::vector<std::string>& args) {
+  if (args.size() > 1) return usage();
+  const std::string file = args.empty() ? "-" : args[0];
+  std::string text;
+  if (!read_input(file, &text)) return fail({"io_error", "", "Cannot read " + file + "."});
+  auto resolved = stepcalc::resolve_model_json(text);
+  if (!resolved) return fail(resolved.error());
+  std::cout << resolved.value() << "\n";
   return 0;
 }
 
@@ -184,12 +219,17 @@ int main(int argc, char** argv) {
     std::cout << stepcalc::presets_json() << "\n";
     return 0;
   }
+  if (command == "catalogue" && args.empty()) {
+    std::cout << stepcalc::catalogue_json() << "\n";
+    return 0;
+  }
+  if (command == "resolve-model") return cmd_resolve_model(args);
   if (command == "version" || command == "--version") {
     std::cout << "stepcalc " << stepcalc::version() << "\n";
     return 0;
   }
   if (command == "--help" || command == "-h" || command == "help") {
-    std::cout << kUsage;
+    std::cout << usage_text();
     return 0;
   }
   return usage();

@@ -9,6 +9,7 @@
 #include "input_limits.h"
 #include "io/json_writer.h"
 #include "io/kernel_catalogue_json.h"
+#include "io/model_json.h"
 #include "io/request_json.h"
 #include "io/result_json.h"
 #include "io/result_json_measured.h"
@@ -57,13 +58,26 @@ Expected<std::string> price_request(const Request& request, const KernelRegistry
   return json;
 }
 
+const SweepAxis* find_sweep_axis(const std::string& name) {
+  for (const SweepAxis& a : sweep_axes())
+    if (name == a.name) return &a;
+  return nullptr;
+}
+
+std::string sweep_axis_names() {
+  std::string out;
+  for (const SweepAxis& a : sweep_axes()) out += (out.empty() ? "" : ", ") + std::string(a.name);
+  return out;
+}
+
 bool apply_sweep_value(Request* r, const std::string& axis, int64_t v) {
   Step& s = r->step;
   if (axis == "prefill_tokens") {
     if (s.prefill.empty()) s.prefill.push_back({0, 0});
     s.prefill.front().new_tokens = v;
   } else if (axis == "decode_batch") {
-    const std::vector<DecodeRequest> base = s.decode.empty() ? std::vector<DecodeRequest>{{1024, 1}} : s.decode;
+    const std::vector<DecodeRequest> base =
+        s.decode.empty() ? std::vector<DecodeRequest>{{kSweepDefaultDecodeKv, 1}} : s.decode;
     s.decode.resize(static_cast<size_t>(v));
     for (size_t i = 0; i < s.decode.size(); ++i) s.decode[i] = base[i % base.size()];
   } else if (axis == "decode_kv") {
@@ -78,6 +92,16 @@ bool apply_sweep_value(Request* r, const std::string& axis, int64_t v) {
 }
 
 }  // namespace
+
+const std::vector<SweepAxis>& sweep_axes() {
+  static const std::vector<SweepAxis> kAxes = {
+      {"prefill_tokens", "tokens", 0, limits::kMaxTokens},
+      {"decode_batch", "requests", 1, limits::kMaxRequestsPerStep},
+      {"decode_kv", "tokens", 0, limits::kMaxTokens},
+      {"tp", "GPUs", 1, limits::kMaxTp},
+  };
+  return kAxes;
+}
 
 Expected<PricedDocument> price_document(std::string_view json, const std::string& mode_override) {
   return price_document(json, mode_override, no_kernels());
@@ -101,15 +125,20 @@ Expected<PricedDocument> price_document(std::string_view json, const std::string
                         "The results exceed " + std::to_string(limits::kMaxResultBytes >> 20) + " MiB before request " +
                             std::to_string(index) + "; price the array in smaller parts.");
     ++index;
+    auto note_failure = [&](const Error& e) {
+      if (out.failures++ > 0) return;
+      out.first_failure = e;
+      out.first_failure_index = index - 1;
+    };
     if (!parsed) {
-      ++out.failures;
+      note_failure(parsed.error());
       w.raw(error_to_json(parsed.error()));
       continue;
     }
     Request request = parsed.value();
     if (!mode_override.empty()) request.mode = mode_override;
     auto priced = price_request(request, kernels);
-    if (!priced) ++out.failures;
+    if (!priced) note_failure(priced.error());
     w.raw(priced ? priced.value() : error_to_json(priced.error(), request.id, request.has_id));
   }
   if (batch->is_array) w.end_array();
@@ -134,18 +163,19 @@ Expected<std::string> sweep_json(std::string_view json, const std::string& axis,
   auto parsed = parse_request(json);
   if (!parsed) return parsed.error();
   if (values.size() > limits::kMaxSweepPoints)
-    return make_error("out_of_range", "values", "A sweep may have at most 100000 points.");
+    return make_error("out_of_range", "values",
+                      "A sweep may have at most " + std::to_string(limits::kMaxSweepPoints) + " points.");
   const Request base = parsed.value();
-  Request probe = base;
-  if (!apply_sweep_value(&probe, axis, 1))
+  const SweepAxis* axis_info = find_sweep_axis(axis);
+  if (axis_info == nullptr)
     return make_error(
         "invalid_value", "axis",
-        "Unknown sweep axis '" + utf8_prefix(axis, 64) + "'; axes: prefill_tokens, decode_batch, decode_kv, tp.");
+        "Unknown sweep axis '" + utf8_prefix(axis, limits::kMaxEchoBytes) + "'; axes: " + sweep_axis_names() + ".");
+  Request probe = base;
+  apply_sweep_value(&probe, axis, 1);
   const MfuTables& tables = embedded_h100_tables();
-  const int64_t min = axis == "tp" || axis == "decode_batch" ? 1 : 0;
-  const int64_t max = axis == "tp"             ? limits::kMaxTp
-                      : axis == "decode_batch" ? limits::kMaxRequestsPerStep
-                                               : limits::kMaxTokens;
+  const int64_t min = axis_info->min;
+  const int64_t max = axis_info->max;
   auto in_range = [&](double v) {
     return std::isfinite(v) && v == std::trunc(v) && v >= static_cast<double>(min) && v <= static_cast<double>(max);
   };
@@ -223,34 +253,19 @@ std::string presets_json() {
     auto m = model_preset(name);
     w.begin_object().field("name", name);
     if (m) {
-      w.field("num_hidden_layers", m->num_layers)
-          .field("hidden_size", m->hidden_size)
-          .field("num_attention_heads", m->num_heads)
-          .field("num_key_value_heads", m->num_kv_heads)
-          .field("intermediate_size", m->intermediate_size)
-          .field("bytes_per_param", m->bytes_per_param)
-          .field("vocab_size", m->vocab_size)
-          .field("torch_dtype", m->dtype);
+      write_model_shape(w, m.value());
+      w.field("torch_dtype", m->dtype);
       w.key("notes").begin_array();
       for (const Warning& n : m->notes) w.value(n.message);
       w.end_array();
     }
     w.end_object();
   }
-  w.end_array().key("gpus").begin_array();
-  for (const std::string& gpu : gpu_names()) {
-    auto h = hardware_preset(gpu);
-    w.begin_object()
-        .field("name", gpu)
-        .field("TFlopsPeak", h->tflops_peak)
-        .field("BwPeakTBs", h->bw_peak_tbs)
-        .field("bwEfficiencyFactor", h->bw_efficiency)
-        .field("perLayerOverhead", h->per_layer_overhead_us)
-        .end_object();
-  }
+  w.end_array().key("gpus");
+  write_gpu_presets(w);
   // The GPUs' constants (presets/gpus/) and the measured kernel tables built, with
   // their pack files and coverage (docs/KERNELS.md).
-  w.end_array().key("gpu_specs");
+  w.key("gpu_specs");
   write_gpu_specs(w);
   w.key("kernels");
   write_kernel_sets(w);
@@ -258,6 +273,12 @@ std::string presets_json() {
   for (const std::string& mode : mode_names()) w.value(mode);
   w.end_array().end_object();
   return w.take();
+}
+
+Expected<std::string> resolve_model_json(std::string_view model_json) {
+  auto model = parse_model_value(model_json, "model");
+  if (!model) return model.error();
+  return resolved_model_to_json(model.value());
 }
 
 const char* version() { return STEPCALC_VERSION; }

@@ -2,6 +2,7 @@
 // bindings are thin shells over these functions.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,8 +14,10 @@ namespace stepcalc {
 
 /// Result of pricing a document of one request or an array of them.
 struct PricedDocument {
-  std::string json;  ///< result object, or array of result/error objects in order
-  int failures = 0;  ///< elements that were errors
+  std::string json;                ///< result object, or array of result/error objects in order
+  int failures = 0;                ///< elements that were errors
+  Error first_failure;             ///< the first of them (for a one-line message), when failures > 0
+  size_t first_failure_index = 0;  ///< its position in an array document
 };
 
 /// Prices every request of `json`. `mode_override` (if non-empty) replaces each
@@ -29,12 +32,26 @@ Expected<PricedDocument> price_document(std::string_view json, const std::string
 Expected<std::string> price_json(std::string_view json);
 Expected<std::string> price_json(std::string_view json, const KernelRegistry& kernels);
 
-/// Sweep axes: "prefill_tokens" (new tokens of the first prefill request; one with
-/// no prefix is added if there is none), "decode_batch" (number of decode requests,
-/// the existing ones repeated in order; KV 1024 when there are none), "decode_kv"
-/// (every decode request's KV length; one is added if there is none), "tp".
-/// Returns a JSON array of {value, step_time_us, total_us, bound, prefill_s,
-/// decode_s} or {value, error} per point.
+/// KV length of the decode request a decode_batch sweep repeats when the step has none.
+constexpr int64_t kSweepDefaultDecodeKv = 1024;
+
+/// One axis a sweep may vary; values must be whole numbers in [min, max].
+struct SweepAxis {
+  const char* name;
+  const char* unit;
+  int64_t min;
+  int64_t max;
+};
+
+/// The sweep axes: prefill_tokens (new tokens of the first prefill request; one with no
+/// prefix is added if the step has none), decode_batch (the step's decodes repeated in
+/// order; kSweepDefaultDecodeKv when it has none), decode_kv (every decode's KV length;
+/// one is added if there is none), tp.
+const std::vector<SweepAxis>& sweep_axes();
+
+/// Prices the request once per value along `axis` (one of sweep_axes()). Returns a
+/// JSON array of {value, step_time_us, total_us, bound, prefill_s, decode_s} or
+/// {value, error} per point.
 Expected<std::string> sweep_json(std::string_view request_json, const std::string& axis,
                                  const std::vector<double>& values);
 Expected<std::string> sweep_json(std::string_view request_json, const std::string& axis,
@@ -42,6 +59,11 @@ Expected<std::string> sweep_json(std::string_view request_json, const std::strin
 
 /// {"models": [...], "gpus": [{name, TFlopsPeak, ...}], "modes": [...]}
 std::string presets_json();
+
+/// A request's `model` value (JSON text of a preset name or a config object) resolved
+/// without pricing anything: {preset, source, shape fields, head_dim, torch_dtype,
+/// notes: [{code, message}]}; errors have paths from "model".
+Expected<std::string> resolve_model_json(std::string_view model_json);
 
 /// Library version (CMake project version).
 const char* version();

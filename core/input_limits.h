@@ -27,6 +27,7 @@ constexpr double kMaxBwPeakTBs = 1e4;
 constexpr double kMaxPerLayerOverheadUs = 1e6;  ///< hardware.perLayerOverhead, us per layer
 constexpr size_t kMaxStringBytes = 1024;        ///< id, model_name, each tag
 constexpr size_t kMaxTags = 64;
+constexpr size_t kMaxEchoBytes = 64;           ///< user text (a key, a name) quoted in an error message
 constexpr size_t kMaxBatch = 10000;            ///< requests in one JSON array (too_many_requests)
 constexpr size_t kMaxResultBytes = 64u << 20;  ///< result JSON of one document (too_large)
 constexpr size_t kMaxSweepPoints = 100000;

@@ -15,8 +15,9 @@ ctest --test-dir build --output-on-failure
 echo "== core tests compiled to Wasm, under node"
 node build/wasm/stepcalc_tests_wasm.cjs --no-colors
 
-echo "== loader types (tsc)"
+echo "== loader types (tsc): usage, and the core's real results against wasm/stepcalc.d.ts"
 node node_modules/typescript/bin/tsc -p tests/types/tsconfig.json
+node tests/types/check-results.mjs
 
 echo "== Wasm module and page (node --test)"
 node --test --test-concurrency=1 tests/wasm/ tests/web/

@@ -17,8 +17,12 @@ const cli = cliArg > 0 ? process.argv[cliArg + 1] : process.env.STEPCALC_CLI || 
 const dataDir = join(root, 'data', 'calibration');
 const docsDir = join(root, 'docs');
 
-const SWITCHES = ['decode_harmonic_mean', 'decode_attention_latency', 'prefill_attention_length', 'gemm_roofline',
-  'tp_allreduce', 'cpu_overhead', 'fused_mixed_batch'];
+/** The corrected switches, from the core's catalogue (never retyped here). */
+function switchNames() {
+  const run = spawnSync(cli, ['catalogue'], { encoding: 'utf8' });
+  if (run.error || run.status !== 0) throw new Error(`cannot run ${cli} catalogue (build it first: cmake --build build)`);
+  return JSON.parse(run.stdout).corrected.switches.map((s) => s.name);
+}
 
 function priceAllFull(requests) {
   const run = spawnSync(cli, ['price'], { input: JSON.stringify(requests), maxBuffer: 1 << 30, encoding: 'utf8' });
@@ -119,6 +123,7 @@ function main() {
     heldOut: heldOut(rows, measured, gpu, counts, statsOf),
     ablation: operatorAblation(measuredResults, measured, statsOf),
   };
+  const SWITCHES = switchNames();
   const ablation = SWITCHES.map((name) => {
     const p = priceAll(requests.map((r) => ({ ...r, mode: 'corrected', corrected: { switches: { [name]: false } } })));
     return { name, ...table(rows, measured, { off: p })[0].off };

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api.h"
+#include "catalogue.h"
 #include "input_limits.h"
 #include "io/kernel_catalogue_json.h"
 #include "kernels/kernel_registry.h"
@@ -60,14 +61,12 @@ Outcome add_kernel_pack(const std::string& bytes) {
 
 std::string presets() { return stepcalc::presets_json(); }
 
-/// The input limits the loader checks before copying anything into the module
-/// (docs/INPUT.md), so a 1 GB string is refused in JavaScript, not after a copy.
-struct Limits {
-  double document_bytes = static_cast<double>(stepcalc::limits::kMaxDocumentBytes);
-  double string_bytes = static_cast<double>(stepcalc::limits::kMaxStringBytes);
-  double sweep_points = static_cast<double>(stepcalc::limits::kMaxSweepPoints);
-};
-Limits limits() { return Limits{}; }
+/// The catalogue (limits, modes, axes, ...): the loader reads its limits once, so a
+/// 1 GB string is refused in JavaScript, not after a copy.
+std::string catalogue() { return stepcalc::catalogue_json(); }
+
+Outcome resolve_model(const std::string& model_json) { return from(stepcalc::resolve_model_json(model_json)); }
+
 std::string version() { return stepcalc::version(); }
 
 }  // namespace
@@ -79,15 +78,12 @@ EMSCRIPTEN_BINDINGS(stepcalc) {
       .field("code", &Outcome::code)
       .field("path", &Outcome::path)
       .field("message", &Outcome::message);
-  emscripten::value_object<Limits>("Limits")
-      .field("documentBytes", &Limits::document_bytes)
-      .field("stringBytes", &Limits::string_bytes)
-      .field("sweepPoints", &Limits::sweep_points);
-  emscripten::function("limits", &limits);
   emscripten::function("price", &price);
   emscripten::function("priceDocument", &price_document);
   emscripten::function("sweep", &sweep);
   emscripten::function("presets", &presets);
   emscripten::function("addKernelPack", &add_kernel_pack);
+  emscripten::function("catalogue", &catalogue);
+  emscripten::function("resolveModel", &resolve_model);
   emscripten::function("version", &version);
 }

@@ -88,11 +88,11 @@ export interface Request {
   hardware?: HardwareOverrides;
   tp?: number;
   mode?: Mode;
-  corrected?: CorrectedOptions;
   /** Measured mode: "fp8" runs the weights in FP8; "none" (default) the checkpoint's own. */
-  quantization?: 'fp8' | 'none';
+  quantization?: 'none' | 'fp8';
   /** Measured mode: the KV-cache dtype as vLLM names it; "auto" (default) is the model's. */
-  kv_cache_dtype?: 'auto' | 'fp8' | 'fp8_e4m3' | 'fp8_e5m2';
+  kv_cache_dtype?: 'auto' | 'bf16' | 'bfloat16' | 'fp8' | 'fp8_e4m3' | 'fp8_e5m2';
+  corrected?: CorrectedOptions;
   id?: string;
   model_name?: string;
   tags?: string[];
@@ -117,8 +117,18 @@ export interface GemmTerm {
   compute_s_per_layer: number;
   weight_floor_s_per_layer: number;
   floor_won: boolean;
+  /** gemm_roofline: the measured kernel's time at this M scaled to (k, n), per layer. */
+  kernel_floor_s_per_layer?: number;
   time_s: number;
-  lookup: Provenance & { table_pair: [number, number]; pair_exact: boolean; m_rows: [number, number] };
+  lookup: Provenance & {
+    table_pair: [number, number];
+    pair_exact: boolean;
+    /** No measured pair covers the shape: the largest one was used. */
+    pair_largest?: boolean;
+    m_rows: [number, number];
+    /** Position between the two M rows (0..1). */
+    m_rows_t?: number;
+  };
 }
 
 export interface MemoryBytes {
@@ -148,7 +158,7 @@ export interface PrefillBucket {
   attn_core_flops: number;
   attn_core_time_s: number;
   gemm_time_s: number;
-  attn_lookup: Provenance & { table: string; seq_rows: [number, number] };
+  attn_lookup: Provenance & { table: string; seq_rows: [number, number]; seq_rows_t?: number };
   gemms: GemmTerm[];
 }
 
@@ -158,6 +168,9 @@ export interface DecodeLookup extends Provenance {
   mfu: number;
   bs_rows: [number, number];
   kv_rows: [number, number];
+  /** Positions between the two batch / KV rows (0..1). */
+  bs_rows_t?: number;
+  kv_rows_t?: number;
 }
 
 /** The reference's flat breakdown (field for field as in the conformance files). */
@@ -211,18 +224,7 @@ export interface Result {
   };
   /** Measured mode only: every operator of the step (docs/RESULT.md, "measured"). */
   measured?: MeasuredSection;
-  model: {
-    name: string;
-    source: string;
-    num_hidden_layers: number;
-    hidden_size: number;
-    num_attention_heads: number;
-    num_key_value_heads: number;
-    intermediate_size: number;
-    bytes_per_param: number;
-    vocab_size: number;
-    head_dim: number;
-  };
+  model: ModelShape & { name: string; source: string };
   hardware: Required<HardwareOverrides> & { gpu: string };
   tp: number;
   warnings: Warning[];
@@ -289,8 +291,8 @@ export type SweepPoint =
   | { value: number; step_time_us: number; total_us: number; bound: Result['bound']; prefill_s: number; decode_s: number }
   | { value: number; error: ErrorInfo };
 
-export interface ModelPreset {
-  name: string;
+/** A model's shape as the core resolves it (after the KV-head and FFN fallbacks). */
+export interface ModelShape {
   num_hidden_layers: number;
   hidden_size: number;
   num_attention_heads: number;
@@ -298,6 +300,11 @@ export interface ModelPreset {
   intermediate_size: number;
   bytes_per_param: number;
   vocab_size: number;
+  head_dim: number;
+}
+
+export interface ModelPreset extends ModelShape {
+  name: string;
   torch_dtype: string;
   notes: string[];
 }
@@ -351,10 +358,85 @@ export type KernelPart = 'gemm-bf16' | 'gemm-fp8' | 'attention-bf16' | 'attentio
 export interface Presets {
   models: ModelPreset[];
   /** The reference model's constants per GPU (blis-v2, corrected). */
-  gpus: Array<Required<HardwareOverrides> & { name: string }>;
+  gpus: GpuPreset[];
   gpu_specs: GpuSpec[];
   kernels: KernelSet[];
   modes: Mode[];
+}
+
+export type GpuPreset = Required<HardwareOverrides> & { name: string };
+
+/** A request's model resolved without pricing (resolveModel). */
+export interface ResolvedModel extends ModelShape {
+  /** The preset's canonical name, or null for a config object. */
+  preset: string | null;
+  /** "preset:NAME" or "config", for display. */
+  source: string;
+  /** The dtype name the bytes per parameter came from ("" when given explicitly). */
+  torch_dtype: string;
+  /** Config features the step model ignores (codes: Catalogue['model_config']['notes']). */
+  notes: Warning[];
+}
+
+/** The facts the core owns, exported once (catalogue()); nothing else retypes them. */
+export interface Catalogue {
+  version: string;
+  modes: Array<{ name: Mode; description: string }>;
+  default_mode: Mode;
+  corrected: {
+    switches: Array<{ name: CorrectedSwitch; description: string }>;
+    params: Array<{ name: CorrectedParam; unit: string; default: number; min: number; max: number; description: string }>;
+  };
+  sweep: {
+    axes: Array<{ name: SweepAxis; unit: string; min: number; max: number }>;
+    /** KV length of the decode a decode_batch sweep adds when the step has none. */
+    default_decode_kv: number;
+    max_points: number;
+  };
+  request_fields: Array<keyof Request>;
+  /** The values an enum-like request field accepts. */
+  request_choices: { quantization: Array<NonNullable<Request['quantization']>>;
+    kv_cache_dtype: Array<NonNullable<Request['kv_cache_dtype']>> };
+  request_defaults: { gpu: string; tp: number; mode: Mode };
+  model_config: {
+    /** The resolved model's shape fields, in a fixed order. */
+    shape_fields: Array<keyof ModelConfig & keyof ResolvedModel>;
+    /** Notes a config may raise, with the config keys that raise them. */
+    notes: Array<{ code: string; keys: string[] }>;
+  };
+  dtypes: Array<{ name: string; bytes_per_param: number }>;
+  /** GPUs with the reference's MFU tables (blis-v2, corrected). */
+  gpus: GpuPreset[];
+  /** Every GPU's constants (presets/gpus/) and its measured kernel versions. */
+  gpu_specs: GpuSpec[];
+  /** The measured kernel sets built, per GPU and version. */
+  kernels: KernelSet[];
+  /** Input limits (docs/INPUT.md); beyond them a request is refused. */
+  limits: {
+    document_bytes: number;
+    json_depth: number;
+    config_depth: number;
+    requests_per_step: number;
+    tokens: number;
+    layers: number;
+    hidden_size: number;
+    intermediate_size: number;
+    heads: number;
+    vocab_size: number;
+    tp: number;
+    bytes_per_param: number;
+    tflops_peak_min: number;
+    tflops_peak_max: number;
+    bw_peak_tbs_min: number;
+    bw_peak_tbs_max: number;
+    per_layer_overhead_us_max: number;
+    string_bytes: number;
+    tags: number;
+    batch: number;
+    result_bytes: number;
+    sweep_points: number;
+    sweep_requests: number;
+  };
 }
 
 /**
@@ -368,7 +450,7 @@ export interface StepCalc {
   /** Prices one request (object or JSON text). Throws StepCalcError on bad input. */
   price(request: Request | string): Result;
   /** Prices several requests; a bad element becomes {error} in its slot. */
-  priceAll(requests: Array<Request | string>, options?: { mode?: Mode | '' }): Array<Result | { id?: string; error: ErrorInfo }>;
+  priceAll(requests: Request[], options?: { mode?: Mode | '' }): Array<Result | { id?: string; error: ErrorInfo }>;
   /** Prices `request` once per value of `axis`, in order. */
   sweep(request: Request | string, axis: SweepAxis, values: number[]): SweepPoint[];
   /** A fresh copy on every call: changing it affects no other caller. */
@@ -381,6 +463,10 @@ export interface StepCalc {
    * Pricing that needs tables not loaded throws kernels_not_loaded naming the GPU.
    */
   loadKernels(gpu: GpuName | string, version?: string, parts?: KernelPart[]): Promise<{ gpu: GpuName; version: string; parts: KernelPart[] }>;
+  /** A fresh copy on every call. */
+  catalogue(): Catalogue;
+  /** A preset name or config object resolved to the model the core prices. Throws StepCalcError. */
+  resolveModel(model: string | ModelConfig): ResolvedModel;
   version(): string;
 }
 
@@ -407,4 +493,6 @@ export function loadKernels(gpu: GpuName | string, version?: string, parts?: Ker
 export function price(request: Request | string): Promise<Result>;
 export function sweep(request: Request | string, axis: SweepAxis, values: number[]): Promise<SweepPoint[]>;
 export function presets(): Promise<Presets>;
+export function catalogue(): Promise<Catalogue>;
+export function resolveModel(model: string | ModelConfig): Promise<ResolvedModel>;
 export function version(): Promise<string>;

@@ -20,7 +20,6 @@ export class StepCalcError extends Error {
   }
 }
 
-const SWEEP_AXES = ['prefill_tokens', 'decode_batch', 'decode_kv', 'tp'];
 const inNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 let instance;
 // Kernel pack bytes by URL, shared by every instance and every concurrent loadKernels.
@@ -105,8 +104,10 @@ function fitsUtf8(text, limit) {
 }
 
 function wrap(core, drop, kernelsUrl) {
-  // The core's own limits, read once (wasm/bindings.cpp), never retyped here.
-  const limits = core.limits();
+  // The core's facts (limits, sweep axes, ...), read once, never retyped here.
+  const catalogueText = core.catalogue();
+  const { limits } = JSON.parse(catalogueText);
+  const sweepAxes = JSON.parse(catalogueText).sweep.axes.map((/** @type {{name: string}} */ a) => a.name);
   let presetsText;
   let broken = null;
   const packsAdded = new Set(); // files given to this instance
@@ -165,8 +166,8 @@ function wrap(core, drop, kernelsUrl) {
         else throw new StepCalcError('type_error', path, `${path} cannot be serialised as JSON: ${error.message}`);
       }
     }
-    if (text === null || !fitsUtf8(text, limits.documentBytes)) {
-      throw new StepCalcError('too_large', '', `The JSON document is longer than the limit of ${limits.documentBytes} bytes.`);
+    if (text === null || !fitsUtf8(text, limits.document_bytes)) {
+      throw new StepCalcError('too_large', '', `The JSON document is longer than the limit of ${limits.document_bytes} bytes.`);
     }
     return text;
   }
@@ -201,8 +202,8 @@ function wrap(core, drop, kernelsUrl) {
     }
     const { mode = '' } = options;
     if (typeof mode !== 'string') throw new StepCalcError('type_error', 'mode', 'mode must be a string.');
-    if (!fitsUtf8(mode, limits.stringBytes)) {
-      throw new StepCalcError('out_of_range', 'mode', `mode is longer than ${limits.stringBytes} bytes.`);
+    if (!fitsUtf8(mode, limits.string_bytes)) {
+      throw new StepCalcError('out_of_range', 'mode', `mode is longer than ${limits.string_bytes} bytes.`);
     }
     return mode;
   };
@@ -222,12 +223,12 @@ function wrap(core, drop, kernelsUrl) {
     },
     /** Prices `request` once per value along `axis`; one point per value, in order. */
     sweep(request, axis, values) {
-      if (!SWEEP_AXES.includes(axis)) {
-        throw new StepCalcError('invalid_value', 'axis', `axis must be one of ${SWEEP_AXES.join(', ')}.`);
+      if (!sweepAxes.includes(axis)) {
+        throw new StepCalcError('invalid_value', 'axis', `axis must be one of ${sweepAxes.join(', ')}.`);
       }
       if (!Array.isArray(values)) throw new StepCalcError('type_error', 'values', 'values must be an array of numbers.');
-      if (values.length > limits.sweepPoints) {
-        throw new StepCalcError('out_of_range', 'values', `A sweep may have at most ${limits.sweepPoints} points.`);
+      if (values.length > limits.sweep_points) {
+        throw new StepCalcError('out_of_range', 'values', `A sweep may have at most ${limits.sweep_points} points.`);
       }
       if (values.some((v) => typeof v !== 'number')) {
         throw new StepCalcError('type_error', 'values', 'values must be an array of numbers.');
@@ -243,6 +244,19 @@ function wrap(core, drop, kernelsUrl) {
      * once per page or process; concurrent calls share the reads.
      */
     loadKernels: (gpu, version, parts) => loadKernels(gpu, version, parts),
+    /**
+     * The facts the core owns (modes, corrected switches and parameters, sweep axes,
+     * request fields, model-config notes, dtypes, GPUs, limits): a fresh copy per call.
+     */
+    catalogue: () => JSON.parse(catalogueText),
+    /** A preset name or config object resolved to the model the core prices, with its notes. */
+    resolveModel(model) {
+      if (typeof model !== 'string' && (model === null || typeof model !== 'object' || Array.isArray(model))) {
+        throw new StepCalcError('type_error', 'model', 'model must be a preset name or a config object.');
+      }
+      const text = toJson(typeof model === 'string' ? JSON.stringify(model) : model, 'model');
+      return call(() => core.resolveModel(text));
+    },
     version: () => call(() => core.version()),
   });
 }
@@ -251,5 +265,7 @@ function wrap(core, drop, kernelsUrl) {
 export const price = async (request) => (await load()).price(request);
 export const sweep = async (request, axis, values) => (await load()).sweep(request, axis, values);
 export const presets = async () => (await load()).presets();
+export const catalogue = async () => (await load()).catalogue();
+export const resolveModel = async (model) => (await load()).resolveModel(model);
 export const version = async () => (await load()).version();
 export const loadKernels = async (gpu, version, parts) => (await load()).loadKernels(gpu, version, parts);

@@ -5,6 +5,7 @@
 import { load } from '../wasm/stepcalc.js';
 import { $, h, timeUs } from './dom.js';
 import { FieldRegistry } from './errors.js';
+import { useCatalogue } from './catalogue.js';
 import { defaultState, toRequest, encodeHash, clone } from './state.js';
 import { stateFromHash, stateFromRequest } from './link.js';
 import { modelPanel } from './model-panel.js';
@@ -34,6 +35,7 @@ function errorNote(text) {
 
 async function main() {
   const calc = await load({ baseUrl: new URL('wasm/', document.baseURI) });
+  useCatalogue(calc.catalogue());
   const app = { calc, presets: calc.presets(), state: defaultState(), pinned: null, fields: new FieldRegistry($('#errors')), embed };
   let scheduled = false;
   let good = null; // {state, request, result} of the last priced state

@@ -29,9 +29,8 @@ export function stateFromHash(calc, hash) {
       // The core checks a #json= request as written, before the page keeps only the
       // fields it shows: unknown fields, repeated keys, ids, tags and numbers that
       // JSON.parse would round are errors here exactly as in the CLI.
-      const checked = calc.price(decoded.text);
-      const preset = checked.model.source.match(/^preset:(.*)$/);
-      if (preset && typeof decoded.request.model === 'string') decoded.request.model = preset[1];
+      calc.price(decoded.text);
+      if (typeof decoded.request.model === 'string') decoded.request.model = calc.resolveModel(decoded.request.model).preset;
     }
     const s = decoded.state ? decoded.state : stateFromRequest(calc, decoded.request);
     if (decoded.state && typeof s.model === 'object') s.model = trimConfig(calc, s.model);

@@ -2,7 +2,7 @@
 // and a HuggingFace config.json pasted, opened or dropped onto the panel.
 import { h, field, parseTyped } from './dom.js';
 import { setFieldError, clearFieldError } from './errors.js';
-import { SHAPE_FIELDS, NOTE_FIELDS } from './state.js';
+import { shapeFields, noteFields } from './catalogue.js';
 import { SHAPE_LABELS } from './words.js';
 
 const CUSTOM = '__custom';
@@ -10,21 +10,21 @@ const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 /** A config reduced to the shape the core resolves plus its note keys; throws StepCalcError. */
 export function trimConfig(calc, config) {
-  const resolved = calc.price({ model: config, step: {} }).model;
+  const resolved = calc.resolveModel(config);
   const shape = {};
-  for (const key of SHAPE_FIELDS) shape[key] = resolved[key];
+  for (const key of shapeFields()) shape[key] = resolved[key];
   for (const view of [config, config.text_config]) {
     if (!isObject(view)) continue;
-    for (const key of NOTE_FIELDS) if (view[key] !== undefined) shape[key] = view[key];
+    for (const key of noteFields()) if (view[key] !== undefined) shape[key] = view[key];
   }
   return shape;
 }
 
 /** The preset whose shape and notes equal `shape` (a trimmed `config`), or ''. */
 export function matchingPreset(app, shape, config) {
-  const notes = (model) => JSON.stringify(app.calc.price({ model, step: {} }).warnings.map((w) => w.code).sort());
+  const notes = (model) => JSON.stringify(app.calc.resolveModel(model).notes.map((w) => w.code).sort());
   for (const p of app.presets.models) {
-    if (!SHAPE_FIELDS.every((k) => p[k] === shape[k])) continue;
+    if (!shapeFields().every((k) => p[k] === shape[k])) continue;
     try {
       if (notes(p.name) === notes(config)) return p.name;
     } catch {
@@ -46,7 +46,7 @@ export function modelPanel(app, root) {
   const shapeInputs = {};
   const bytesNote = h('small', { 'data-testid': 'bytes-note' });
   const grid = h('div', { class: 'grid' });
-  for (const key of SHAPE_FIELDS) {
+  for (const key of shapeFields()) {
     const { wrap, input } = field(SHAPE_LABELS[key], { 'data-kind': 'number', name: key });
     if (key === 'bytes_per_param') {
       input.inputMode = 'decimal';
@@ -71,7 +71,7 @@ export function modelPanel(app, root) {
 
   function presetShape(presetName) {
     const p = presets.models.find((m) => m.name === presetName);
-    return p && Object.fromEntries(SHAPE_FIELDS.map((k) => [k, p[k]]));
+    return p && Object.fromEntries(shapeFields().map((k) => [k, p[k]]));
   }
 
   function editShape(key, typed) {
@@ -159,7 +159,7 @@ export function modelPanel(app, root) {
     if (typeof m === 'string' && !known) select.append(h('option', { value: m, text: `${m} (unknown preset)` }));
     select.value = typeof m === 'string' ? m : CUSTOM;
     const shape = typeof m === 'string' ? presetShape(m) || {} : m;
-    for (const key of SHAPE_FIELDS) {
+    for (const key of shapeFields()) {
       const input = shapeInputs[key];
       if (document.activeElement !== input) input.value = shape[key] ?? '';
     }

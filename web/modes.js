@@ -2,26 +2,14 @@
 // model, all read from presets().modes and the results' `corrected` object.
 import { h, int, parseTyped, timeUs, deltaTime, deltaPct } from './dom.js';
 import { toRequest } from './state.js';
+import { catalogue } from './catalogue.js';
 
-const EXPLAIN = {
-  decode_harmonic_mean: 'Decode attention time is the sum of each request\'s own time, not total FLOPs at an arithmetic-mean MFU.',
-  decode_attention_latency: 'Decode attention from the measured kernel latency instead of MFU rounded to 3 decimals.',
-  prefill_attention_length: 'Prefill attention at each request\'s own length, not at a power-of-two bucket.',
-  gemm_roofline: 'GEMM MFU is relative to the FP8 peak the table was measured at; priced as a roofline.',
-  tp_allreduce: 'Adds the two NVLink all-reduces per layer that tensor parallelism needs.',
-  cpu_overhead: 'CPU cost per step and per request instead of 100 us per layer.',
-  fused_mixed_batch: 'A mixed step is one forward pass over all tokens, not max(prefill, decode).',
-};
+/** The core's one-line description of a corrected switch, or of a mode. */
+const explain = (name) => catalogue.corrected.switches.find((s) => s.name === name)?.description ?? '';
+const describeMode = (name) => catalogue.modes.find((m) => m.name === name)?.description ?? '';
 
-// What each mode is, in a line (docs: web/dist/docs/<page>.html, rendered from docs/).
-const MODES = {
-  'blis-v2': ['The reference step model, reproduced exactly: the H100 FP8 GEMM and attention MFU tables it ships, '
-    + 'max(prefill, decode) per step and 100 µs of CPU per layer.', 'REFERENCE-MODEL'],
-  corrected: ['blis-v2 with seven switches that each fix one of its documented weaknesses, and a CPU cost per step '
-    + 'and per request fitted on real vLLM steps.', 'CORRECTED-MODE'],
-  measured: ['The forward pass vLLM runs for this model, operator by operator, from measured vLLM kernel tables of '
-    + 'the chosen GPU, plus the CPU cost of a step.', ''],
-};
+// Each mode's page of docs (web/dist/docs/<page>.html, rendered from docs/).
+const MODE_DOCS = { 'blis-v2': 'REFERENCE-MODEL', corrected: 'CORRECTED-MODE', measured: 'MEASURED-MODE' };
 let accuracy; // docs/accuracy.json (npm run accuracy), fetched when the section first shows
 
 /** The modes in words, the measured error of each and which is the most accurate. */
@@ -30,7 +18,8 @@ function modesExplained(modes) {
   const note = h('p', { class: 'muted', 'data-testid': 'accuracy' });
   const fill = (acc) => {
     list.replaceChildren(...modes.flatMap((mode) => {
-      const [text, doc] = MODES[mode] || ['', ''];
+      const text = describeMode(mode);
+      const doc = MODE_DOCS[mode];
       const a = acc?.modes?.[mode];
       return [h('dt', {}, h('code', { text: mode }), a ? ` · ${a.mape.toFixed(2)}% mean error` : ''),
         h('dd', {}, text, doc ? [' ', h('a', { href: `web/dist/docs/${doc}.html`, target: '_blank', rel: 'noopener', text: 'How it works' })] : null)];
@@ -104,7 +93,7 @@ export function modesSection(app, root) {
       const box = h('input', { type: 'checkbox', name: `switch-${name}` });
       box.addEventListener('change', () => edit('switches', name, box.checked));
       boxes.set(name, box);
-      return h('label', { class: 'switch' }, box, ' ', h('code', { text: name }), h('small', { text: ` ${EXPLAIN[name] || ''}` }));
+      return h('label', { class: 'switch' }, box, ' ', h('code', { text: name }), h('small', { text: ` ${explain(name)}` }));
     });
     const paramList = Object.keys(settings.params || {}).map((name) => {
       const input = h('input', { type: 'text', inputmode: 'decimal', 'data-kind': 'number', name: `param-${name}` });

@@ -87,7 +87,7 @@ export function lookupsCsv(result) {
     }) };
 }
 
-/** The lookup table, the model and table notes, and the warnings. */
+/** The lookup table and the core's warnings (the page adds none of its own). */
 export function renderDetails(result, root) {
   const rows = lookupRows(result);
   const limit = root.dataset.allLookups === '1' ? rows.length : MAX_LOOKUP_ROWS;
@@ -99,19 +99,12 @@ export function renderDetails(result, root) {
       h('td', { 'data-label': 'Provenance' }, p.how && h('span', { class: `how how-${p.how.replace(/\W/g, '')}`, text: p.how }), ` ${p.detail}`,
         r.extra && h('em', { text: ` ${r.extra}` })));
   });
-  const notes = [];
-  if (result.attn_config_used !== result.attn_config_model) {
-    notes.push(`No attention table was measured for this model's shape ${result.attn_config_model} (heads-KV heads-head dim); the ${result.attn_config_used} table was used.`);
-  }
-  if (result.decode_mfu_tp_used !== undefined && result.decode_mfu_tp_used !== result.tp) {
-    notes.push(`Decode attention MFU was read from the TP ${result.decode_mfu_tp_used} table (TP ${result.tp} is not measured).`);
-  }
   const warnings = result.warnings || [];
   root.replaceChildren(
     h('details', { open: true }, h('summary', {}, h('h2', { text: `Warnings (${warnings.length})` })),
-      h('ul', { class: 'warnings' }, notes.map((n) => h('li', { text: n })),
+      h('ul', { class: 'warnings' },
         warnings.map((w) => h('li', { title: w.code, text: w.message }))),
-      !warnings.length && !notes.length ? h('p', { class: 'muted', text: 'None: every lookup hit measured data.' }) : null),
+      !warnings.length ? h('p', { class: 'muted', text: 'None: every lookup hit measured data.' }) : null),
     h('details', { open: true }, h('summary', {}, h('h2', { text: `Every table lookup (${rows.length})` })),
       exportButtons({ name: 'stepcalc-lookups', label: 'the lookup table', csv: () => lookupsCsv(result) }),
       h('div', {}, h('table', { class: 'lookups' },

@@ -6,14 +6,16 @@
 //          prefill: [[cached, new]], decode: [[kv, tokens]] }
 // A field the user left invalid holds the typed text; the core then names its path.
 
-export const LIMITS = { hashChars: 200000, rows: 65536, jsonChars: 1 << 20 };
+import { catalogue, shapeFields } from './catalogue.js';
+
+/** The page's own limits; `rows` is the core's requests-per-step limit. */
+export const LIMITS = {
+  hashChars: 200000,
+  jsonChars: 1 << 20,
+  get rows() { return catalogue.limits.requests_per_step; },
+};
 const HW_KEYS = { tf: 'TFlopsPeak', bw: 'BwPeakTBs', ef: 'bwEfficiencyFactor', oh: 'perLayerOverhead' };
 export const HW_FIELDS = Object.values(HW_KEYS);
-export const SHAPE_FIELDS = ['num_hidden_layers', 'hidden_size', 'num_attention_heads', 'num_key_value_heads',
-  'intermediate_size', 'vocab_size', 'bytes_per_param'];
-/** Config keys the core reads for its notes only (MoE, MLA, sliding window, head_dim). */
-export const NOTE_FIELDS = ['num_local_experts', 'n_routed_experts', 'num_experts', 'kv_lora_rank',
-  'sliding_window', 'use_sliding_window', 'head_dim'];
 
 export function defaultState() {
   return {
@@ -72,8 +74,12 @@ function rows(list, path, keys, defaults) {
  */
 export function fromRequest(req) {
   if (!isObject(req)) fail('request', 'The request must be a JSON object.');
-  const known = ['model', 'gpu', 'kernels', 'hardware', 'tp', 'mode', 'step', 'corrected', 'model_name', 'id', 'tags', 'expected'];
-  for (const key of Object.keys(req)) if (!known.includes(key)) fail(key, `Unknown field "${key}".`);
+  // Fields the core accepts that the page does not edit yet are refused, not dropped.
+  const notEdited = ['quantization', 'kv_cache_dtype'];
+  for (const key of Object.keys(req)) {
+    if (!catalogue.request_fields.includes(key)) fail(key, `Unknown field "${key}".`);
+    if (notEdited.includes(key)) fail(key, `The page does not edit "${key}" yet; price this request with the CLI or calc.price().`);
+  }
   const s = defaultState();
   if (typeof req.model !== 'string' && !isObject(req.model)) fail('model', 'model must be a preset name or a config object.');
   s.model = req.model;
@@ -143,8 +149,8 @@ export function encodeHash(s, pinned = null) {
   const q = [['v', '1']];
   if (typeof s.model === 'string') q.push(['m', s.model]);
   else {
-    q.push(['ms', SHAPE_FIELDS.map((k) => s.model[k] ?? '').join('_')]);
-    const notes = Object.keys(s.model).filter((k) => !SHAPE_FIELDS.includes(k));
+    q.push(['ms', shapeFields().map((k) => s.model[k] ?? '').join('_')]);
+    const notes = Object.keys(s.model).filter((k) => !shapeFields().includes(k));
     if (notes.length) q.push(['mx', JSON.stringify(Object.fromEntries(notes.map((k) => [k, s.model[k]])))]);
     if (s.modelName) q.push(['mn', s.modelName]);
   }
@@ -194,11 +200,11 @@ export function decodeHash(hash) {
   const s = defaultState();
   if (params.has('ms')) {
     const values = params.get('ms').split('_');
-    if (values.length !== SHAPE_FIELDS.length) fail('ms', `The link's model shape needs ${SHAPE_FIELDS.length} numbers.`);
+    if (values.length !== shapeFields().length) fail('ms', `The link's model shape needs ${shapeFields().length} numbers.`);
     const extra = params.has('mx') ? parseJson(params.get('mx'), 'mx') : {};
     if (!isObject(extra)) fail('mx', 'The model notes in the link must be an object.');
     s.model = { ...extra };
-    SHAPE_FIELDS.forEach((k, i) => {
+    shapeFields().forEach((k, i) => {
       if (values[i] !== '') s.model[k] = Number(values[i]);
       if (Number.isNaN(s.model[k])) fail('ms', `The link's ${k} is not a number.`);
     });

@@ -4,6 +4,7 @@
 import { h, field, parseTyped, int } from './dom.js';
 import { setFieldError, clearFieldError } from './errors.js';
 import { LIMITS } from './state.js';
+import { catalogue } from './catalogue.js';
 import { rowGrid } from './row-grid.js';
 
 const P = 'step.prefill_requests';
@@ -30,8 +31,8 @@ export function stepEditor(app, root) {
   const dTo = field('to KV (optional)', { value: '', 'data-bulk': 'decode-kv-to', placeholder: 'same' });
   const addDecodes = button('Add decodes', () => {
     const n = wholeNumber(dN.input, 1, LIMITS.rows);
-    const from = wholeNumber(dKv.input, 0, 1e9);
-    const to = dTo.input.value.trim() === '' ? from : wholeNumber(dTo.input, 0, 1e9);
+    const from = wholeNumber(dKv.input, 0, catalogue.limits.tokens);
+    const to = dTo.input.value.trim() === '' ? from : wholeNumber(dTo.input, 0, catalogue.limits.tokens);
     if (n === null || from === null || to === null) return;
     if (!room(n)) return setFieldError(dN.input, `A step holds at most ${int(LIMITS.rows)} requests.`);
     edit(() => {
@@ -46,9 +47,9 @@ export function stepEditor(app, root) {
   // vLLM's chunked prefill schedules one chunk of a long prompt per step: the row
   // added is the chunk this step runs, the prompt before it counted as cached.
   function chunkRow() {
-    const total = wholeNumber(pT.input, 1, 1e9);
-    const chunk = wholeNumber(pC.input, 1, 1e9);
-    const prefix = wholeNumber(pPre.input, 0, 1e9);
+    const total = wholeNumber(pT.input, 1, catalogue.limits.tokens);
+    const chunk = wholeNumber(pC.input, 1, catalogue.limits.tokens);
+    const prefix = wholeNumber(pPre.input, 0, catalogue.limits.tokens);
     if (total === null || chunk === null || prefix === null) return null;
     if (prefix >= total) return setFieldError(pPre.input, 'The cached part must be shorter than the prompt.'), null;
     const chunks = Math.ceil((total - prefix) / chunk);

@@ -5,6 +5,7 @@ import { h, int, timeUs, tokens } from './dom.js';
 const capital = (t) => t.charAt(0).toUpperCase() + t.slice(1);
 import { lineChart, valuesTable } from './charts.js';
 import { exportButtons } from './export-buttons.js';
+import { catalogue } from './catalogue.js';
 
 const powers = (from, to) => {
   const out = [];
@@ -21,7 +22,7 @@ export function sweepPlans(state, result) {
   const kvs = state.decode.map((r) => r[0]).filter(isNumber);
   const n = state.decode.length;
   const y = result.step_time_us;
-  const room = 65536 - state.prefill.length;
+  const room = catalogue.limits.requests_per_step - state.prefill.length;
   return [
     { axis: 'prefill_tokens', title: 'Step time vs. prefill length', unit: 'new prefill tokens',
       values: withValue(powers(128, 32768), first), current: first > 0 ? { x: first, y } : null,
@@ -29,7 +30,7 @@ export function sweepPlans(state, result) {
     { axis: 'decode_batch', title: 'Step time vs. decode batch size', unit: 'decodes in the batch',
       values: withValue(powers(1, Math.min(room, Math.max(512, 2 ** Math.ceil(Math.log2(n + 1))))), n).filter((v) => v <= room),
       current: n > 0 ? { x: n, y } : null,
-      note: n ? 'Repeats the current decode rows to reach each batch size.' : 'The step has no decodes; the sweep uses KV 1024.' },
+      note: n ? 'Repeats the current decode rows to reach each batch size.' : `The step has no decodes; the sweep uses KV ${int(catalogue.sweep.default_decode_kv)}.` },
     { axis: 'decode_kv', title: 'Step time vs. KV length', unit: 'KV length',
       values: withValue(powers(256, 131072), kvs.length ? mean(kvs) : 0), current: kvs.length ? { x: mean(kvs), y } : null,
       note: new Set(kvs).size > 1 ? 'Sets every decode to one KV length; the current (mixed) step sits at the mean KV.'

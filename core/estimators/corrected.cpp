@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "estimators/modes.h"
+#include "input_limits.h"
 #include "io/json_writer.h"
 #include "kernels/lookup.h"
 
@@ -48,8 +50,9 @@ Expected<CorrectedSettings> switches_for_mode(const std::string& mode) {
     sw.listed = true;
     return sw;
   }
-  return make_error("unknown_mode", "mode",
-                    "Unknown mode '" + utf8_prefix(mode, 64) + "'; known modes: blis-v2, corrected, measured.");
+  return make_error(
+      "unknown_mode", "mode",
+      "Unknown mode '" + utf8_prefix(mode, limits::kMaxEchoBytes) + "'; known modes: " + mode_name_list() + ".");
 }
 
 Expected<CorrectedSettings> switches_for_request(const Request& r) {
@@ -66,7 +69,11 @@ Expected<CorrectedSettings> switches_for_request(const Request& r) {
   return sw;
 }
 
-std::vector<std::string> mode_names() { return {"blis-v2", "corrected", "measured"}; }
+std::vector<std::string> mode_names() {
+  std::vector<std::string> names;
+  for (const ModeInfo& m : kModes) names.push_back(m.name);
+  return names;
+}
 
 double overhead_us(const CorrectedSettings& sw, const Request& r) {
   if (sw.has(kCpuOverhead)) {

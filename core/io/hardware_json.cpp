@@ -22,7 +22,7 @@ Expected<Hardware> hardware_preset(const std::string& gpu, const std::string& pa
   const GpuSpec* spec = find_gpu_spec(gpu);
   if (spec == nullptr) {
     return make_error("unknown_gpu", path,
-                      "Unknown GPU '" + utf8_prefix(gpu, json::kMaxEchoBytes) + "'; available: " + gpu_spec_names() +
+                      "Unknown GPU '" + utf8_prefix(gpu, limits::kMaxEchoBytes) + "'; available: " + gpu_spec_names() +
                           " (constants can be overridden).");
   }
   Hardware h;  // the reference's hardware_config.json H100 entry
@@ -36,6 +36,25 @@ Expected<Hardware> hardware_preset(const std::string& gpu, const std::string& pa
     if (spec->name == "A100") h.bw_efficiency = 0.80;
   }
   return h;
+}
+
+void write_hardware_constants(JsonWriter& w, const Hardware& hw) {
+  w.field("TFlopsPeak", hw.tflops_peak)
+      .field("BwPeakTBs", hw.bw_peak_tbs)
+      .field("bwEfficiencyFactor", hw.bw_efficiency)
+      .field("perLayerOverhead", hw.per_layer_overhead_us);
+}
+
+void write_gpu_presets(JsonWriter& w) {
+  w.begin_array();
+  for (const std::string& gpu : gpu_names()) {
+    auto hw = hardware_preset(gpu);
+    if (!hw) continue;
+    w.begin_object().field("name", gpu);
+    write_hardware_constants(w, hw.value());
+    w.end_object();
+  }
+  w.end_array();
 }
 
 Expected<Hardware> hardware_from_json(json::element e, Hardware hw, const json::Path& path) {

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "io/json_read.h"
+#include "io/json_writer.h"
 #include "model/model.h"
 
 namespace stepcalc {
@@ -23,5 +24,12 @@ Expected<Hardware> hardware_preset(const std::string& gpu, const std::string& pa
 /// `hw` with the fields of a `hardware` object applied (TFlopsPeak, BwPeakTBs,
 /// bwEfficiencyFactor, perLayerOverhead; MemoryGiB is accepted and unused).
 Expected<Hardware> hardware_from_json(json::element e, Hardware hw, const json::Path& path);
+
+/// The four constants of `hw` (TFlopsPeak, BwPeakTBs, bwEfficiencyFactor,
+/// perLayerOverhead) into the open object of `w`.
+void write_hardware_constants(JsonWriter& w, const Hardware& hw);
+
+/// Every GPU preset as an array of {name, constants...}.
+void write_gpu_presets(JsonWriter& w);
 
 }  // namespace stepcalc

@@ -60,7 +60,7 @@ Error type_error(const Path& path, element e, const char* wanted) {
 }
 
 Error unknown_field(const Path& path, std::string_view key, std::string_view known) {
-  const std::string shown = utf8_prefix(key, kMaxEchoBytes);
+  const std::string shown = utf8_prefix(key, limits::kMaxEchoBytes);
   const std::string where = path.str();
   return make_error("unknown_field", path.key(shown).str(),
                     "Unknown field '" + shown + "'" + (where.empty() ? "" : " in " + where) +
@@ -192,7 +192,7 @@ Expected<bool> check_unique_keys(element e, const Path& path) {
   }
   const std::string_view* repeat = first_repeat(&many, few, n);
   if (repeat == nullptr) return true;
-  const std::string shown = utf8_prefix(*repeat, kMaxEchoBytes);
+  const std::string shown = utf8_prefix(*repeat, limits::kMaxEchoBytes);
   const std::string where = path.str();
   return make_error("parse_error", path.key(shown).str(),
                     "The key '" + shown + "' appears twice in " + (where.empty() ? "the request" : where) +

@@ -16,9 +16,6 @@ namespace stepcalc::json {
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-/// Bytes of user text (a key, a name) echoed in an error message at most.
-constexpr size_t kMaxEchoBytes = 64;
-
 /// A JSON path as a chain of stack frames (`model.text_config.hidden_size`,
 /// `step.decode_requests[3]`). Cheap to extend; `str()` builds the text. A child
 /// refers to its parent and to the key's bytes: use it only while both live.

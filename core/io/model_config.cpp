@@ -16,6 +16,9 @@ using json::element;
 using json::object;
 using json::Path;
 
+/// Positions in config_notes().
+enum ConfigNoteIndex { kMoe, kMla, kSlidingWindow, kHeadDim };
+
 /// Field lookup over a config with `text_config` merged over the top level. `where`
 /// receives the path the value was found at.
 struct ConfigView {
@@ -104,7 +107,7 @@ Expected<bool> read_bytes_per_param(const ConfigView& c, ModelShape* m) {
   m->bytes_per_param = bytes_per_param_of_dtype(m->dtype);
   if (m->bytes_per_param == 0)
     return make_error("invalid_value", where.str(),
-                      "Unknown dtype '" + utf8_prefix(m->dtype, json::kMaxEchoBytes) +
+                      "Unknown dtype '" + utf8_prefix(m->dtype, limits::kMaxEchoBytes) +
                           "' (known: " + known_dtype_list() + "); set bytes_per_param.");
   return true;
 }
@@ -116,26 +119,37 @@ Expected<bool> add_notes(const ConfigView& c, ModelShape* m) {
     const Path* base = nullptr;
     return c.find(key, &v, &base) && !v.is_null() && !(v.is_bool() && !v.get_bool().value_unsafe());
   };
-  if (has("num_local_experts") || has("n_routed_experts") || has("num_experts"))
-    m->notes.push_back({"moe_ignored",
+  const std::vector<ConfigNoteInfo>& info = config_notes();
+  auto has_any = [&](const ConfigNoteInfo& note) {
+    for (const char* key : note.keys)
+      if (has(key)) return true;
+    return false;
+  };
+  auto has_all = [&](const ConfigNoteInfo& note) {
+    for (const char* key : note.keys)
+      if (!has(key)) return false;
+    return true;
+  };
+  if (has_any(info[kMoe]))
+    m->notes.push_back({info[kMoe].code,
                         "This is a mixture-of-experts model; the step model prices it as a dense model "
                         "with intermediate_size " +
                             std::to_string(m->intermediate_size) + "."});
-  if (has("kv_lora_rank"))
-    m->notes.push_back({"mla_ignored",
+  if (has_any(info[kMla]))
+    m->notes.push_back({info[kMla].code,
                         "Multi-head latent attention (kv_lora_rank) is ignored; KV memory is priced as "
                         "standard attention."});
-  if (has("sliding_window") && has("use_sliding_window"))
-    m->notes.push_back({"sliding_window_ignored", "The sliding attention window is ignored."});
+  if (has_all(info[kSlidingWindow]))
+    m->notes.push_back({info[kSlidingWindow].code, "The sliding attention window is ignored."});
   element e;
   const Path* base = nullptr;
-  if (c.find("head_dim", &e, &base) && json::is_number(e)) {
+  if (c.find(info[kHeadDim].keys[0], &e, &base) && json::is_number(e)) {
     // Read as a bounded integer: a wild value (1e300) must not reach an int64 cast.
     auto head_dim = json::read_int(e, base->key("head_dim"), 0, limits::kMaxHidden, true);
     if (!head_dim) return head_dim.error();
     const int64_t declared = head_dim.value();
     if (declared != m->hidden_size / m->num_heads)
-      m->notes.push_back({"head_dim_differs",
+      m->notes.push_back({info[kHeadDim].code,
                           "The config's head_dim " + std::to_string(declared) + " differs from hidden_size / heads = " +
                               std::to_string(m->hidden_size / m->num_heads) + "; the step model uses the latter."});
   }
@@ -150,6 +164,23 @@ std::string normalise_preset(std::string name) {
 }
 
 }  // namespace
+
+const std::vector<ConfigNoteInfo>& config_notes() {
+  static const std::vector<ConfigNoteInfo> kNotes = {
+      {"moe_ignored", {"num_local_experts", "n_routed_experts", "num_experts"}},
+      {"mla_ignored", {"kv_lora_rank"}},
+      {"sliding_window_ignored", {"sliding_window", "use_sliding_window"}},
+      {"head_dim_differs", {"head_dim"}},
+  };
+  return kNotes;
+}
+
+const std::vector<const char*>& model_shape_fields() {
+  static const std::vector<const char*> kFields = {"num_hidden_layers",   "hidden_size",       "num_attention_heads",
+                                                   "num_key_value_heads", "intermediate_size", "vocab_size",
+                                                   "bytes_per_param"};
+  return kFields;
+}
 
 Expected<ModelShape> model_from_config(object top, const Path& path) {
   ConfigView c(path);
@@ -211,7 +242,12 @@ Expected<ModelShape> model_from_config(object top, const Path& path) {
   return m;
 }
 
-Expected<ModelShape> parse_model_config(std::string_view text, const std::string& path) {
+namespace {
+
+/// Parses `text` (a config document) and reads its root with `read`; a document-level
+/// error is reported at `path`.
+template <typename Read>
+Expected<ModelShape> parse_config_text(std::string_view text, const std::string& path, Read read) {
   simdjson::dom::parser parser;
   auto doc = json::parse_document(parser, text, limits::kMaxConfigDepth);
   if (!doc) {
@@ -219,9 +255,30 @@ Expected<ModelShape> parse_model_config(std::string_view text, const std::string
     e.path = path;
     return e;
   }
-  const Path root(path);
-  if (!doc->is_object()) return json::type_error(root, *doc, "a config object");
-  return model_from_config(doc->get_object().value_unsafe(), root);
+  return read(*doc, Path(path));
+}
+
+}  // namespace
+
+Expected<ModelShape> parse_model_config(std::string_view text, const std::string& path) {
+  return parse_config_text(text, path, [](element doc, const Path& root) -> Expected<ModelShape> {
+    if (!doc.is_object()) return json::type_error(root, doc, "a config object");
+    return model_from_config(doc.get_object().value_unsafe(), root);
+  });
+}
+
+Expected<ModelShape> model_from_json(element model, const Path& path) {
+  if (model.is_string()) {
+    auto name = json::read_string(model, path);
+    if (!name) return name.error();
+    return model_preset(name.value(), path.str());
+  }
+  if (model.is_object()) return model_from_config(model.get_object().value_unsafe(), path);
+  return json::type_error(path, model, "a preset name or a config object");
+}
+
+Expected<ModelShape> parse_model_value(std::string_view text, const std::string& path) {
+  return parse_config_text(text, path, model_from_json);
 }
 
 const std::vector<DtypeBytes>& known_dtypes() {
@@ -249,13 +306,14 @@ Expected<ModelShape> model_preset(const std::string& name, const std::string& pa
     auto shape = parse_model_config(embedded::kModelPresets[i].json, path);
     if (!shape) return shape.error();
     ModelShape m = shape.value();
-    m.source = std::string("preset:") + embedded::kModelPresets[i].name;
+    m.preset = embedded::kModelPresets[i].name;
+    m.source = "preset:" + m.preset;
     return m;
   }
   std::string known;
   for (const std::string& n : model_preset_names()) known += (known.empty() ? "" : ", ") + n;
   return make_error("unknown_preset", path,
-                    "Unknown model preset '" + utf8_prefix(name, json::kMaxEchoBytes) + "'; presets: " + known + ".");
+                    "Unknown model preset '" + utf8_prefix(name, limits::kMaxEchoBytes) + "'; presets: " + known + ".");
 }
 
 }  // namespace stepcalc

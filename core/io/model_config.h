@@ -20,6 +20,27 @@ Expected<ModelShape> parse_model_config(std::string_view json, const std::string
 /// The same from a config object already parsed (a request's `model` field).
 Expected<ModelShape> model_from_config(json::object config, const json::Path& path);
 
+/// A note the model may carry about a config feature the step model ignores: its
+/// code and the config keys that raise it (the message comes with the note).
+struct ConfigNoteInfo {
+  const char* code;
+  std::vector<const char*> keys;
+};
+
+/// Every note model_from_config may add.
+const std::vector<ConfigNoteInfo>& config_notes();
+
+/// The fields of a resolved model, as the result's `model` object and the presets
+/// name them (HuggingFace names).
+const std::vector<const char*>& model_shape_fields();
+
+/// A request's `model` value: a preset name (string) or a config object.
+Expected<ModelShape> model_from_json(json::element model, const json::Path& path);
+
+/// The same from JSON text (a quoted preset name or a config object); errors have
+/// paths from `path`.
+Expected<ModelShape> parse_model_value(std::string_view json, const std::string& path = "model");
+
 /// Model presets compiled in (names of presets/models/*.json).
 std::vector<std::string> model_preset_names();
 

@@ -16,33 +16,29 @@ namespace {
 using json::element;
 using json::Path;
 
-constexpr const char* kRequestFields =
-    "model, gpu, kernels, hardware, tp, step, mode, corrected, quantization, kv_cache_dtype, id, model_name, tags, "
-    "expected";
-
-/// `quantization`: "fp8" runs the weights in FP8; "none" keeps the checkpoint's own.
-Expected<bool> read_quantization(element e, const Path& where) {
+/// One of `choices` (an enum-like request field) -> whether it selects FP8.
+template <size_t N>
+Expected<bool> read_choice(element e, const Path& where, const RequestChoice (&choices)[N]) {
   auto v = json::read_string(e, where);
   if (!v) return v.error();
-  if (v.value() == "fp8") return true;
-  if (v.value() == "none") return false;
+  std::string known;
+  for (const RequestChoice& c : choices) {
+    if (v.value() == c.value) return c.fp8;
+    known += (known.empty() ? "\"" : ", \"") + std::string(c.value) + "\"";
+  }
   const std::string at = where.str();
-  return make_error("invalid_value", at,
-                    at + " must be \"fp8\" or \"none\" (the checkpoint's own weights), not \"" +
-                        utf8_prefix(v.value(), json::kMaxEchoBytes) + "\".");
+  return make_error(
+      "invalid_value", at,
+      at + " must be one of " + known + ", not \"" + utf8_prefix(v.value(), limits::kMaxEchoBytes) + "\".");
 }
 
-/// `kv_cache_dtype` as vLLM names it: "auto" (the model's dtype) or an FP8 format.
-Expected<bool> read_kv_cache_dtype(element e, const Path& where) {
-  auto v = json::read_string(e, where);
-  if (!v) return v.error();
-  const std::string& s = v.value();
-  if (s == "fp8" || s == "fp8_e4m3" || s == "fp8_e5m2") return true;
-  if (s == "auto" || s == "bf16" || s == "bfloat16") return false;
-  const std::string at = where.str();
-  return make_error("invalid_value", at,
-                    at + " must be \"auto\", \"fp8\", \"fp8_e4m3\" or \"fp8_e5m2\", not \"" +
-                        utf8_prefix(s, json::kMaxEchoBytes) + "\".");
+const std::string& request_field_names() {
+  static const std::string kNames = [] {
+    std::string out;
+    for (const char* name : request_fields()) out += (out.empty() ? "" : ", ") + std::string(name);
+    return out;
+  }();
+  return kNames;
 }
 
 Expected<bool> read_tags(element e, const Path& where) {
@@ -58,16 +54,6 @@ Expected<bool> read_tags(element e, const Path& where) {
     if (!s) return s.error();
   }
   return true;
-}
-
-Expected<ModelShape> read_model(element model, const Path& path) {
-  if (model.is_string()) {
-    auto name = json::read_string(model, path);
-    if (!name) return name.error();
-    return model_preset(name.value(), path.str());
-  }
-  if (model.is_object()) return model_from_config(model.get_object().value_unsafe(), path);
-  return json::type_error(path, model, "a preset name or a config object");
 }
 
 Expected<Request> request_from(element e, const Path& path, const std::string& mode_override) {
@@ -108,11 +94,11 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
       if (!corrected) return corrected.error();
       r.corrected = corrected.value();
     } else if (field.key == "quantization") {
-      auto fp8 = read_quantization(field.value, where);
+      auto fp8 = read_choice(field.value, where, kQuantizationChoices);
       if (!fp8) return fp8.error();
       r.quantize_fp8 = fp8.value();
     } else if (field.key == "kv_cache_dtype") {
-      auto fp8 = read_kv_cache_dtype(field.value, where);
+      auto fp8 = read_choice(field.value, where, kKvCacheDtypeChoices);
       if (!fp8) return fp8.error();
       r.kv_cache_fp8 = fp8.value();
     } else if (field.key == "id") {
@@ -136,7 +122,7 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
         r.expected_step_time_us = v.value();
       }
     } else {
-      return json::unknown_field(path, field.key, kRequestFields);
+      return json::unknown_field(path, field.key, request_field_names());
     }
   }
   if (!mode_override.empty()) r.mode = mode_override;
@@ -160,10 +146,10 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
     if (!overridden) return overridden.error();
     r.hardware = overridden.value();
   }
-  auto shape = read_model(model, path.key("model"));
+  auto shape = model_from_json(model, path.key("model"));
   if (!shape) return shape.error();
   r.model = std::move(shape).value();
-  if (r.model_name.empty() && r.model.source.rfind("preset:", 0) == 0) r.model_name = r.model.source.substr(7);
+  if (r.model_name.empty()) r.model_name = r.model.preset;
 
   auto parsed_step = step_from_json(step, path.key("step"));
   if (!parsed_step) return parsed_step.error();
@@ -172,6 +158,13 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
 }
 
 }  // namespace
+
+const std::vector<const char*>& request_fields() {
+  static const std::vector<const char*> kFields = {"model", "gpu",        "kernels",   "hardware",     "tp",
+                                                   "step",  "mode",       "corrected", "quantization", "kv_cache_dtype",
+                                                   "id",    "model_name", "tags",      "expected"};
+  return kFields;
+}
 
 Expected<RequestBatch> parse_requests(std::string_view text, const std::string& mode_override) {
   simdjson::dom::parser parser;

@@ -20,6 +20,23 @@ struct RequestBatch {
   std::vector<Expected<Request>> requests;  ///< in document order; each may be an error
 };
 
+/// Every top-level field a request may carry (docs/INPUT.md), in the order the
+/// unknown_field message lists them.
+const std::vector<const char*>& request_fields();
+
+/// A named value of a request field and what it means.
+struct RequestChoice {
+  const char* value;
+  bool fp8;  ///< whether the value selects FP8
+};
+
+/// `quantization`: "fp8" runs the weights in FP8, "none" keeps the checkpoint's own.
+inline constexpr RequestChoice kQuantizationChoices[] = {{"none", false}, {"fp8", true}};
+
+/// `kv_cache_dtype` as vLLM names it: "auto" (the model's dtype) or an FP8 format.
+inline constexpr RequestChoice kKvCacheDtypeChoices[] = {{"auto", false}, {"bf16", false},    {"bfloat16", false},
+                                                         {"fp8", true},   {"fp8_e4m3", true}, {"fp8_e5m2", true}};
+
 /// Parses a document. A document-level failure (malformed JSON, too large, not an
 /// object or array) is the outer error; a bad element of an array is its own error
 /// with a path starting "[i]".

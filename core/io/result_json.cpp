@@ -1,6 +1,8 @@
 #include "io/result_json.h"
 
+#include "io/hardware_json.h"
 #include "io/json_writer.h"
+#include "io/model_json.h"
 
 namespace stepcalc {
 namespace {
@@ -223,29 +225,12 @@ std::string result_to_json(const Request& q, const StepResult& r, const MfuTable
   write_prefill(w, r.prefill, t, r.attn_config_used);
   write_decode(w, r.decode, t, r.attn_config_used, r.decode_mfu_tp_used);
   w.end_object();
-  const ModelShape& m = q.model;
-  w.key("model")
-      .begin_object()
-      .field("name", q.model_name)
-      .field("source", m.source)
-      .field("num_hidden_layers", m.num_layers)
-      .field("hidden_size", m.hidden_size)
-      .field("num_attention_heads", m.num_heads)
-      .field("num_key_value_heads", m.num_kv_heads)
-      .field("intermediate_size", m.intermediate_size)
-      .field("bytes_per_param", m.bytes_per_param)
-      .field("vocab_size", m.vocab_size)
-      .field("head_dim", m.hidden_size / m.num_heads)
-      .end_object();
-  const Hardware& h = q.hardware;
-  w.key("hardware")
-      .begin_object()
-      .field("gpu", h.gpu)
-      .field("TFlopsPeak", h.tflops_peak)
-      .field("BwPeakTBs", h.bw_peak_tbs)
-      .field("bwEfficiencyFactor", h.bw_efficiency)
-      .field("perLayerOverhead", h.per_layer_overhead_us)
-      .end_object();
+  w.key("model").begin_object().field("name", q.model_name).field("source", q.model.source);
+  write_model_shape(w, q.model);
+  w.end_object();
+  w.key("hardware").begin_object().field("gpu", q.hardware.gpu);
+  write_hardware_constants(w, q.hardware);
+  w.end_object();
   w.field("tp", q.tp);
   w.key("warnings").begin_array();
   for (const Warning& warning : r.warnings)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "estimators/corrected_config.h"
+#include "estimators/modes.h"
 #include "model/model_spec.h"
 #include "serving/workload.h"
 
@@ -21,6 +22,7 @@ struct ModelShape {
   double bytes_per_param = 0;     ///< bpp, from the dtype or given explicitly
   int64_t vocab_size = 0;         ///< informational; the reference ignores it
   std::string source;             ///< "preset:NAME", "config" (HF object) for display
+  std::string preset;             ///< the preset's name when the model is one, else empty
   std::string dtype;              ///< dtype name the bpp came from, if any
   std::vector<Warning> notes;     ///< config features the step model ignores (MoE, MLA, ...)
   ModelSpec spec;                 ///< the whole model, for the measured mode, memory and serving
@@ -58,7 +60,7 @@ struct Step {
 struct Request {
   std::string id;  ///< echoed in the result when non-empty
   bool has_id = false;
-  std::string mode = "blis-v2";
+  std::string mode = kDefaultMode;
   std::string model_name;  ///< informational label
   ModelShape model;
   Hardware hardware;

@@ -78,26 +78,27 @@ test('errors are StepCalcError values with code and path', () => {
   expectError(cyclic, 'type_error', 'request');
 });
 
-test('1,000 bad inputs in a row leave the module answering correctly', () => {
-  const bads = [
-    '', '{', '[]', 'null', '{"model":1}', '{"model":"x","step":{}}',
-    JSON.stringify({ ...request, tp: -3 }), JSON.stringify({ ...request, hardware: { TFlopsPeak: 'fast' } }),
-    '{"model":"llama-2-7b-hf","step":{"decode_requests":[{"progress_index":1e30}]}}',
-    '[' .repeat(5000), '"\udc00"', '{"model":"llama-2-7b-hf","step":{"prefill_requests":[{}]}}',
-  ];
-  let thrown = 0;
-  for (let i = 0; i < 1000; i += 1) {
-    try {
-      calc.price(bads[i % bads.length]);
-    } catch (e) {
-      assert.ok(e instanceof StepCalcError, `bad input ${i % bads.length} threw ${e}`);
-      thrown += 1;
-    }
+test('a request priced by the module is the CLI\'s result for it', () => {
+  // The bad-input catalogue's test (bad-inputs) checks the module after 1,000 refusals.
+  const fromCli = JSON.parse(execFileSync(cli, ['price', '-'], { input: JSON.stringify(request) }).toString());
+  assert.deepEqual(calc.price(request), fromCli);
+});
+
+test('catalogue() and resolveModel() are the CLI\'s catalogue and resolve-model', () => {
+  const catalogue = JSON.parse(execFileSync(cli, ['catalogue']).toString());
+  assert.deepEqual(calc.catalogue(), catalogue);
+  const mine = calc.catalogue();
+  mine.modes.length = 0;
+  assert.deepEqual(calc.catalogue(), catalogue, 'a fresh copy per call');
+  for (const model of ['meta-llama/Llama-3.1-8B-Instruct', cases[0].model, { ...cases[0].model, num_local_experts: 8 }]) {
+    const input = JSON.stringify(model);
+    const fromCli = JSON.parse(execFileSync(cli, ['resolve-model', '-'], { input }).toString());
+    assert.deepEqual(calc.resolveModel(model), fromCli, input);
   }
-  assert.equal(thrown, 1000);
-  const c = cases[cases.length - 1];
-  assert.equal(calc.price(c).step_time_us, c.expected.step_time_us);
-  assert.equal(calc.price(request).step_time_us, native.length && calc.price(request).step_time_us);
+  assert.equal(calc.resolveModel('meta-llama/Llama-3.1-8B-Instruct').preset, 'llama-3.1-8b-instruct');
+  assert.throws(() => calc.resolveModel({ hidden_size: 64 }), (e) => e instanceof StepCalcError && e.code === 'missing_field');
+  assert.throws(() => calc.resolveModel(null), (e) => e instanceof StepCalcError && e.path === 'model');
+  assert.throws(() => calc.resolveModel([1]), (e) => e instanceof StepCalcError && e.code === 'type_error');
 });
 
 test('priceAll keeps order and reports bad elements in place', () => {

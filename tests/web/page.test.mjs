@@ -2,6 +2,7 @@
 // round-trip, it embeds, and bad input gets an inline error without losing anything.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { start, openPage, shownStepTime, cliStepTime, pageRequest, artifactPath, root } from './helpers.mjs';
@@ -104,6 +105,24 @@ test('a #json= link prices the given request, config object and all', async () =
   assert.equal(await page.locator('[data-testid="error"]').count(), 0);
   assert.deepEqual(page.problems, []);
   await page.close();
+});
+
+test('the page shows exactly the core\'s warnings, none of its own', async () => {
+  const config = JSON.parse(readFileSync(path.join(root, 'presets/models/deepseek-v2-lite.json'), 'utf8'));
+  const requests = [
+    { model: config, tp: 1, step: { prefill_requests: [{ progress_index: 0, num_new_prefill_tokens: 512 }],
+      decode_requests: [{ progress_index: 900 }] } },
+    { model: 'llama-2-7b-hf', tp: 3, step: { prefill_requests: [{ progress_index: 0, num_new_prefill_tokens: 700 }] } },
+  ];
+  for (const request of requests) {
+    const page = await openPage(env.browser, `${env.base}#json=${encodeURIComponent(JSON.stringify(request))}`);
+    await settle(page);
+    const out = execFileSync(path.join(root, 'build/stepcalc'), ['price'], { input: JSON.stringify(request) });
+    const expected = JSON.parse(out.toString()).warnings.map((w) => w.message);
+    assert.ok(expected.length > 0);
+    assert.deepEqual(await page.locator('ul.warnings li').allTextContents(), expected);
+    await page.close();
+  }
 });
 
 test('?embed=1 renders the compact widget with a link to the full calculator', async () => {

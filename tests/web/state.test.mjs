@@ -1,7 +1,11 @@
 // The page's state and URL codec, in node (no browser): round trips and refusals.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { load } from '../../wasm/stepcalc.js';
+import { useCatalogue } from '../../web/catalogue.js';
 import { defaultState, toRequest, fromRequest, encodeHash, decodeHash, encodeRuns, decodeRuns } from '../../web/state.js';
+
+useCatalogue((await load()).catalogue());
 
 test('row runs round-trip and compress progressions', () => {
   let seed = 7;
