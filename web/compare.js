@@ -2,7 +2,8 @@
 // B; both priced, side by side, with the difference per phase and per operator. A is
 // part of the share link (`a=`, the compact form of A's state).
 import { h, int, timeUs, deltaTime, deltaPct } from './dom.js';
-import { toRequest, clone, SHAPE_FIELDS } from './state.js';
+import { toRequest, clone } from './state.js';
+import { shapeFields } from './catalogue.js';
 import { breakdownRows } from './charts.js';
 import { contextLine } from './results.js';
 import { exportButtons } from './export-buttons.js';
@@ -29,7 +30,7 @@ export function differences(a, b) {
   const model = (s) => (typeof s.model === 'string' ? s.model : s.modelName || 'custom shape');
   if (JSON.stringify(a.model) !== JSON.stringify(b.model)) {
     const shape = typeof a.model === 'object' && typeof b.model === 'object'
-      ? SHAPE_FIELDS.filter((k) => a.model[k] !== b.model[k]).map((k) => `${k} ${a.model[k]} → ${b.model[k]}`).join(', ') : '';
+      ? shapeFields().filter((k) => a.model[k] !== b.model[k]).map((k) => `${k} ${a.model[k]} → ${b.model[k]}`).join(', ') : '';
     out.push(shape && model(a) === model(b) ? `model shape: ${shape}` : `model ${model(a)} → ${model(b)}`);
   }
   if (a.gpu !== b.gpu) out.push(`GPU ${a.gpu} → ${b.gpu}`);
