@@ -92,6 +92,11 @@ export function comparePanel(app, controlRoot, root) {
       try {
         cached = { result: app.calc.price(request) };
       } catch (error) {
+        // A's GPU tables are fetched like the shown step's; the page reprices when in.
+        if (error.code === 'kernels_not_loaded' && app.fetchKernels(request, error)) {
+          cacheKey = '';
+          return { loading: true };
+        }
         cached = { error: error.message };
       }
     }
@@ -107,6 +112,7 @@ export function comparePanel(app, controlRoot, root) {
     status.textContent = pinned ? 'A is pinned: change anything, the comparison is below.' : '';
     if (!pinned) return body.replaceChildren();
     const a = priceA();
+    if (a.loading) return body.replaceChildren(h('p', { class: 'muted', text: `Loading the kernel tables of A's GPU…` }));
     if (a.error) return body.replaceChildren(h('p', { class: 'field-error', 'data-testid': 'error', text: `A cannot be priced: ${a.error}` }));
     const diff = differences(app.pinned.state, good.state);
     const rows = compareRows(a.result, good.result);

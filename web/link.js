@@ -17,6 +17,20 @@ export function stateFromRequest(calc, request) {
 }
 
 /**
+ * Prices `request` to check it; a measured request whose GPU tables are not loaded
+ * yet passed every check of its own (the core refuses bad input before it looks for
+ * tables) and counts as good: the page loads the tables and prices it then.
+ */
+function check(calc, request) {
+  try {
+    return calc.price(request);
+  } catch (error) {
+    if (error.code === 'kernels_not_loaded') return null;
+    throw error;
+  }
+}
+
+/**
  * The state `hash` asks for: {state, pinned} (state null when the hash holds none;
  * pinned the A of a comparison, or null) or {error} in the page's words. Nothing is
  * thrown.
@@ -29,17 +43,17 @@ export function stateFromHash(calc, hash) {
       // The core checks a #json= request as written, before the page keeps only the
       // fields it shows: unknown fields, repeated keys, ids, tags and numbers that
       // JSON.parse would round are errors here exactly as in the CLI.
-      calc.price(decoded.text);
+      check(calc, decoded.text);
       if (typeof decoded.request.model === 'string') decoded.request.model = calc.resolveModel(decoded.request.model).preset;
     }
     const s = decoded.state ? decoded.state : stateFromRequest(calc, decoded.request);
     if (decoded.state && typeof s.model === 'object') s.model = trimConfig(calc, s.model);
-    calc.price(toRequest(s));
+    check(calc, toRequest(s));
     const a = decoded.pinned ?? null;
     if (a) {
       try {
         if (typeof a.model === 'object') a.model = trimConfig(calc, a.model);
-        calc.price(toRequest(a));
+        check(calc, toRequest(a));
       } catch (error) {
         throw Object.assign(new Error(`The pinned A cannot be priced: ${error.path ? inUserWords(error.path, error.message) : error.message}`), { path: 'a' });
       }

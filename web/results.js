@@ -14,7 +14,11 @@ export function contextLine(state, result) {
 }
 
 /** The headline: step time (ms or µs, and exact µs), tokens and tokens/s, which phase binds. */
-export function headline(result) {
+/**
+ * The headline: the step time, its tokens, what binds it; `reference` (the blis-v2
+ * result of the same step, or null) is shown beside another mode's figure.
+ */
+export function headline(result, reference = null) {
   const t = result.tokens;
   const fused = result.corrected?.fused;
   const phaseText = (name) => {
@@ -33,7 +37,15 @@ export function headline(result) {
       h('strong', { text: int(result.tokens_per_s) }), ' tokens/s'),
     result.bound === 'overhead' ? h('p', { text: `No GPU work: the step is its CPU overhead, ${time(result.overhead_us * 1e-6)}.` })
       : h('p', {}, 'Bound by ', h('strong', { text: bound }), `; CPU overhead ${time(result.overhead_us * 1e-6)} is added on top.`),
-    h('ul', { class: 'phases' }, phaseText('prefill'), phaseText('decode')));
+    h('ul', { class: 'phases' }, phaseText('prefill'), phaseText('decode')),
+    reference ? referenceLine(result, reference) : null);
+}
+
+function referenceLine(result, reference) {
+  const ratio = result.step_time_us / reference.step_time_us - 1;
+  const diff = Math.abs(ratio) < 0.0005 ? 'the same' : `${pct(Math.abs(ratio))} ${ratio < 0 ? 'lower' : 'higher'}`;
+  return h('p', { class: 'reference', 'data-testid': 'reference' }, 'Reference model (blis-v2): ',
+    h('data', { value: reference.step_time_us, text: timeUs(reference.step_time_us) }), `; ${result.mode} is ${diff}.`);
 }
 
 /** Plain words for a lookup's provenance: {how, detail}. */

@@ -19,7 +19,7 @@ export const HW_FIELDS = Object.values(HW_KEYS);
 
 export function defaultState() {
   return {
-    model: 'llama-3.1-8b-instruct', modelName: '', gpu: 'H100', kernels: '', hw: {}, tp: 1, mode: 'blis-v2',
+    model: 'llama-3.1-8b-instruct', modelName: '', gpu: 'H100', kernels: '', hw: {}, tp: 1, mode: 'measured',
     corrected: null, prefill: [[0, 2048]],
     decode: Array.from({ length: 64 }, (_, i) => [512 + 64 * i, 1]),
   };
@@ -91,7 +91,7 @@ export function fromRequest(req) {
     for (const key of HW_FIELDS) if (req.hardware[key] !== undefined) s.hw[key] = req.hardware[key];
   }
   if (req.tp !== undefined) s.tp = req.tp;
-  if (req.mode !== undefined) s.mode = String(req.mode);
+  s.mode = req.mode !== undefined ? String(req.mode) : 'blis-v2'; // the request format's default
   if (req.corrected !== undefined) s.corrected = req.corrected;
   if (!isObject(req.step)) fail('step', 'step must be an object.');
   s.prefill = rows(req.step.prefill_requests, 'step.prefill_requests', ['progress_index', 'num_new_prefill_tokens'], [undefined, undefined]);
@@ -219,7 +219,7 @@ export function decodeHash(hash) {
     s.hw[long] = v;
   }
   if (params.has('tp')) s.tp = Number(params.get('tp'));
-  if (params.has('mode')) s.mode = params.get('mode');
+  s.mode = params.get('mode') ?? 'blis-v2'; // links without one keep the format's default
   if (params.has('cr')) {
     s.corrected = parseJson(params.get('cr'), 'cr');
     if (!isObject(s.corrected)) fail('cr', 'The mode settings in the link must be an object.');

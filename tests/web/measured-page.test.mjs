@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// The page starts in the `measured` mode with the reference model's figure beside it,
+// offers the five GPUs (their kernel tables fetched on first use), and plots every
+// operator of the step on the GPU's roofline. Each figure is checked against the CLI.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { start, openPage, shownStepTime, nextStepTime, cliStepTime, pageRequest, root } from './helpers.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env?.close(); });
+
+const cliResult = (request) =>
+  JSON.parse(execFileSync(path.join(root, 'build/stepcalc'), ['price'], { input: JSON.stringify(request) }).toString());
+
+test('a fresh page prices the default step in measured mode, the reference beside it', async () => {
+  const page = await openPage(env.browser, env.base);
+  assert.equal(await page.inputValue('#mode'), 'measured');
+  const request = await pageRequest(page);
+  assert.equal(request.mode, 'measured');
+  assert.equal(await shownStepTime(page), cliStepTime(request));
+  const reference = cliStepTime({ ...request, mode: 'blis-v2' });
+  assert.notEqual(reference, cliStepTime(request)); // the two models differ on this step
+  assert.equal(Number(await page.getAttribute('[data-testid="reference"] data', 'value')), reference);
+  assert.match(await page.textContent('[data-testid="reference"]'), /Reference model \(blis-v2\).*measured is [\d.]+% (lower|higher)/);
+  // Only the dense parts of the H100 tables were fetched for a dense BF16 model.
+  const packs = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name)
+    .filter((n) => n.endsWith('.bin')).map((n) => n.replace(/.*\//, '')).sort());
+  assert.deepEqual(packs, ['h100-vllm-0.14.0-allreduce.bin', 'h100-vllm-0.14.0-attention-bf16.bin', 'h100-vllm-0.14.0-gemm-bf16.bin']);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('links and requests without a mode keep the request format\'s default, blis-v2', async () => {
+  const page = await openPage(env.browser, `${env.base}#v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&p=0.512&d=`);
+  assert.equal(await page.inputValue('#mode'), 'blis-v2');
+  assert.equal(await page.locator('[data-testid="reference"]').count(), 0);
+  await page.close();
+});
+
+test('the GPU choice prices each GPU from its own tables, loaded on first use', async () => {
+  const page = await openPage(env.browser, env.base);
+  let before = await shownStepTime(page);
+  const seen = {};
+  for (const gpu of ['B200', 'A100', 'H200', 'L40S']) {
+    await page.selectOption('#gpu', gpu);
+    const shown = await nextStepTime(page, before);
+    const request = await pageRequest(page);
+    assert.equal(request.gpu, gpu);
+    assert.equal(shown, cliStepTime(request), gpu);
+    seen[gpu] = shown;
+    before = shown;
+  }
+  const h100 = cliStepTime({ ...(await pageRequest(page)), gpu: 'H100' });
+  assert.ok(seen.B200 < h100 && seen.A100 > h100, JSON.stringify({ h100, ...seen }));
+  // A MoE model needs the MoE part: fetched when the step asks for it.
+  await page.selectOption('#gpu', 'H100');
+  await page.selectOption('#model-preset', 'mixtral-8x7b-v0.1');
+  await page.waitForFunction(() => document.querySelector('[data-testid="context"]')?.textContent.includes('mixtral'));
+  const request = await pageRequest(page);
+  await page.waitForFunction((t) => document.querySelector('[data-testid="step-time-us"]')?.getAttribute('value') === String(t),
+    cliStepTime(request));
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('the roofline plots every operator with FLOPs under the GPU\'s roofs, the slowest marked', async () => {
+  const page = await openPage(env.browser, env.base);
+  await page.waitForSelector('svg.roofline');
+  const request = await pageRequest(page);
+  const ops = cliResult(request).measured.operators.filter((o) => o.flops > 0 && o.bytes > 0 && o.time_us > 0);
+  const points = await page.$$eval('svg.roofline .point', (els) => els.map((e) => e.getAttribute('data-name')));
+  assert.equal(points.length, ops.length);
+  const slowest = ops.reduce((a, b) => (b.time_us > a.time_us ? b : a));
+  assert.equal(await page.getAttribute('svg.roofline .slowest', 'data-name'), slowest.name + (slowest.scope && slowest.scope !== 'layer' ? ` (${slowest.scope})` : ''));
+  // No operator beats its roof (the table's "Of its roof" column stays at or below 100%).
+  const shares = await page.$$eval('#roofline table tbody tr td:nth-child(4)', (tds) => tds.map((td) => parseFloat(td.textContent)));
+  assert.equal(shares.length, ops.length);
+  assert.ok(shares.every((s) => s > 0 && s <= 100), shares.join(' '));
+  // Another mode has no operators: the section hides.
+  await page.selectOption('#mode', 'blis-v2');
+  await page.waitForFunction(() => document.querySelector('#roofline')?.closest('section').hidden);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
