@@ -3,7 +3,8 @@
 import { h, int, time, timeUs, pct } from './dom.js';
 import { exportButtons } from './export-buttons.js';
 
-const HOW = { exact: 'table cell', interpolated: 'interpolated', clamped: 'clamped', fallback: 'fallback' };
+const HOW = { exact: 'table cell', interpolated: 'interpolated', clamped: 'clamped', fallback: 'fallback',
+  modelled: 'modelled' };
 const AXIS = { m: 'M', seq: 'sequence', bs: 'batch', kv: 'KV' };
 const MAX_LOOKUP_ROWS = 100; // more on request: a long table slows every reprice
 
@@ -87,6 +88,22 @@ export function lookupRows(result) {
     rows.push({ where: `Decode · attention at KV ${int(a.kv_len)}`, shape: `×${a.count}`, mfu: a.mfu, s: null, lookup: a });
   }
   for (const g of dec?.gemms || []) rows.push(gemmRow('Decode', g));
+  // measured: every operator with the table cells it was read from (attention: one
+  // lookup per request or KV length, as priced).
+  const SCOPE = { layer: 'per layer', moe_layer: 'per MoE layer', dense_layer: 'per dense layer', step: 'once per step' };
+  for (const op of result.measured?.operators || []) {
+    const where = `${op.name} (${SCOPE[op.scope] || op.scope}${op.count > 1 ? ` ×${int(op.count)}` : ''})`;
+    if (op.lookups?.length) {
+      for (const l of op.lookups) {
+        rows.push({ where: `${where} · ${l.phase} length ${int(l.length)}${l.prefix ? ` after ${int(l.prefix)} cached` : ''}`,
+          shape: `batch ${int(l.batch)}${l.count > 1 ? ` ×${int(l.count)}` : ''}`, mfu: undefined, s: (l.time_us * (op.count || 1)) * 1e-6,
+          lookup: { how: l.how }, extra: l.cells });
+      }
+      continue;
+    }
+    const shape = op.kind === 'gemm' ? `${int(op.rows)}×${int(op.k)}×${int(op.n)}` : `${int(op.rows)} rows`;
+    rows.push({ where, shape, mfu: undefined, s: op.time_us * 1e-6, lookup: { how: op.how }, extra: op.cells || '' });
+  }
   return rows;
 }
 
@@ -127,5 +144,5 @@ export function renderDetails(result, root) {
           root.dataset.allLookups = '1';
           renderDetails(result, root);
         } })) : null,
-      h('p', { class: 'muted', text: 'Times are for all layers. Shape is M×K×N for GEMMs. "table cell": read as measured; "interpolated": between measured rows; "clamped": outside the measured range, the edge value is used; "fallback": no measurement applies, a default is used.' })));
+      h('p', { class: 'muted', text: 'Times are for all layers. Shape is M×K×N for GEMMs. "table cell": read as measured; "interpolated": between measured rows; "clamped": outside the measured range, the edge value is used; "fallback": no measurement applies, a default is used; "modelled" (measured mode\'s small kernels): bytes over the effective HBM bandwidth plus a launch floor.' })));
 }

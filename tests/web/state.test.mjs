@@ -24,7 +24,7 @@ test('row runs round-trip and compress progressions', () => {
 test('the default state and an edited one survive the hash', () => {
   const s = defaultState();
   assert.deepEqual(decodeHash(`#${encodeHash(s)}`).state, s);
-  assert.equal(encodeHash(s), 'v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&mode=blis-v2&p=0.2048&d=512~64*64');
+  assert.equal(encodeHash(s), 'v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&mode=measured&p=0.2048&d=512~64*64');
   const edited = {
     ...s, model: { num_hidden_layers: 2, hidden_size: 512, num_attention_heads: 8, num_key_value_heads: 8, intermediate_size: 1024,
       vocab_size: 0, bytes_per_param: 0.5, num_local_experts: 8 },
