@@ -5,11 +5,12 @@
 // The CSV parsing and step reconstruction are web/calibration.js, shared with the
 // page's calibrate panel. No dependencies beyond node. Usage: node tools/accuracy.mjs [--cli PATH]
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseStepsCsv, rebuildStep, TARGET } from '../web/calibration.js';
 import { fitCpuL1, heldOut, measuredReport, operatorAblation, requestsOf, withCpu } from './accuracy-measured.mjs';
+import { SECTION_START as SERVING_SECTION } from './serving-accuracy.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cliArg = process.argv.indexOf('--cli');
@@ -134,7 +135,10 @@ function main() {
   });
   const t = table(rows, measured, predictions);
   mkdirSync(docsDir, { recursive: true });
-  writeFileSync(join(docsDir, 'ACCURACY.md'), report(files, rows, t, ablation, lone, measuredSection));
+  // The serving section (tools/serving-accuracy.mjs) is kept as it is.
+  const previous = existsSync(join(docsDir, 'ACCURACY.md')) ? readFileSync(join(docsDir, 'ACCURACY.md'), 'utf8') : '';
+  const serving = previous.includes(SERVING_SECTION) ? `\n${previous.slice(previous.indexOf(SERVING_SECTION))}` : '';
+  writeFileSync(join(docsDir, 'ACCURACY.md'), report(files, rows, t, ablation, lone, measuredSection) + serving);
   writeFileSync(join(docsDir, 'accuracy-predicted-vs-measured.svg'), svgPlot(measured.map((m) => m / 1000),
     Object.fromEntries(Object.entries(predictions).map(([m, p]) => [m, p.map((v) => v / 1000)]))));
   writeFileSync(join(docsDir, 'accuracy.json'), accuracySummary(files, requests, t));

@@ -59,9 +59,8 @@ void write_memory(JsonWriter& w, const ServingMemory& m) {
       .end_object();
 }
 
-std::string serve_result_to_json(const ServeRequest& serve, const ServeResult& r, bool* all_finite) {
-  const Request& q = serve.request;
-  const Workload& wl = serve.workload;
+std::string serve_result_to_json(const Request& q, const ServeResult& r, bool* all_finite) {
+  const Workload& wl = q.workload;
   JsonWriter w;
   w.begin_object();
   if (q.has_id) w.field("id", q.id);
@@ -83,7 +82,7 @@ std::string serve_result_to_json(const ServeRequest& serve, const ServeResult& r
   w.field("num_requests", r.num_requests)
       .field("prefix_cache_hit_ratio", wl.prefix_cache_hit_ratio)
       .field("seed", static_cast<int64_t>(wl.seed))
-      .field("api_overhead_ms", serve.api_overhead_us * 1e-3)
+      .field("api_overhead_ms", r.api_overhead_us * 1e-3)
       .field("mean_input_tokens", r.mean_input_tokens)
       .field("mean_output_tokens", r.mean_output_tokens)
       .end_object();

@@ -15,6 +15,6 @@ void write_memory(JsonWriter& w, const ServingMemory& memory);
 
 /// The serving result object. `all_finite` (if given) is set to false when some
 /// number was NaN or infinite.
-std::string serve_result_to_json(const ServeRequest& serve, const ServeResult& result, bool* all_finite = nullptr);
+std::string serve_result_to_json(const Request& request, const ServeResult& result, bool* all_finite = nullptr);
 
 }  // namespace stepcalc

@@ -89,9 +89,8 @@ Expected<bool> validate_workload(const Workload& w) {
   return true;
 }
 
-Expected<ServeResult> run_serve(const ServeRequest& serve, const ProgressFn& progress) {
-  const Request& request = serve.request;
-  const Workload& w = serve.workload;
+Expected<ServeResult> run_serve(const Request& request, const ProgressFn& progress) {
+  const Workload& w = request.workload;
   auto valid = validate_workload(w);
   if (!valid) return valid.error();
   const GpuSpec* gpu = find_gpu_spec(request.hardware.gpu);
@@ -117,7 +116,8 @@ Expected<ServeResult> run_serve(const ServeRequest& serve, const ProgressFn& pro
   s.enable_chunked_prefill = result.engine.enable_chunked_prefill;
   s.kv_cache_blocks = result.memory.kv_cache_blocks;
   s.concurrency = w.concurrency;
-  s.api_overhead_us = serve.api_overhead_us;
+  result.api_overhead_us = w.api_overhead_us >= 0 ? w.api_overhead_us : kDefaultApiOverheadUs;
+  s.api_overhead_us = result.api_overhead_us;
   s.max_steps = limits::kMaxServeSteps;
   const std::vector<PlannedRequest> plan = plan_requests(w, s.block_size);
   auto pricer = make_estimator_pricer(request, embedded_h100_tables());
@@ -157,10 +157,10 @@ Expected<ServeResult> run_serve(const ServeRequest& serve, const ProgressFn& pro
     tp.output_tokens_per_s_per_gpu = tp.output_tokens_per_s / gpus;
     tp.requests_per_s_per_gpu = tp.requests_per_s / gpus;
   }
-  if (serve.cost.gpu_hour_usd > 0) {
+  if (request.gpu_hour_usd > 0) {
     ServeCost& c = result.cost;
-    c.gpu_hour_usd = serve.cost.gpu_hour_usd;
-    const double total_usd = serve.cost.gpu_hour_usd * gpus * result.duration_s / 3600;
+    c.gpu_hour_usd = request.gpu_hour_usd;
+    const double total_usd = request.gpu_hour_usd * gpus * result.duration_s / 3600;
     const double busy = t.prefill_gpu_us + t.decode_gpu_us;
     const double prefill_share = busy > 0 ? t.prefill_gpu_us / busy : 0;
     c.usd_per_million_input_tokens = total_usd * prefill_share / input_tokens * 1e6;

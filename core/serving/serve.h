@@ -15,20 +15,11 @@
 
 namespace stepcalc {
 
-/// From a client's send to the engine holding the request, microseconds: the
-/// OpenAI API server's parsing, tokenization and hand-over to the engine core, and
-/// the streaming of the first token back. The one constant fitted on the measured
-/// serving runs (docs/ACCURACY.md); `workload.api_overhead_ms` overrides it.
+/// The OpenAI API server's time per request, microseconds: parsing, chat template,
+/// tokenization and hand-over to the engine core, one request at a time. The one
+/// constant fitted on the measured serving runs (docs/ACCURACY.md, "Serving");
+/// `workload.api_overhead_ms` overrides it.
 constexpr double kDefaultApiOverheadUs = 0;
-
-/// Everything a serving estimate needs: the request (model, GPU, TP, mode, engine
-/// settings; its step is ignored), the workload and the price of a GPU-hour.
-struct ServeRequest {
-  Request request;
-  Workload workload;
-  ServingCost cost;
-  double api_overhead_us = kDefaultApiOverheadUs;
-};
 
 struct ServeThroughput {
   double output_tokens_per_s = 0, requests_per_s = 0, input_tokens_per_s = 0;
@@ -52,14 +43,16 @@ struct ServeResult {
   LatencyStats ttft_ms, tpot_ms, itl_ms, e2e_ms;
   ServeThroughput throughput;
   ServeCost cost;
-  double duration_s = 0;  ///< first send to last token
-  SimulationTrace trace;  ///< steps, preemptions, queue peaks (its per-request arrays cleared)
+  double api_overhead_us = 0;  ///< the API-server time per request used
+  double duration_s = 0;       ///< first send to last token
+  SimulationTrace trace;       ///< steps, preemptions, queue peaks (its per-request arrays cleared)
   std::vector<Warning> warnings;
 };
 
-/// Runs the estimate. Errors name the field at fault (`workload.concurrency`, `tp`
-/// for a model that does not fit, ...); `progress` may cancel.
-Expected<ServeResult> run_serve(const ServeRequest& serve, const ProgressFn& progress = nullptr);
+/// Runs the estimate of `request.workload` for the request's model, GPU, TP, mode and
+/// engine settings (its step is ignored). Errors name the field at fault
+/// (`workload.concurrency`, `tp` for a model that does not fit, ...); `progress` may cancel.
+Expected<ServeResult> run_serve(const Request& request, const ProgressFn& progress = nullptr);
 
 /// Validates a workload's sizes against docs/INPUT.md's limits; the error names the field.
 Expected<bool> validate_workload(const Workload& w);

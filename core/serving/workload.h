@@ -33,6 +33,7 @@ struct Workload {
   int64_t num_requests = 0;           ///< 0: 10 x concurrency, at least 32
   double prefix_cache_hit_ratio = 0;  ///< share of each prompt found in the prefix cache, [0, 1)
   uint64_t seed = 1;                  ///< lengths and arrivals are a function of the seed
+  double api_overhead_us = -1;        ///< API-server time per request; negative: the fitted default
 };
 
 /// The engine settings of `vllm serve` that shape scheduling and memory. A value of
@@ -43,11 +44,6 @@ struct EngineSettings {
   double gpu_memory_utilization = 0;   ///< share of GPU memory vLLM may use (default 0.9)
   int64_t block_size = 0;              ///< tokens per KV-cache block (default 16)
   bool enable_chunked_prefill = true;  ///< always on in vLLM V1
-};
-
-/// Dollars per GPU-hour for the cost figures (0: no cost figures).
-struct ServingCost {
-  double gpu_hour_usd = 0;
 };
 
 }  // namespace stepcalc

@@ -7,13 +7,12 @@ namespace stepcalc {
 namespace {
 
 /// Llama-3.1-8B at TP 1 in `mode`, with its ModelSpec filled from the preset's shape.
-ServeRequest llama8b(const char* mode, int64_t input, int64_t output, int64_t concurrency) {
-  ServeRequest s;
-  s.request = test::request_or_fail(R"({"model": "llama-3.1-8b-instruct", "step": {}})");
-  s.request.mode = mode;
-  ModelSpec& spec = s.request.model.spec;
+Request llama8b(const char* mode, int64_t input, int64_t output, int64_t concurrency) {
+  Request s = test::request_or_fail(R"({"model": "llama-3.1-8b-instruct", "step": {}})");
+  s.mode = mode;
+  ModelSpec& spec = s.model.spec;
   if (spec.num_layers == 0) {  // until the request parser fills it
-    const ModelShape& m = s.request.model;
+    const ModelShape& m = s.model;
     spec.num_layers = m.num_layers, spec.hidden_size = m.hidden_size, spec.num_heads = m.num_heads;
     spec.num_kv_heads = m.num_kv_heads, spec.head_dim = m.hidden_size / m.num_heads;
     spec.intermediate_size = m.intermediate_size, spec.vocab_size = m.vocab_size;
@@ -25,8 +24,8 @@ ServeRequest llama8b(const char* mode, int64_t input, int64_t output, int64_t co
 }
 
 TEST_CASE("a closed-loop estimate reports latencies, throughput, memory and cost") {
-  ServeRequest s = llama8b("corrected", 1024, 128, 8);
-  s.cost.gpu_hour_usd = 2;
+  Request s = llama8b("corrected", 1024, 128, 8);
+  s.gpu_hour_usd = 2;
   auto r = run_serve(s);
   REQUIRE_MESSAGE(r.ok(), r.error().path << ": " << r.error().message);
   CHECK(r->num_requests == 80);  // 10 x concurrency
@@ -46,7 +45,7 @@ TEST_CASE("a closed-loop estimate reports latencies, throughput, memory and cost
 }
 
 TEST_CASE("the estimate is a function of the seed") {
-  ServeRequest s = llama8b("blis-v2", 512, 64, 4);
+  Request s = llama8b("blis-v2", 512, 64, 4);
   s.workload.request_rate_per_s = 0;
   s.workload.input_tokens.kind = LengthDistribution::Kind::kUniform;
   s.workload.input_tokens.min = 100;
@@ -73,9 +72,9 @@ TEST_CASE("more concurrency: more throughput, longer latencies") {
 }
 
 TEST_CASE("the API server's time per request delays the first token") {
-  ServeRequest s = llama8b("corrected", 256, 16, 1);
+  Request s = llama8b("corrected", 256, 16, 1);
   auto direct = run_serve(s);
-  s.api_overhead_us = 5000;
+  s.workload.api_overhead_us = 5000;
   auto served = run_serve(s);
   REQUIRE(direct.ok());
   REQUIRE(served.ok());
@@ -83,12 +82,12 @@ TEST_CASE("the API server's time per request delays the first token") {
 }
 
 TEST_CASE("bad workloads are refused, naming the field") {
-  const auto refused = [](ServeRequest s) {
+  const auto refused = [](Request s) {
     auto r = run_serve(s);
     REQUIRE_FALSE(r.ok());
     return r.error().path;
   };
-  ServeRequest s = llama8b("corrected", 1024, 128, 8);
+  Request s = llama8b("corrected", 1024, 128, 8);
   s.workload.output_tokens.mean = 0;
   CHECK(refused(s) == "workload.output_tokens");
   s = llama8b("corrected", 0, 128, 8);
@@ -104,7 +103,7 @@ TEST_CASE("bad workloads are refused, naming the field") {
   s.workload.prefix_cache_hit_ratio = 1.5;
   CHECK(refused(s) == "workload.prefix_cache_hit_ratio");
   s = llama8b("corrected", 1024, 128, 8);
-  s.request.model.spec.num_layers *= 40;  // 320 layers: 600 GB of weights
+  s.model.spec.num_layers *= 40;  // 320 layers: 600 GB of weights
   CHECK(refused(s) == "tp");
   s = llama8b("corrected", 900000, 128, 8);
   CHECK(refused(s) == "workload.input_tokens");  // longer than the whole KV cache

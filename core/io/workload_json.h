@@ -1,0 +1,17 @@
+// A serving request's `workload` and `engine` objects (docs/SERVING.md, limits in
+// docs/INPUT.md). Errors name the field (`workload.output_tokens.max`, ...).
+#pragma once
+
+#include "error.h"
+#include "io/json_read.h"
+#include "serving/workload.h"
+
+namespace stepcalc {
+
+/// The `workload` object of `e`.
+Expected<Workload> workload_from_json(json::element e, const json::Path& path);
+
+/// The `engine` object of `e` (fields left out stay 0: vLLM's default for the GPU).
+Expected<EngineSettings> engine_from_json(json::element e, const json::Path& path);
+
+}  // namespace stepcalc
