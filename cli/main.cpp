@@ -1,5 +1,6 @@
 // stepcalc: the native command line over the core.
 //   stepcalc price [--mode NAME] [FILE|-]    result JSON for a request (or an array)
+//   stepcalc serve [--mode NAME] [FILE|-]    serving estimate of a request with a workload (or an array)
 //   stepcalc sweep AXIS V1,V2,... [FILE|-]   step times of variants of one request
 //   stepcalc conformance FILE                check expected step times, "N passed, M failed"
 //   stepcalc presets                         models, GPUs and modes
@@ -38,6 +39,7 @@ std::string usage_text() {
   std::string axes;
   for (const stepcalc::SweepAxis& a : stepcalc::sweep_axes()) axes += (axes.empty() ? "" : ", ") + std::string(a.name);
   return "usage: stepcalc [--kernels DIR] price [--mode NAME] [FILE|-]\n"
+         "       stepcalc [--kernels DIR] serve [--mode NAME] [FILE|-]   (a request with a \"workload\"; docs/SERVING.md)\n"
          "       stepcalc sweep AXIS V1,V2,... [FILE|-]   (AXIS: " +
          axes +
          ")\n"
@@ -116,7 +118,8 @@ int usage() {
   return 2;
 }
 
-int cmd_price(const std::vector<std::string>& args, const stepcalc::KernelRegistry& kernels) {
+/// price and serve: [--mode NAME] [FILE|-], a request object or an array of them.
+int cmd_document(const std::vector<std::string>& args, const stepcalc::KernelRegistry& kernels, bool serve) {
   std::string mode, file = "-";
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--mode" && i + 1 < args.size())
@@ -130,7 +133,7 @@ int cmd_price(const std::vector<std::string>& args, const stepcalc::KernelRegist
   }
   std::string text;
   if (!read_input(file, &text)) return fail({"io_error", "", "Cannot read " + file + "."});
-  auto priced = stepcalc::price_document(text, mode, kernels);
+  auto priced = serve ? stepcalc::serve_document(text, mode, kernels) : stepcalc::price_document(text, mode, kernels);
   if (!priced) return fail(priced.error());
   std::cout << priced->json << "\n";
   if (priced->failures == 0) return 0;
@@ -208,11 +211,12 @@ int main(int argc, char** argv) {
   if (rest.empty()) return usage();
   const std::string command = rest[0];
   const std::vector<std::string> args(rest.begin() + 1, rest.end());
-  if (command == "price" || command == "sweep") {
+  if (command == "price" || command == "sweep" || command == "serve") {
     stepcalc::KernelRegistry kernels;
     if (!kernel_dir_given) kernel_dir = default_kernel_dir(argv[0]);
     if (!kernel_dir.empty() && !load_kernel_dir(kernel_dir, &kernels)) return 2;
-    return command == "price" ? cmd_price(args, kernels) : cmd_sweep(args, kernels);
+    if (command == "sweep") return cmd_sweep(args, kernels);
+    return cmd_document(args, kernels, command == "serve");
   }
   if (command == "conformance") return cmd_conformance(args);
   if (command == "presets" && args.empty()) {

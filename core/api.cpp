@@ -1,6 +1,7 @@
 #include "api.h"
 
 #include <cmath>
+#include <optional>
 
 #include "estimators/corrected.h"
 #include "estimators/measured.h"
@@ -13,6 +14,7 @@
 #include "io/request_json.h"
 #include "io/result_json.h"
 #include "io/result_json_measured.h"
+#include "serving/serve.h"
 
 #ifndef STEPCALC_VERSION
 #define STEPCALC_VERSION "0.0.0"
@@ -34,14 +36,28 @@ Expected<MeasuredPlan> measured_plan(const Request& request, const KernelRegistr
   return plan_measured(request, db.value());
 }
 
+/// Memory as vLLM would plan it, when the model's full shape is known (else an
+/// empty value); its warnings (model_does_not_fit, kv_cache_overflow) join `result`'s.
+Expected<std::optional<ServingMemory>> step_memory(const Request& request, StepResult* result) {
+  if (request.model.spec.num_layers <= 0) return std::optional<ServingMemory>();
+  auto memory = request_memory(request);
+  if (!memory) return memory.error();
+  for (Warning& w : memory_warnings(memory.value(), step_kv_tokens(request.step)))
+    result->warnings.push_back(std::move(w));
+  return std::optional<ServingMemory>(memory.value());
+}
+
 Expected<std::string> price_measured(const Request& request, const KernelRegistry& kernels) {
   auto plan = measured_plan(request, kernels);
   if (!plan) return plan.error();
   MeasuredBreakdown breakdown;
   price_measured_full(plan.value(), request.step, &breakdown);
-  const StepResult result = measured_step_result(request, plan.value(), breakdown);
+  StepResult result = measured_step_result(request, plan.value(), breakdown);
+  auto memory = step_memory(request, &result);
+  if (!memory) return memory.error();
   bool all_finite = true;
   std::string json = result_to_json(request, result, embedded_h100_tables(), &all_finite,
+                                    memory.value() ? &*memory.value() : nullptr,
                                     [&](JsonWriter& w) { write_measured(w, plan.value(), breakdown); });
   if (!all_finite) return non_finite_error();
   return json;
@@ -52,8 +68,11 @@ Expected<std::string> price_request(const Request& request, const KernelRegistry
   const MfuTables& tables = embedded_h100_tables();
   auto result = price_step(request, tables);
   if (!result) return result.error();
+  auto memory = step_memory(request, &result.value());
+  if (!memory) return memory.error();
   bool all_finite = true;
-  std::string json = result_to_json(request, result.value(), tables, &all_finite);
+  std::string json =
+      result_to_json(request, result.value(), tables, &all_finite, memory.value() ? &*memory.value() : nullptr);
   if (!all_finite) return non_finite_error();
   return json;
 }

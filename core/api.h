@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,22 @@ Expected<std::string> sweep_json(std::string_view request_json, const std::strin
                                  const std::vector<double>& values);
 Expected<std::string> sweep_json(std::string_view request_json, const std::string& axis,
                                  const std::vector<double>& values, const KernelRegistry& kernels);
+
+/// Called during a serving estimate with the share of requests finished (0..1);
+/// returning false cancels it (error "cancelled").
+using ServeProgress = std::function<bool(double finished_share)>;
+
+/// Serving estimate (docs/SERVING.md) of every request of `json`: one request
+/// object with a `workload` (its error is the error), or an array of them (each
+/// result or error in order). `mode_override` as for price_document; `kernels`
+/// supplies the measured tables when a request's mode needs them.
+Expected<PricedDocument> serve_document(std::string_view json, const std::string& mode_override = "",
+                                        const KernelRegistry& kernels = no_kernels(),
+                                        const ServeProgress& progress = nullptr);
+
+/// The serving estimate of exactly one request object.
+Expected<std::string> serve_json(std::string_view json, const KernelRegistry& kernels = no_kernels(),
+                                 const ServeProgress& progress = nullptr);
 
 /// {"models": [...], "gpus": [{name, TFlopsPeak, ...}], "modes": [...]}
 std::string presets_json();

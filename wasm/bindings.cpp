@@ -59,6 +59,17 @@ Outcome add_kernel_pack(const std::string& bytes) {
                     : stepcalc::Expected<std::string>(added.error()));
 }
 
+/// A serving estimate (one request, or an array as serve_document). `progress` is
+/// a JavaScript function called with the finished share (0..1) every few hundred
+/// steps; it returns false to cancel. Anything but a function: no progress.
+Outcome serve(const std::string& document_json, const std::string& mode, const emscripten::val& progress) {
+  stepcalc::ServeProgress report = nullptr;
+  if (progress.typeOf().as<std::string>() == "function")
+    report = [&progress](double share) { return !progress(share).strictlyEquals(emscripten::val(false)); };
+  auto served = stepcalc::serve_document(document_json, mode, kernels(), report);
+  return from(served ? stepcalc::Expected<std::string>(served->json) : stepcalc::Expected<std::string>(served.error()));
+}
+
 std::string presets() { return stepcalc::presets_json(); }
 
 /// The catalogue (limits, modes, axes, ...): the loader reads its limits once, so a
@@ -81,6 +92,7 @@ EMSCRIPTEN_BINDINGS(stepcalc) {
   emscripten::function("price", &price);
   emscripten::function("priceDocument", &price_document);
   emscripten::function("sweep", &sweep);
+  emscripten::function("serve", &serve);
   emscripten::function("presets", &presets);
   emscripten::function("addKernelPack", &add_kernel_pack);
   emscripten::function("catalogue", &catalogue);

@@ -97,6 +97,136 @@ export interface Request {
   model_name?: string;
   tags?: string[];
   expected?: { step_time_us?: number; [key: string]: unknown };
+  /** vLLM engine settings for memory and serving; left out: vLLM's defaults on that GPU. */
+  engine?: EngineSettings;
+}
+
+/** `vllm serve` settings (docs/SERVING.md); each left out takes vLLM's default for the GPU. */
+export interface EngineSettings {
+  max_num_batched_tokens?: number;
+  max_num_seqs?: number;
+  gpu_memory_utilization?: number;
+  block_size?: 1 | 8 | 16 | 32 | 64 | 128;
+  enable_chunked_prefill?: boolean;
+}
+
+/** A request length: a whole number of tokens, or a distribution (seeded by workload.seed). */
+export type Length =
+  | number
+  | { distribution: 'fixed'; mean: number }
+  | { distribution: 'uniform'; min: number; max: number }
+  | { distribution: 'normal'; mean: number; stddev: number; min?: number; max?: number }
+  | { distribution: 'exponential'; mean: number; min?: number; max?: number };
+
+/** The traffic of a serving estimate: `concurrency` (closed loop) or `request_rate` (open loop). */
+export interface Workload {
+  input_tokens: Length;
+  output_tokens: Length;
+  concurrency?: number;
+  /** Requests per second, Poisson arrivals. */
+  request_rate?: number;
+  /** Default 10 x concurrency, at least 32. */
+  num_requests?: number;
+  prefix_cache_hit_ratio?: number;
+  seed?: number;
+  /** API-server time per request; default: the value fitted on the measured runs. */
+  api_overhead_ms?: number;
+}
+
+/** A serving request: a pricing request whose step is optional and ignored. */
+export interface ServeRequest extends Omit<Request, 'step'> {
+  step?: Step;
+  workload: Workload;
+  /** Price of one GPU-hour, for the cost figures. */
+  gpu_hour_usd?: number;
+}
+
+/** What vLLM holds on each GPU, and the KV cache that leaves (docs/SERVING.md). Bytes per GPU. */
+export interface Memory {
+  gpu: string;
+  tp: number;
+  gpu_memory_bytes: number;
+  gpu_memory_utilization: number;
+  budget_bytes: number;
+  weights_bytes: number;
+  activation_bytes: number;
+  non_torch_bytes: number;
+  kv_cache_bytes: number;
+  kv_bytes_per_token: number;
+  block_size: number;
+  kv_cache_blocks: number;
+  kv_cache_tokens: number;
+  cuda_graph_bytes: number;
+  headroom_bytes: number;
+  fits: boolean;
+}
+
+/** mean and percentiles (linear between ranks) over `count` values. */
+export interface LatencyStats {
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  count: number;
+}
+
+/** A serving estimate (docs/SERVING.md). */
+export interface ServeResult {
+  id?: string;
+  mode: Mode;
+  model: string;
+  gpu: string;
+  tp: number;
+  engine: Required<Omit<EngineSettings, 'enable_chunked_prefill'>>;
+  workload: {
+    input_tokens: Length;
+    output_tokens: Length;
+    concurrency?: number;
+    request_rate?: number;
+    num_requests: number;
+    prefix_cache_hit_ratio: number;
+    seed: number;
+    api_overhead_ms: number;
+    mean_input_tokens: number;
+    mean_output_tokens: number;
+  };
+  ttft_ms: LatencyStats;
+  tpot_ms: LatencyStats;
+  itl_ms: LatencyStats;
+  e2e_ms: LatencyStats;
+  throughput: {
+    output_tokens_per_s: number;
+    input_tokens_per_s: number;
+    requests_per_s: number;
+    output_tokens_per_s_per_gpu: number;
+    requests_per_s_per_gpu: number;
+  };
+  /** Only with gpu_hour_usd. */
+  cost?: {
+    gpu_hour_usd: number;
+    usd_per_million_output_tokens: number;
+    usd_per_million_input_tokens: number;
+    usd_per_million_tokens_blended: number;
+  };
+  duration_s: number;
+  steps: number;
+  scheduler: {
+    busy_s: number;
+    mean_running: number;
+    mean_step_tokens: number;
+    peak_running: number;
+    peak_waiting: number;
+    peak_kv_blocks_used: number;
+    preemptions: number;
+  };
+  memory: Memory;
+  warnings: Warning[];
+}
+
+export interface ServeOptions {
+  mode?: Mode | '';
+  /** Called with the finished share (0..1) every few hundred engine steps; return false to cancel. */
+  onProgress?: (share: number) => boolean | void;
 }
 
 export interface Provenance {
@@ -227,6 +357,8 @@ export interface Result {
   model: ModelShape & { name: string; source: string };
   hardware: Required<HardwareOverrides> & { gpu: string };
   tp: number;
+  /** Memory per GPU as vLLM would plan it (when the GPU's memory figures are known). */
+  memory?: Memory;
   warnings: Warning[];
 }
 
@@ -453,6 +585,9 @@ export interface StepCalc {
   priceAll(requests: Request[], options?: { mode?: Mode | '' }): Array<Result | { id?: string; error: ErrorInfo }>;
   /** Prices `request` once per value of `axis`, in order. */
   sweep(request: Request | string, axis: SweepAxis, values: number[]): SweepPoint[];
+  /** Serving estimate: memory, scheduler simulation, TTFT/TPOT/ITL/E2E, throughput, cost. */
+  serve(request: ServeRequest | string, options?: ServeOptions): ServeResult;
+  serve(requests: Array<ServeRequest | string>, options?: ServeOptions): Array<ServeResult | { id?: string; error: ErrorInfo }>;
   /** A fresh copy on every call: changing it affects no other caller. */
   presets(): Presets;
   /**
@@ -492,6 +627,7 @@ export function load(options?: {
 export function loadKernels(gpu: GpuName | string, version?: string, parts?: KernelPart[]): ReturnType<StepCalc['loadKernels']>;
 export function price(request: Request | string): Promise<Result>;
 export function sweep(request: Request | string, axis: SweepAxis, values: number[]): Promise<SweepPoint[]>;
+export function serve(request: ServeRequest | string, options?: ServeOptions): Promise<ServeResult>;
 export function presets(): Promise<Presets>;
 export function catalogue(): Promise<Catalogue>;
 export function resolveModel(model: string | ModelConfig): Promise<ResolvedModel>;

@@ -236,6 +236,36 @@ function wrap(core, drop, kernelsUrl) {
       const text = toJson(request);
       return call(() => core.sweep(text, axis, values));
     },
+    /**
+     * Serving estimate of a request with a `workload` (or an array of them: results or
+     * {error} in order). `options.onProgress(share)` is called with the finished share
+     * (0..1) every few hundred engine steps; returning false cancels (StepCalcError
+     * 'cancelled'). `options.mode` overrides each request's mode. See docs/SERVING.md.
+     */
+    serve(request, options) {
+      const mode = modeOption(options);
+      const onProgress = options?.onProgress;
+      if (onProgress !== undefined && typeof onProgress !== 'function') {
+        throw new StepCalcError('type_error', 'onProgress', 'onProgress must be a function.');
+      }
+      const text = toJson(request, Array.isArray(request) ? 'requests' : 'request');
+      // An exception in onProgress cancels the run (it must not unwind through Wasm) and is rethrown.
+      let thrown;
+      const report = onProgress && ((share) => {
+        try {
+          return onProgress(share) !== false;
+        } catch (error) {
+          thrown = { error };
+          return false;
+        }
+      });
+      try {
+        return call(() => core.serve(text, mode, report ?? null));
+      } catch (error) {
+        if (thrown) throw thrown.error;
+        throw error;
+      }
+    },
     /** Model presets, GPUs with their constants, kernel tables, and mode names: a fresh copy per call. */
     presets: () => presetsOnce(),
     /**
@@ -263,6 +293,7 @@ function wrap(core, drop, kernelsUrl) {
 
 /** One-shot helpers: each awaits load() first. */
 export const price = async (request) => (await load()).price(request);
+export const serve = async (request, options) => (await load()).serve(request, options);
 export const sweep = async (request, axis, values) => (await load()).sweep(request, axis, values);
 export const presets = async () => (await load()).presets();
 export const catalogue = async () => (await load()).catalogue();

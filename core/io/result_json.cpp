@@ -3,6 +3,7 @@
 #include "io/hardware_json.h"
 #include "io/json_writer.h"
 #include "io/model_json.h"
+#include "io/serve_result_json.h"
 
 namespace stepcalc {
 namespace {
@@ -196,7 +197,7 @@ void write_corrected(JsonWriter& w, const Request& q, const StepResult& r, const
 }  // namespace
 
 std::string result_to_json(const Request& q, const StepResult& r, const MfuTables& t, bool* all_finite,
-                           const std::function<void(JsonWriter&)>& extra) {
+                           const ServingMemory* memory, const std::function<void(JsonWriter&)>& extra) {
   JsonWriter w;
   w.begin_object();
   if (q.has_id) w.field("id", q.id);
@@ -232,6 +233,7 @@ std::string result_to_json(const Request& q, const StepResult& r, const MfuTable
   write_hardware_constants(w, q.hardware);
   w.end_object();
   w.field("tp", q.tp);
+  if (memory != nullptr) write_memory(w, *memory);
   w.key("warnings").begin_array();
   for (const Warning& warning : r.warnings)
     w.begin_object().field("code", warning.code).field("message", warning.message).end_object();

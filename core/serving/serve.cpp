@@ -89,24 +89,37 @@ Expected<bool> validate_workload(const Workload& w) {
   return true;
 }
 
-Expected<ServeResult> run_serve(const Request& request, const ProgressFn& progress) {
-  const Workload& w = request.workload;
-  auto valid = validate_workload(w);
-  if (!valid) return valid.error();
+Expected<ServingMemory> request_memory(const Request& request) {
   const GpuSpec* gpu = find_gpu_spec(request.hardware.gpu);
   if (gpu == nullptr)
     return make_error("unknown_gpu", "gpu", "No memory figures for GPU '" + request.hardware.gpu + "'.");
+  const EngineSettings engine = resolve_engine_settings(request.engine, *gpu);
+  auto valid = validate_engine_settings(engine);
+  if (!valid) return valid.error();
+  const ModelSpec& spec = request.model.spec;
+  return plan_memory(spec, precision_of(spec, request.quantize_fp8, request.kv_cache_fp8), request.tp, *gpu, engine);
+}
+
+double step_kv_tokens(const Step& step) {
+  double tokens = 0;
+  for (const PrefillRequest& p : step.prefill) tokens += d(p.progress_index) + d(p.new_tokens);
+  for (const DecodeRequest& q : step.decode) tokens += d(q.progress_index) + 1;
+  return tokens;
+}
+
+Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& kernels, const ProgressFn& progress) {
+  const Workload& w = request.workload;
+  auto valid = validate_workload(w);
+  if (!valid) return valid.error();
+  auto memory = request_memory(request);
+  if (!memory) return memory.error();
   ServeResult result;
-  result.engine = resolve_engine_settings(request.engine, *gpu);
-  auto engine_ok = validate_engine_settings(result.engine);
-  if (!engine_ok) return engine_ok.error();
+  result.memory = memory.value();
+  result.engine = resolve_engine_settings(request.engine, *find_gpu_spec(request.hardware.gpu));
   if (min_steps(w, result.engine) > d(limits::kMaxServeSteps))
     return make_error("too_large", "workload.num_requests",
                       "This workload takes more than " + std::to_string(limits::kMaxServeSteps) +
                           " engine steps to simulate; use fewer requests, shorter outputs or more concurrency.");
-  const ModelSpec& spec = request.model.spec;
-  const Precision precision = precision_of(spec, request.quantize_fp8, request.kv_cache_fp8);
-  result.memory = plan_memory(spec, precision, request.tp, *gpu, result.engine);
   if (!result.memory.fits) return make_error("does_not_fit", "tp", memory_warnings(result.memory, 0)[0].message);
 
   SimulationSettings s;
@@ -120,8 +133,9 @@ Expected<ServeResult> run_serve(const Request& request, const ProgressFn& progre
   s.api_overhead_us = result.api_overhead_us;
   s.max_steps = limits::kMaxServeSteps;
   const std::vector<PlannedRequest> plan = plan_requests(w, s.block_size);
-  auto pricer = make_estimator_pricer(request, embedded_h100_tables());
-  auto trace = simulate(plan, s, pricer.get(), progress);
+  auto pricer = make_step_pricer(request, kernels);
+  if (!pricer) return pricer.error();
+  auto trace = simulate(plan, s, pricer.value().get(), progress);
   if (!trace) return trace.error();
   result.trace = std::move(trace).value();
   const SimulationTrace& t = result.trace;

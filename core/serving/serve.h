@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "error.h"
+#include "kernels/kernel_registry.h"
 #include "model/model.h"
 #include "serving/latency_stats.h"
 #include "serving/memory.h"
@@ -52,7 +53,16 @@ struct ServeResult {
 /// Runs the estimate of `request.workload` for the request's model, GPU, TP, mode and
 /// engine settings (its step is ignored). Errors name the field at fault
 /// (`workload.concurrency`, `tp` for a model that does not fit, ...); `progress` may cancel.
-Expected<ServeResult> run_serve(const Request& request, const ProgressFn& progress = nullptr);
+Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& kernels = no_kernels(),
+                                const ProgressFn& progress = nullptr);
+
+/// The memory plan of `request` (its model, precision, TP, GPU and engine settings,
+/// vLLM's defaults filled in). Errors: a GPU without memory figures, engine settings
+/// vLLM would refuse. A model that does not fit is a plan with `fits` false.
+Expected<ServingMemory> request_memory(const Request& request);
+
+/// Tokens of KV cache the requests of `step` hold once it has run.
+double step_kv_tokens(const Step& step);
 
 /// Validates a workload's sizes against docs/INPUT.md's limits; the error names the field.
 Expected<bool> validate_workload(const Workload& w);

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "error.h"
+#include "kernels/kernel_registry.h"
 #include "kernels/tables.h"
 #include "model/model.h"
 
@@ -32,5 +33,9 @@ class StepPricer {
 /// A pricer over the step estimators (`blis-v2`, `corrected`, ...) at summary
 /// detail: `base`'s model, hardware, TP and mode; its step is ignored.
 std::unique_ptr<StepPricer> make_estimator_pricer(const Request& base, const MfuTables& tables);
+
+/// The pricer for `base`'s mode: the estimators' for blis-v2 and corrected, the
+/// measured operator plan (its GPU's tables from `kernels`) for measured.
+Expected<std::unique_ptr<StepPricer>> make_step_pricer(const Request& base, const KernelRegistry& kernels);
 
 }  // namespace stepcalc

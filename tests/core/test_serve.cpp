@@ -1,4 +1,5 @@
 // A whole serving estimate: memory, simulation and the benchmark summary.
+#include "api.h"
 #include "doctest.h"
 #include "serving/serve.h"
 #include "test_support.h"
@@ -110,6 +111,30 @@ TEST_CASE("bad workloads are refused, naming the field") {
   s = llama8b("corrected", 1024, 1000000, 1);
   s.workload.num_requests = 100;
   CHECK(refused(s) == "workload.num_requests");  // 100 million steps
+}
+
+}  // namespace
+}  // namespace stepcalc
+
+namespace stepcalc {
+namespace {
+
+TEST_CASE("a priced step carries memory; a model too large for its TP is warned about, still priced") {
+  auto fits =
+      price_json(R"({"model": "llama-2-70b-hf", "tp": 4, "step": {"decode_requests": [{"progress_index": 9}]}})");
+  REQUIRE(fits.ok());
+  CHECK(fits->find("\"kv_cache_blocks\":") != std::string::npos);
+  CHECK(fits->find("model_does_not_fit") == std::string::npos);
+  auto too_big =
+      price_json(R"({"model": "llama-2-70b-hf", "tp": 1, "step": {"decode_requests": [{"progress_index": 9}]}})");
+  REQUIRE(too_big.ok());
+  CHECK(too_big->find("\"step_time_us\":") != std::string::npos);
+  CHECK(too_big->find("model_does_not_fit") != std::string::npos);
+  CHECK(too_big->find("128.48 GiB") != std::string::npos);  // the weights, in the message
+  auto overflow = price_json(
+      R"({"model": "llama-2-70b-hf", "tp": 4, "step": {"decode_requests": [{"progress_index": 300000}, {"progress_index": 300000}]}})");
+  REQUIRE(overflow.ok());
+  CHECK(overflow->find("kv_cache_overflow") != std::string::npos);
 }
 
 }  // namespace
