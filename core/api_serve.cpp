@@ -44,6 +44,7 @@ Expected<PricedDocument> serve_document(std::string_view json, const std::string
   size_t index = 0;
   for (const Expected<Request>& parsed : batch->requests) {
     const double done = static_cast<double>(index++);
+    if (!parsed && !batch->is_array) return parsed.error();
     if (!parsed) {
       ++out.failures;
       w.raw(error_to_json(parsed.error()));
@@ -55,7 +56,7 @@ Expected<PricedDocument> serve_document(std::string_view json, const std::string
     const ServeProgress scaled =
         progress ? ServeProgress([&](double share) { return progress((done + share) / count); }) : nullptr;
     auto served = serve_request(request, kernels, scaled);
-    if (!served && served.error().code == "cancelled") return served.error();
+    if (!served && (served.error().code == "cancelled" || !batch->is_array)) return served.error();
     if (!served) ++out.failures;
     w.raw(served ? served.value() : error_to_json(served.error(), request.id, request.has_id));
   }
