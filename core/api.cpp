@@ -64,6 +64,7 @@ Expected<std::string> price_measured(const Request& request, const KernelRegistr
 }
 
 Expected<std::string> price_request(const Request& request, const KernelRegistry& kernels) {
+  if (!request.has_step) return make_error("missing_field", "step", "The request needs a step.");
   if (request.mode == "measured") return price_measured(request, kernels);
   const MfuTables& tables = embedded_h100_tables();
   auto result = price_step(request, tables);

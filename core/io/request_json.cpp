@@ -8,6 +8,7 @@
 #include "io/json_writer.h"
 #include "io/mode_json.h"
 #include "io/step_json.h"
+#include "io/workload_json.h"
 #include "kernels/kernel_registry.h"
 
 namespace stepcalc {
@@ -113,6 +114,19 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
     } else if (field.key == "tags") {
       auto tags = read_tags(field.value, where);
       if (!tags) return tags.error();
+    } else if (field.key == "engine") {
+      auto engine = engine_from_json(field.value, where);
+      if (!engine) return engine.error();
+      r.engine = engine.value();
+    } else if (field.key == "workload") {
+      auto workload = workload_from_json(field.value, where);
+      if (!workload) return workload.error();
+      r.workload = workload.value();
+      r.has_workload = true;
+    } else if (field.key == "gpu_hour_usd") {
+      auto usd = json::read_number_in(field.value, where, 0, limits::kMaxGpuHourUsd);
+      if (!usd) return usd.error();
+      r.gpu_hour_usd = usd.value();
     } else if (field.key == "expected") {
       element t;
       if (field.value.is_object() && field.value.at_key("step_time_us").get(t) == simdjson::SUCCESS) {
@@ -128,7 +142,8 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
   if (!mode_override.empty()) r.mode = mode_override;
   if (!have_model)
     return json::missing_field(path, "model", "The request needs a model (preset name or config object).");
-  if (!have_step) return json::missing_field(path, "step", "The request needs a step.");
+  // A serving request (with a workload) needs no step: serve ignores it, price refuses its absence.
+  if (!have_step && !r.has_workload) return json::missing_field(path, "step", "The request needs a step.");
 
   auto hw = hardware_preset(r.hardware.gpu, path.key("gpu").str());
   if (!hw) return hw.error();
@@ -151,6 +166,8 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
   r.model = std::move(shape).value();
   if (r.model_name.empty()) r.model_name = r.model.preset;
 
+  r.has_step = have_step;
+  if (!have_step) return r;
   auto parsed_step = step_from_json(step, path.key("step"));
   if (!parsed_step) return parsed_step.error();
   r.step = std::move(parsed_step).value();
@@ -160,9 +177,9 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
 }  // namespace
 
 const std::vector<const char*>& request_fields() {
-  static const std::vector<const char*> kFields = {"model", "gpu",        "kernels",   "hardware",     "tp",
-                                                   "step",  "mode",       "corrected", "quantization", "kv_cache_dtype",
-                                                   "id",    "model_name", "tags",      "expected"};
+  static const std::vector<const char*> kFields = {
+      "model",          "gpu",    "kernels",  "hardware",     "tp", "step",       "mode", "corrected", "quantization",
+      "kv_cache_dtype", "engine", "workload", "gpu_hour_usd", "id", "model_name", "tags", "expected"};
   return kFields;
 }
 

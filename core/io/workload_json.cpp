@@ -29,7 +29,9 @@ Expected<LengthDistribution> length_from_json(json::element e, const json::Path&
     return d;
   }
   bool have_kind = false, have_mean = false;
-  for (auto field : e.get_object().value_unsafe()) {
+  json::object o;
+  if (e.get_object().get(o) != simdjson::SUCCESS) return json::type_error(path, e, "a number or an object");
+  for (auto field : o) {
     const json::Path where = path.key(field.key);
     if (field.key == "distribution") {
       auto name = json::read_string(field.value, where);

@@ -71,6 +71,7 @@ struct Request {
   bool kv_cache_fp8 = false;     ///< `"kv_cache_dtype": "fp8"`: FP8 KV cache (measured mode)
   std::string kernels;           ///< `"kernels"`: measured table version ("" = the GPU's default)
   EngineSettings engine;         ///< `engine`: vLLM settings for memory and serving (0: vLLM's default)
+  bool has_step = true;          ///< false: a serving request without a step (price refuses it)
   Workload workload;             ///< `workload`: what a serving estimate simulates (`serve` only)
   bool has_workload = false;
   double gpu_hour_usd = 0;    ///< `gpu_hour_usd`: price of one GPU-hour for serving costs (0: none)

@@ -31,16 +31,16 @@ test('the catalogue is not empty', () => assert.ok(entries.length >= 150, `${ent
 const scratch = mkdtempSync(join(tmpdir(), 'stepcalc-cli-'));
 process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
 
-function priceInput(bytes) {
-  if (bytes.length <= 1 << 20) return run(['price', '-'], bytes);
+function priceInput(bytes, command = 'price') {
+  if (bytes.length <= 1 << 20) return run([command, '-'], bytes);
   const file = join(scratch, 'input.json');
   writeFileSync(file, bytes);
-  return run(['price', file]);
+  return run([command, file]);
 }
 
 for (const entry of entries) {
   test(`cli: ${entry.name}`, () => {
-    const r = priceInput(inputBytes(entry.input));
+    const r = priceInput(inputBytes(entry.input), entry.serve ? 'serve' : 'price');
     assert.equal(r.signal, null, `killed by ${r.signal}`);
     const out = JSON.parse(r.stdout);
     if (entry.code !== null) {
@@ -50,7 +50,8 @@ for (const entry of entries) {
     } else {
       assert.equal(r.status, 0, r.stdout.slice(0, 300));
       assert.equal(out.error, undefined);
-      assert.ok(Number.isInteger(out.step_time_us) && out.step_time_us >= 1);
+      if (entry.serve) assert.ok(out.ttft_ms.mean > 0);
+      else assert.ok(Number.isInteger(out.step_time_us) && out.step_time_us >= 1);
       if (entry.warning) assert.ok(out.warnings.some((w) => w.code === entry.warning), `no warning ${entry.warning}`);
     }
   });

@@ -139,3 +139,58 @@ TEST_CASE("a priced step carries memory; a model too large for its TP is warned 
 
 }  // namespace
 }  // namespace stepcalc
+
+namespace stepcalc {
+namespace {
+
+TEST_CASE("a serving request in JSON: lengths as distributions, engine settings, cost") {
+  const Request r = test::request_or_fail(R"({"model": "qwen3-32b", "tp": 4, "gpu_hour_usd": 3,
+      "engine": {"max_num_batched_tokens": 4096, "max_num_seqs": 64, "gpu_memory_utilization": 0.85},
+      "workload": {"input_tokens": {"distribution": "uniform", "min": 100, "max": 300},
+                   "output_tokens": {"distribution": "normal", "mean": 64, "stddev": 8, "min": 2},
+                   "request_rate": 5, "num_requests": 40, "seed": 9, "prefix_cache_hit_ratio": 0.25}})");
+  CHECK(r.has_workload);
+  CHECK_FALSE(r.has_step);
+  CHECK(r.workload.input_tokens.kind == LengthDistribution::Kind::kUniform);
+  CHECK(r.workload.input_tokens.max == 300);
+  CHECK(r.workload.output_tokens.stddev == 8);
+  CHECK(r.engine.max_num_seqs == 64);
+  CHECK(r.gpu_hour_usd == 3);
+  auto served = serve_json(R"({"model": "qwen3-32b", "tp": 4, "mode": "corrected", "gpu_hour_usd": 3,
+      "engine": {"max_num_batched_tokens": 4096, "max_num_seqs": 64, "gpu_memory_utilization": 0.85},
+      "workload": {"input_tokens": {"distribution": "uniform", "min": 100, "max": 300},
+                   "output_tokens": {"distribution": "normal", "mean": 64, "stddev": 8, "min": 2},
+                   "request_rate": 5, "num_requests": 40, "seed": 9, "prefix_cache_hit_ratio": 0.25}})");
+  REQUIRE_MESSAGE(served.ok(), served.error().path << ": " << served.error().message);
+  CHECK(served->find("\"max_num_batched_tokens\":4096") != std::string::npos);
+  CHECK(served->find("\"request_rate\":5") != std::string::npos);
+  CHECK(served->find("\"distribution\":\"uniform\"") != std::string::npos);
+  CHECK(served->find("\"usd_per_million_output_tokens\":") != std::string::npos);
+  auto again = serve_json(R"({"model": "qwen3-32b", "tp": 4, "mode": "corrected", "gpu_hour_usd": 3,
+      "engine": {"max_num_batched_tokens": 4096, "max_num_seqs": 64, "gpu_memory_utilization": 0.85},
+      "workload": {"input_tokens": {"distribution": "uniform", "min": 100, "max": 300},
+                   "output_tokens": {"distribution": "normal", "mean": 64, "stddev": 8, "min": 2},
+                   "request_rate": 5, "num_requests": 40, "seed": 9, "prefix_cache_hit_ratio": 0.25}})");
+  REQUIRE(again.ok());
+  CHECK(again.value() == served.value());
+}
+
+TEST_CASE("a serve document of several requests keeps each result or error in its slot") {
+  auto out = serve_document(
+      R"([{"model": "qwen3-32b", "tp": 4, "workload": {"input_tokens": 64, "output_tokens": 4, "concurrency": 2}},
+      {"model": "qwen3-32b", "tp": 4, "workload": {"input_tokens": 64, "output_tokens": 0, "concurrency": 2}}])");
+  REQUIRE(out.ok());
+  CHECK(out->failures == 1);
+  CHECK(out->json.find("\"ttft_ms\"") != std::string::npos);
+  CHECK(out->json.find("workload.output_tokens") != std::string::npos);
+  int calls = 0;
+  auto cancelled = serve_json(
+      R"({"model": "qwen3-32b", "tp": 4, "workload": {"input_tokens": 64, "output_tokens": 2000, "concurrency": 2}})",
+      [&calls](double) { return ++calls < 2; });
+  REQUIRE_FALSE(cancelled.ok());
+  CHECK(cancelled.error().code == "cancelled");
+  CHECK(calls == 2);
+}
+
+}  // namespace
+}  // namespace stepcalc

@@ -27,14 +27,16 @@ test('the catalogue is not empty', () => assert.ok(entries.length >= 150, `${ent
 for (const entry of entries) {
   test(`wasm: ${entry.name}`, () => {
     const text = inputText(entry.input);
+    const run = entry.serve ? () => calc.serve(text) : () => calc.price(text);
     if (entry.code !== null) {
-      const error = thrown(() => calc.price(text));
+      const error = thrown(run);
       assert.deepEqual({ code: error.code, path: error.path }, { code: entry.code, path: entry.path });
       assert.ok(error.message.length > 0);
       return;
     }
-    const result = calc.price(text);
-    assert.ok(Number.isInteger(result.step_time_us) && result.step_time_us >= 1);
+    const result = run();
+    if (entry.serve) assert.ok(result.ttft_ms.mean > 0);
+    else assert.ok(Number.isInteger(result.step_time_us) && result.step_time_us >= 1);
     if (entry.warning) assert.ok(result.warnings.some((w) => w.code === entry.warning), `no warning ${entry.warning}`);
   });
 }
