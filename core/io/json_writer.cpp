@@ -56,6 +56,21 @@ std::string format_double(double v) {
   return out;
 }
 
+std::string format_fixed(double v, int decimals) {
+  if (!std::isfinite(v) || std::fabs(v) >= 1e15) return format_double(v);
+  int64_t scale = 1;
+  for (int i = 0; i < decimals; ++i) scale *= 10;
+  const int64_t scaled = static_cast<int64_t>(std::llround(std::fabs(v) * static_cast<double>(scale)));
+  std::string out = v < 0 && scaled != 0 ? "-" : "";
+  append_integer(out, scaled / scale);
+  if (decimals > 0) {
+    std::string frac;
+    append_integer(frac, scaled % scale);
+    out += "." + std::string(static_cast<size_t>(decimals) - frac.size(), '0') + frac;
+  }
+  return out;
+}
+
 void JsonWriter::separate() {
   if (need_comma_) out_ += ',';
   need_comma_ = true;

@@ -12,6 +12,10 @@ namespace stepcalc {
 /// Non-finite values are written as null (JSON has no NaN/Infinity).
 std::string format_double(double v);
 
+/// `v` with exactly `decimals` digits after the point, rounded half away from zero
+/// (no locale, no printf), for messages: format_fixed(79.2249, 2) is "79.22".
+std::string format_fixed(double v, int decimals);
+
 /// Decimal text of an integer (no locale, no printf).
 std::string format_integer(int64_t v);
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
+#include "io/json_writer.h"
 #include "serving/engine_defaults.h"
 
 namespace stepcalc {
@@ -35,17 +35,7 @@ int64_t cuda_graph_sizes(int64_t max_num_seqs) {
   return n;
 }
 
-std::string gib(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f GiB", bytes / kGiB);
-  return text;
-}
-
-std::string fixed2(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f", v);
-  return text;
-}
+std::string gib(double bytes) { return format_fixed(bytes / kGiB, 2) + " GiB"; }
 
 }  // namespace
 
@@ -113,18 +103,16 @@ std::vector<Warning> memory_warnings(const ServingMemory& m, double step_kv_toke
                    "The model does not fit at TP " + std::to_string(m.tp) + " on " + m.gpu + ": weights " +
                        gib(m.weights_bytes) + " + activations " + gib(m.activation_bytes) + " + NCCL " +
                        gib(m.non_torch_bytes) + " per GPU leave no KV cache in vLLM's " + gib(m.budget_bytes) +
-                       " budget (" + gib(m.gpu_memory_bytes) + " x " + fixed2(m.gpu_memory_utilization) +
+                       " budget (" + gib(m.gpu_memory_bytes) + " x " + format_fixed(m.gpu_memory_utilization, 2) +
                        "). Use a larger TP, FP8 weights or a GPU with more memory."});
     return out;
   }
   const double cache_tokens = d(m.kv_cache_tokens);
   if (step_kv_tokens > cache_tokens) {
-    char text[256];
-    std::snprintf(text, sizeof text,
-                  "The step's requests hold %.0f tokens of KV cache but vLLM's cache holds %lld (%lld blocks of %lld): "
-                  "vLLM would preempt requests rather than run this step.",
-                  step_kv_tokens, static_cast<long long>(m.kv_cache_tokens), static_cast<long long>(m.kv_cache_blocks),
-                  static_cast<long long>(m.block_size));
+    const std::string text = "The step's requests hold " + format_fixed(step_kv_tokens, 0) +
+                             " tokens of KV cache but vLLM's cache holds " + std::to_string(m.kv_cache_tokens) + " (" +
+                             std::to_string(m.kv_cache_blocks) + " blocks of " + std::to_string(m.block_size) +
+                             "): vLLM would preempt requests rather than run this step.";
     out.push_back({"kv_cache_overflow", text});
   }
   if (m.cuda_graph_bytes > m.headroom_bytes)

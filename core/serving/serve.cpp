@@ -1,7 +1,6 @@
 #include "serving/serve.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "input_limits.h"
 #include "serving/engine_defaults.h"
@@ -41,22 +40,17 @@ double min_steps(const Workload& w, const EngineSettings& e) {
 std::vector<Warning> serving_warnings(const ServeResult& r, const Workload& w) {
   std::vector<Warning> out = memory_warnings(r.memory, 0);
   const SimulationTrace& t = r.trace;
-  char text[320];
-  if (t.preemptions > 0) {
-    std::snprintf(text, sizeof text,
-                  "The KV cache (%lld blocks) ran out %lld times: vLLM preempted the newest requests, which then "
-                  "recomputed their prompts. Peak use %lld blocks; queue up to %lld requests.",
-                  static_cast<long long>(r.memory.kv_cache_blocks), static_cast<long long>(t.preemptions),
-                  static_cast<long long>(t.peak_kv_blocks_used), static_cast<long long>(t.peak_waiting));
-    out.push_back({"kv_cache_preemption", text});
-  }
-  if (w.concurrency > r.engine.max_num_seqs) {
-    std::snprintf(text, sizeof text,
-                  "Concurrency %lld exceeds max_num_seqs %lld: at most %lld requests run at once, the rest wait.",
-                  static_cast<long long>(w.concurrency), static_cast<long long>(r.engine.max_num_seqs),
-                  static_cast<long long>(r.engine.max_num_seqs));
-    out.push_back({"max_num_seqs_queueing", text});
-  }
+  const auto n = [](int64_t v) { return std::to_string(v); };
+  if (t.preemptions > 0)
+    out.push_back({"kv_cache_preemption",
+                   "The KV cache (" + n(r.memory.kv_cache_blocks) + " blocks) ran out " + n(t.preemptions) +
+                       " times: vLLM preempted the newest requests, which then recomputed "
+                       "their prompts. Peak use " +
+                       n(t.peak_kv_blocks_used) + " blocks; queue up to " + n(t.peak_waiting) + " requests."});
+  if (w.concurrency > r.engine.max_num_seqs)
+    out.push_back({"max_num_seqs_queueing", "Concurrency " + n(w.concurrency) + " exceeds max_num_seqs " +
+                                                n(r.engine.max_num_seqs) + ": at most " + n(r.engine.max_num_seqs) +
+                                                " requests run at once, the rest wait."});
   return out;
 }
 

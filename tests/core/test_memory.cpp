@@ -1,5 +1,6 @@
 // The memory plan against vLLM's own start-up figures.
 #include "doctest.h"
+#include "io/json_writer.h"
 #include "kernels/gpu_spec.h"
 #include "serving/engine_defaults.h"
 #include "serving/memory.h"
@@ -106,6 +107,21 @@ TEST_CASE("vLLM's default engine settings depend on the GPU's memory and name") 
   auto valid = validate_engine_settings(odd);
   REQUIRE_FALSE(valid.ok());
   CHECK(valid.error().path == "engine.max_num_batched_tokens");
+}
+
+}  // namespace
+}  // namespace stepcalc
+
+namespace stepcalc {
+namespace {
+
+TEST_CASE("messages format figures with fixed decimals, without printf") {
+  CHECK(format_fixed(79.2249, 2) == "79.22");
+  CHECK(format_fixed(0.899, 2) == "0.90");
+  CHECK(format_fixed(-0.004, 2) == "0.00");
+  CHECK(format_fixed(-1.5, 1) == "-1.5");
+  CHECK(format_fixed(1234567, 0) == "1234567");
+  CHECK(format_fixed(3.05, 3) == "3.050");
 }
 
 }  // namespace

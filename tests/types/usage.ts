@@ -1,7 +1,7 @@
 // Typechecked (never run) by `tsc -p tests/types`: the declarations describe the
 // loader as documented, and misuse is a type error.
 import { load, price, StepCalcError } from 'stepcalc';
-import type { Request, Result, SweepPoint } from 'stepcalc';
+import type { Request, Result, ServeResult, SweepPoint } from 'stepcalc';
 
 const request: Request = {
   model: 'llama-3.1-8b-instruct',
@@ -36,5 +36,12 @@ export async function demo(): Promise<number> {
   const bad: Request = { model: 'x', step: {}, corrected: { switches: { magic: true } } };
   // @ts-expect-error: token counts are numbers
   const bad2: Request = { model: 'x', step: { decode_requests: [{ progress_index: '5' }] } };
-  return ms + mfu + viaHelper.step_time_us + calc.presets().models.length + (bad ? 0 : 1) + (bad2 ? 0 : 1);
+  const served: ServeResult = calc.serve(
+    { model: 'qwen3-32b', tp: 4, workload: { input_tokens: 1024, output_tokens: { distribution: 'uniform', min: 16, max: 256 }, concurrency: 8 } },
+    { onProgress: (share: number) => share < 1 },
+  );
+  const ttft: number = served.ttft_ms.p99 + served.memory.kv_cache_blocks + (served.cost?.usd_per_million_output_tokens ?? 0);
+  // @ts-expect-error: a serving request needs a workload
+  calc.serve({ model: 'qwen3-32b' });
+  return ttft + ms + mfu + viaHelper.step_time_us + calc.presets().models.length + (bad ? 0 : 1) + (bad2 ? 0 : 1);
 }

@@ -69,7 +69,7 @@ test('wasm: after 1,000 bad inputs in a row the module still prices a conformanc
   const reference = cases[0];
   const before = calc.price(reference).step_time_us;
   assert.equal(before, reference.expected.step_time_us);
-  const bad = entries.filter((e) => e.code !== null && inputText(e.input).length < 100000);
+  const bad = entries.filter((e) => e.code !== null && !e.serve && inputText(e.input).length < 100000);
   for (let i = 0; i < 1000; i++) {
     const entry = bad[i % bad.length];
     const error = thrown(() => calc.price(inputText(entry.input)));
