@@ -56,9 +56,9 @@ Expected<std::string> price_measured(const Request& request, const KernelRegistr
   auto memory = step_memory(request, &result);
   if (!memory) return memory.error();
   bool all_finite = true;
-  std::string json = result_to_json(request, result, embedded_h100_tables(), &all_finite,
-                                    memory.value() ? &*memory.value() : nullptr,
-                                    [&](JsonWriter& w) { write_measured(w, plan.value(), breakdown); });
+  std::string json =
+      result_to_json(request, result, embedded_h100_tables(), &all_finite, memory.value() ? &*memory.value() : nullptr,
+                     [&](JsonWriter& w) { write_measured(w, plan.value(), breakdown); });
   if (!all_finite) return non_finite_error();
   return json;
 }

@@ -186,7 +186,7 @@ TEST_CASE("a serve document of several requests keeps each result or error in it
   int calls = 0;
   auto cancelled = serve_json(
       R"({"model": "qwen3-32b", "tp": 4, "workload": {"input_tokens": 64, "output_tokens": 2000, "concurrency": 2}})",
-      [&calls](double) { return ++calls < 2; });
+      no_kernels(), [&calls](double) { return ++calls < 2; });
   REQUIRE_FALSE(cancelled.ok());
   CHECK(cancelled.error().code == "cancelled");
   CHECK(calls == 2);
