@@ -1,7 +1,9 @@
 #include "serving/step_pricer.h"
 
 #include <cmath>
+#include <utility>
 
+#include "estimators/measured.h"
 #include "estimators/step_model.h"
 
 namespace stepcalc {
@@ -37,6 +39,28 @@ class EstimatorPricer final : public StepPricer {
   const MfuTables& tables_;
 };
 
+/// The measured mode: the operator plan resolved once on the GPU's tables, each step
+/// priced by the allocation-free summary path.
+class MeasuredPricer final : public StepPricer {
+ public:
+  explicit MeasuredPricer(MeasuredPlan plan) : plan_(std::move(plan)) {}
+
+  Expected<StepTimes> price(const Step& step) override {
+    const MeasuredTotals m = price_measured_summary(plan_, step);
+    StepTimes t;
+    t.total_us = m.total_us < 1 ? 1 : m.total_us;
+    t.prefill_us = m.prefill_us;
+    t.decode_us = m.decode_us;
+    if (!std::isfinite(t.total_us) || !std::isfinite(t.prefill_us) || !std::isfinite(t.decode_us))
+      return make_error("out_of_range", "workload",
+                        "A step of this workload has no finite time in the measured tables' range.");
+    return t;
+  }
+
+ private:
+  MeasuredPlan plan_;
+};
+
 }  // namespace
 
 std::unique_ptr<StepPricer> make_estimator_pricer(const Request& base, const MfuTables& tables) {
@@ -44,8 +68,12 @@ std::unique_ptr<StepPricer> make_estimator_pricer(const Request& base, const Mfu
 }
 
 Expected<std::unique_ptr<StepPricer>> make_step_pricer(const Request& base, const KernelRegistry& kernels) {
-  (void)kernels;  // the measured mode: wired when its estimator lands
-  return make_estimator_pricer(base, embedded_h100_tables());
+  if (base.mode != "measured") return make_estimator_pricer(base, embedded_h100_tables());
+  auto db = kernels.get(base.hardware.gpu, base.kernels, "gpu");
+  if (!db) return db.error();
+  auto plan = plan_measured(base, db.value());
+  if (!plan) return plan.error();
+  return std::unique_ptr<StepPricer>(std::make_unique<MeasuredPricer>(std::move(plan).value()));
 }
 
 }  // namespace stepcalc

@@ -137,12 +137,15 @@ test('presets, version and the one-shot helpers', async () => {
 });
 
 // The module now also carries the kernel-pack decoder, the measured estimator and the serving
-// simulation (134 KB gzipped when this limit was set, from 92 KB). What a user waits for is
-// the page's first view (<= 200 KB gzipped with the default GPU's tables, BENCHMARKS.md).
-test('module size: .wasm + loader + glue gzipped stay under 140 KB', () => {
+// simulation (134 KB gzipped when the limit was set at 140 KB, from 92 KB). The serving entry
+// point (calc.serve) is what links the scheduler simulation, the workload parser and the
+// serving result in: until it was bound they were dropped as unreferenced (main's module was
+// 135.5 KB); with it 152 KB, hence 160 KB. What a user waits for is the page's first view
+// (<= 200 KB gzipped with the default GPU's tables, BENCHMARKS.md).
+test('module size: .wasm + loader + glue gzipped stay under 160 KB', () => {
   const files = ['wasm/stepcalc.js', 'wasm/dist/stepcalc-core.js', 'wasm/dist/stepcalc-core.wasm'];
   const sizes = files.map((f) => gzipSync(readFileSync(new URL(f, root)), { level: 9 }).length);
   const total = sizes.reduce((a, b) => a + b, 0);
   console.log(`gzipped: ${files.map((f, i) => `${f} ${sizes[i]} B`).join(', ')}; total ${total} B`);
-  assert.ok(total < 140_000, `total ${total} B`);
+  assert.ok(total < 160_000, `total ${total} B`);
 });

@@ -1,0 +1,88 @@
+// Serving on every GPU: each model preset on each of the five GPUs with measured
+// kernels (the measured mode, the only one that prices GPUs other than the H100),
+// at the smallest TP of 1, 2, 4, 8 whose memory plan fits.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "doctest.h"
+#include "io/model_config.h"
+#include "kernel_test_support.h"
+#include "kernels/kernel_registry.h"
+#include "serving/serve.h"
+
+namespace stepcalc {
+namespace {
+
+const std::vector<std::string> kGpus = {"H100", "H200", "B200", "A100", "L40S"};
+
+/// Every pack of each GPU's default kernel version, decoded when first used.
+KernelRegistry default_packs() {
+  KernelRegistry r;
+  for (const std::string& gpu : kGpus) {
+    auto resolved = resolve_kernels(gpu, "");
+    REQUIRE(resolved.ok());
+    const KernelSet* set = find_kernel_set(resolved->first, resolved->second);
+    REQUIRE(set != nullptr);
+    for (const KernelPartInfo& part : set->parts) {
+      const std::string bytes = test::read_kernel_pack(set->file_name(part.name));
+      auto added = r.add_pack_deferred(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+      REQUIRE_MESSAGE(added.ok(), added.error().message);
+    }
+  }
+  return r;
+}
+
+Request serving_request(const std::string& model, const std::string& gpu, int tp) {
+  return test::request_or_fail(R"({"model": ")" + model + R"(", "gpu": ")" + gpu + R"(", "tp": )" + std::to_string(tp) +
+                               R"(, "mode": "measured", "workload": {"input_tokens": 512, "output_tokens": 32,
+                                   "concurrency": 8, "num_requests": 16}})");
+}
+
+TEST_CASE("serve: every preset on every GPU, at the smallest TP that fits") {
+  const KernelRegistry kernels = default_packs();
+  int served = 0;
+  for (const std::string& model : model_preset_names()) {
+    bool fits_on_b200 = false;
+    for (const std::string& gpu : kGpus) {
+      CAPTURE(model);
+      CAPTURE(gpu);
+      bool fitted = false;
+      for (int tp : {1, 2, 4, 8}) {
+        const Request request = serving_request(model, gpu, tp);
+        auto result = run_serve(request, kernels);
+        if (!result) {
+          // The one acceptable refusal: the memory plan, at the TP.
+          CHECK_MESSAGE(result.error().code == "does_not_fit", result.error().path << ": " << result.error().message);
+          CHECK(result.error().path == "tp");
+          CHECK(result.error().message.find("does not fit at TP " + std::to_string(tp)) != std::string::npos);
+          continue;
+        }
+        const ServeResult& r = result.value();
+        CHECK(r.memory.fits);
+        CHECK(r.memory.kv_cache_tokens >= 512 + 32);
+        CHECK(r.num_requests == 16);
+        CHECK((std::isfinite(r.ttft_ms.mean) && r.ttft_ms.mean > 0));
+        CHECK((std::isfinite(r.tpot_ms.mean) && r.tpot_ms.mean > 0));
+        CHECK(r.e2e_ms.mean > r.ttft_ms.mean);
+        CHECK(r.throughput.output_tokens_per_s > 0);
+        fitted = true;
+        ++served;
+        if (gpu == "B200") fits_on_b200 = true;
+        break;
+      }
+      if (!fitted) {
+        // Nowhere up to TP 8: the weights alone must exceed vLLM's budget per GPU.
+        auto memory = request_memory(serving_request(model, gpu, 8));
+        REQUIRE(memory.ok());
+        CHECK(memory->weights_bytes > memory->budget_bytes);
+      }
+    }
+    CHECK_MESSAGE(fits_on_b200, model << " fits on no B200 node (TP <= 8)");
+  }
+  // Most pairs are served; only the largest checkpoints exceed a node of the smaller GPUs.
+  CHECK(served >= static_cast<int>(model_preset_names().size() * kGpus.size()) - 5);
+}
+
+}  // namespace
+}  // namespace stepcalc

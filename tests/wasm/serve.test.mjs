@@ -1,0 +1,80 @@
+// calc.serve in the JS module: every model preset on each of the five GPUs (the measured
+// mode, with each GPU's kernel packs loaded), progress and cancel, and the same figures as
+// the native CLI for the same request.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import test from 'node:test';
+import { load, StepCalcError } from '../../wasm/stepcalc.js';
+
+const calc = await load();
+const GPUS = ['H100', 'H200', 'B200', 'A100', 'L40S'];
+const cli = new URL('../../build/stepcalc', import.meta.url).pathname;
+
+const request = (model, gpu, tp, workload = {}) => ({
+  model, gpu, tp, mode: 'measured',
+  workload: { input_tokens: 512, output_tokens: 32, concurrency: 8, num_requests: 16, ...workload },
+});
+
+test('serve: every preset on every GPU, at the smallest TP of 1, 2, 4, 8 that fits', async () => {
+  for (const gpu of GPUS) await calc.loadKernels(gpu);
+  const unserved = [];
+  for (const { name } of calc.presets().models) {
+    for (const gpu of GPUS) {
+      let served;
+      for (const tp of [1, 2, 4, 8]) {
+        try {
+          served = calc.serve(request(name, gpu, tp));
+          break;
+        } catch (error) {
+          assert.ok(error instanceof StepCalcError, `${name} ${gpu} tp ${tp}: ${error}`);
+          assert.equal(error.code, 'does_not_fit', `${name} ${gpu} tp ${tp}: ${error.message}`);
+          assert.equal(error.path, 'tp');
+          assert.match(error.message, new RegExp(`does not fit at TP ${tp} on ${gpu}: weights [0-9.]+ GiB`));
+        }
+      }
+      if (!served) {
+        unserved.push(`${name} on ${gpu}`);
+        continue;
+      }
+      assert.equal(served.gpu, gpu);
+      assert.equal(served.mode, 'measured');
+      assert.ok(served.memory.fits && served.memory.kv_cache_tokens >= 544, `${name} ${gpu}`);
+      for (const k of ['ttft_ms', 'tpot_ms', 'e2e_ms']) assert.ok(Number.isFinite(served[k].mean) && served[k].mean > 0, `${name} ${gpu} ${k}`);
+      assert.ok(served.throughput.output_tokens_per_s > 0);
+    }
+  }
+  // Only checkpoints larger than a node of 80 GB (or 48 GB) GPUs stay unserved.
+  assert.ok(unserved.length <= 5, unserved.join(', '));
+  assert.ok(!unserved.some((u) => u.endsWith('on B200')), unserved.join(', '));
+});
+
+test('serve: the module gives the native CLI\'s figures for the same request', { skip: !existsSync(cli) && 'no native build' }, () => {
+  for (const r of [
+    { model: 'qwen3-32b', tp: 4, workload: { input_tokens: 1024, output_tokens: 64, concurrency: 16, num_requests: 48 } },
+    request('llama-3.1-8b-instruct', 'L40S', 1, { request_rate: 4, concurrency: undefined, seed: 7 }),
+  ]) {
+    const native = JSON.parse(execFileSync(cli, ['serve', '-'], { input: JSON.stringify(r) }).toString());
+    const wasm = calc.serve(r);
+    assert.ok(native.steps > 0);
+    assert.equal(wasm.steps, native.steps);
+    for (const k of ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms']) assert.deepEqual(wasm[k], native[k], k);
+    assert.deepEqual(wasm.memory, native.memory);
+  }
+});
+
+test('serve: progress rises to 1; returning false cancels; a throwing callback cancels and rethrows', () => {
+  const r = { model: 'llama-3.1-8b-instruct', workload: { input_tokens: 256, output_tokens: 512, concurrency: 8, num_requests: 64 } };
+  const shares = [];
+  calc.serve(r, { onProgress: (s) => { shares.push(s); } });
+  assert.ok(shares.length >= 2, `${shares.length} progress calls`);
+  assert.ok(shares.every((s, i) => s >= 0 && s <= 1 && (i === 0 || s >= shares[i - 1])));
+  let calls = 0;
+  assert.throws(() => calc.serve(r, { onProgress: () => ++calls < 2 }), (e) => e instanceof StepCalcError && e.code === 'cancelled');
+  assert.equal(calls, 2);
+  const boom = new Error('boom');
+  assert.throws(() => calc.serve(r, { onProgress: () => { throw boom; } }), (e) => e === boom);
+  assert.throws(() => calc.serve(r, { onProgress: 3 }), (e) => e.code === 'type_error' && e.path === 'onProgress');
+  // The instance still serves after a cancel.
+  assert.ok(calc.serve(r).ttft_ms.mean > 0);
+});
