@@ -35,7 +35,7 @@ Expected<PricedDocument> serve_document(std::string_view json, const std::string
   if (mode_override.size() > limits::kMaxStringBytes)
     return make_error("out_of_range", "mode",
                       "mode is longer than " + std::to_string(limits::kMaxStringBytes) + " bytes.");
-  auto batch = parse_requests(json);
+  auto batch = parse_requests(json, mode_override);
   if (!batch) return batch.error();
   PricedDocument out;
   JsonWriter w;

@@ -15,7 +15,18 @@ class EstimatorPricer final : public StepPricer {
  public:
   EstimatorPricer(const Request& base, const MfuTables& tables) : request_(base), tables_(tables) {
     request_.step = Step{};
+    notes_ = base.model.notes;
+    // The step-independent warning of a GPU priced with another GPU's tables, as price() words it.
+    Request probe = base;
+    probe.step = Step{};
+    probe.step.decode.push_back({1, 1});
+    auto priced = price_step(probe, tables, true);
+    if (priced)
+      for (const Warning& w : priced->warnings)
+        if (w.code == "gpu_h100_tables") notes_.push_back(w);
   }
+
+  std::vector<Warning> notes() const override { return notes_; }
 
   Expected<StepTimes> price(const Step& step) override {
     request_.step.prefill.assign(step.prefill.begin(), step.prefill.end());
@@ -37,6 +48,7 @@ class EstimatorPricer final : public StepPricer {
  private:
   Request request_;
   const MfuTables& tables_;
+  std::vector<Warning> notes_;
 };
 
 /// The measured mode: the operator plan resolved once on the GPU's tables, each step
@@ -44,6 +56,8 @@ class EstimatorPricer final : public StepPricer {
 class MeasuredPricer final : public StepPricer {
  public:
   explicit MeasuredPricer(MeasuredPlan plan) : plan_(std::move(plan)) {}
+
+  std::vector<Warning> notes() const override { return plan_.warnings; }
 
   Expected<StepTimes> price(const Step& step) override {
     const MeasuredTotals m = price_measured_summary(plan_, step);

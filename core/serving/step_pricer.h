@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "error.h"
 #include "kernels/kernel_registry.h"
@@ -28,6 +29,9 @@ class StepPricer {
   virtual ~StepPricer() = default;
   /// The times of `step`; an error (out of range, no tables) ends the simulation.
   virtual Expected<StepTimes> price(const Step& step) = 0;
+  /// Warnings that hold for every step (the model's notes, tables of another GPU,
+  /// approximations of the measured plan), for the serving result.
+  virtual std::vector<Warning> notes() const = 0;
 };
 
 /// A pricer over the step estimators (`blis-v2`, `corrected`, ...) at summary

@@ -28,6 +28,7 @@ class LinearPricer final : public StepPricer {
     t.decode_us = step.decode.empty() ? 0 : 1;
     return t;
   }
+  std::vector<Warning> notes() const override { return {}; }
   int64_t steps = 0, max_decodes = 0, prefill_chunks = 0;
 
  private:

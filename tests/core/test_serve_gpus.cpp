@@ -84,5 +84,25 @@ TEST_CASE("serve: every preset on every GPU, at the smallest TP that fits") {
   CHECK(served >= static_cast<int>(model_preset_names().size() * kGpus.size()) - 5);
 }
 
+TEST_CASE("serve: the pricing's step-independent warnings reach the serving result") {
+  auto has = [](const ServeResult& r, const std::string& code) {
+    for (const Warning& w : r.warnings)
+      if (w.code == code) return true;
+    return false;
+  };
+  auto reference = run_serve(test::request_or_fail(R"({"model": "qwen3-32b", "gpu": "L40S", "tp": 2,
+      "workload": {"input_tokens": 512, "output_tokens": 32, "concurrency": 8, "num_requests": 16}})"));
+  REQUIRE_MESSAGE(reference.ok(), reference.error().message);
+  CHECK(has(reference.value(), "gpu_h100_tables"));
+  auto h100 = run_serve(test::request_or_fail(R"({"model": "qwen3-32b", "tp": 2,
+      "workload": {"input_tokens": 512, "output_tokens": 32, "concurrency": 8, "num_requests": 16}})"));
+  REQUIRE(h100.ok());
+  CHECK_FALSE(has(h100.value(), "gpu_h100_tables"));
+  const KernelRegistry kernels = default_packs();
+  auto a100 = run_serve(serving_request("mixtral-8x7b-v0.1", "A100", 2), kernels);
+  REQUIRE_MESSAGE(a100.ok(), a100.error().message);
+  CHECK(has(a100.value(), "moe_approximated"));
+}
+
 }  // namespace
 }  // namespace stepcalc
