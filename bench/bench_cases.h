@@ -77,4 +77,15 @@ inline std::vector<BenchSweep> bench_sweeps() {
           BenchSweep{"sweep_b_prefill_tokens", "bench:b", "prefill_tokens", ramp(16, 16)}};
 }
 
+/// The serving benchmark of docs/SERVING.md's speed budget (issue 13): 1,000 requests of
+/// 1,024 tokens in and 1,024 out from 64 closed-loop clients, Qwen3-32B at TP 4 on the
+/// H100 (the measured serving runs' setting), in `mode`. About 16,000 engine steps.
+inline std::string serve_bench_request(const std::string& mode) {
+  return R"({"model":"qwen3-32b","tp":4,"mode":")" + mode +
+         R"(","workload":{"input_tokens":1024,"output_tokens":1024,"concurrency":64,"num_requests":1000}})";
+}
+
+/// The modes the serving benchmark runs (measured reads the H100's kernel packs).
+inline std::vector<std::string> serve_bench_modes() { return {"blis-v2", "corrected", "measured"}; }
+
 }  // namespace stepcalc::bench

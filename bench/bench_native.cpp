@@ -3,7 +3,8 @@
 //   price_step   a parsed Request -> StepResult, detail off: the pricing alone
 //   price_json   JSON text in -> result JSON text out: what one page call costs
 // and its parts (parse_request, price_step with detail, result_to_json), the two
-// 1,000-point sweeps and the one-off decoding of the embedded tables.
+// 1,000-point sweeps, the one-off decoding of the embedded tables and the serving
+// simulation of 1,000 requests (BM_serve_json).
 // Run by bench/run.mjs; see BENCHMARKS.md.
 #include <benchmark/benchmark.h>
 
@@ -15,6 +16,7 @@
 #include "estimators/step_model.h"
 #include "io/request_json.h"
 #include "io/result_json.h"
+#include "kernels/kernel_registry.h"
 #include "kernels/tables.h"
 
 namespace {
@@ -101,6 +103,33 @@ void BM_tables_decode(benchmark::State& state) {
   }
 }
 
+// The serving simulation (serve_json) of bench_cases.h's workload, per mode; the
+// measured mode's H100 packs are read from the build's kernels directory first.
+void BM_serve_json(benchmark::State& state) {
+  static const stepcalc::KernelRegistry* kernels = [] {
+    auto* r = new stepcalc::KernelRegistry();
+    for (const char* part : {"gemm-bf16", "attention-bf16", "allreduce"}) {
+      const std::string bytes = stepcalc::bench::read_text(std::string(STEPCALC_KERNELS_DIR) +
+                                                           "/h100-vllm-0.14.0-" + part + ".bin");
+      if (!r->add_pack(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()).ok()) {
+        std::fprintf(stderr, "bench: cannot load the H100 %s pack (build the project first)\n", part);
+        std::exit(1);
+      }
+    }
+    return r;
+  }();
+  const std::string json = stepcalc::bench::serve_bench_request(
+      stepcalc::bench::serve_bench_modes().at(static_cast<size_t>(state.range(0))));
+  for (auto _ : state) {
+    auto served = stepcalc::serve_json(json, *kernels);
+    if (!served) {
+      state.SkipWithError(served.error().message.c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(served.value().size());
+  }
+}
+
 // Names carry the case tag: price_step/bench:a, ...
 void case_args(benchmark::internal::Benchmark* b) {
   for (int i = 0; i < 3; ++i) b->Arg(i);
@@ -116,6 +145,7 @@ BENCHMARK(BM_result_to_json)->Apply(case_args);
 BENCHMARK(BM_price_json)->Apply(case_args);
 BENCHMARK(BM_sweep_json)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_tables_decode)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_serve_json)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 int main(int argc, char** argv) {
   if (cases().size() != 3) {

@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { kernelPackSection } from './kernel-packs.mjs';
+import { servingBudgetRows, servingSection } from './serving.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CASES = ['bench:a', 'bench:b', 'bench:c'];
@@ -92,6 +93,7 @@ issue's, measured on a 2-core machine of this kind.`);
   } else {
     rows.push(['Page (bytes, first result, 512-request edit)', `not measured: ${page?.why ?? 'skipped'}`, '120 KB, 150 ms, 16 ms', 'not measured']);
   }
+  rows.push(...servingBudgetRows(r.serving));
   out.push(`## Budgets\n\nBenchmark figures, not test assertions.\n\n${table(['What', 'Measured (median)', 'Budget', 'Verdict'], rows)}`);
 
   // ---------------------------------------------------------------- native
@@ -155,6 +157,8 @@ ${table(['File', 'raw', 'gzip'], fileRows)}`);
   } else {
     out.push(`## Page\n\nNot measured in this run: ${page?.why ?? 'skipped (--no-page)'}.`);
   }
+
+  out.push(servingSection(r.serving));
 
   out.push(kernelPackSection());
 

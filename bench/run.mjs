@@ -12,6 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { runWasm } from './wasm.mjs';
 import { runPage } from './page.mjs';
 import { writeReport } from './report.mjs';
+import { nativeServing, runServingWasm } from './serving.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -127,6 +128,11 @@ for (const opt of process.argv.includes('--no-opt-levels') ? ['-Oz'] : OPT_LEVEL
 
 log('wasm: timing the shipped module through wasm/stepcalc.js');
 report.loader = await runWasm({ seconds });
+log('serving: 1,000-request simulations through calc.serve');
+report.serving = {
+  date: report.date.slice(0, 10), load: loadAverage(),
+  native: nativeServing(report.native.results), wasm: await runServingWasm({ repeats: quick ? 3 : 5 }),
+};
 
 if (!process.argv.includes('--no-page')) {
   log('page: headless Chromium');

@@ -1,0 +1,150 @@
+// The serving simulation's speed (issue 13): 1,000 requests of 1,024 tokens in and
+// 1,024 out from 64 closed-loop clients (Qwen3-32B TP 4 on the H100, about 16,000
+// engine steps), native (Google Benchmark BM_serve_json, bench/bench_native.cpp) and
+// in Wasm through the loader's calc.serve (what the page's worker calls), per mode.
+// Budgets: native <= 50 ms, Wasm <= 300 ms. Used by bench/run.mjs; alone:
+//   node bench/serving.mjs [--native build/bench/stepcalc_bench]   (rewrites only the
+//   "Serving simulation" section of BENCHMARKS.md, between its markers)
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const SERVE_MODES = ['blis-v2', 'corrected', 'measured']; // bench_cases.h serve_bench_modes()
+export const NATIVE_BUDGET_MS = 50;
+export const WASM_BUDGET_MS = 300;
+const START = '<!-- serving-bench:start -->';
+const END = '<!-- serving-bench:end -->';
+
+/** The request of bench_cases.h serve_bench_request(mode). */
+export const serveBenchRequest = (mode) => ({
+  model: 'qwen3-32b', tp: 4, mode,
+  workload: { input_tokens: 1024, output_tokens: 1024, concurrency: 64, num_requests: 1000 },
+});
+
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+const median = (v) => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** Median CPU and wall ms of calc.serve per mode, after one warm-up run; engine steps. */
+export async function runServingWasm({ repeats = 5 } = {}) {
+  const { load } = await import(pathToFileURL(path.join(root, 'wasm/stepcalc.js')).href);
+  const calc = await load();
+  await calc.loadKernels('H100');
+  const out = {};
+  for (const mode of SERVE_MODES) {
+    const request = serveBenchRequest(mode);
+    const first = calc.serve(request);
+    const cpu = [];
+    const wall = [];
+    for (let i = 0; i < repeats; i++) {
+      const c0 = cpuMs();
+      const w0 = performance.now();
+      calc.serve(request);
+      wall.push(performance.now() - w0);
+      cpu.push(cpuMs() - c0);
+    }
+    out[mode] = { cpu_ms: median(cpu), wall_ms: median(wall), steps: first.steps, repeats };
+  }
+  return out;
+}
+
+/** BM_serve_json/<i> of the Google Benchmark results (ns per call), per mode, in ms. */
+export function nativeServing(results) {
+  const out = {};
+  SERVE_MODES.forEach((mode, i) => {
+    const r = results?.[`BM_serve_json/${i}`] ?? results?.[`BM_serve_json/${i}/iterations:3`];
+    if (r) out[mode] = { cpu_ms: r.cpu_ns / 1e6, wall_ms: r.wall_ns / 1e6 };
+  });
+  return out;
+}
+
+const ms = (v) => (v === undefined ? 'n/a' : `${v.toFixed(v < 10 ? 2 : 1)} ms`);
+const verdict = (v, budget) => (v === undefined ? 'not measured' : v <= budget ? '**met**' : '**not met**');
+
+/** Budget rows for BENCHMARKS.md's budget table. */
+export function servingBudgetRows(serving) {
+  const rows = [];
+  for (const mode of SERVE_MODES) {
+    const n = serving?.native?.[mode]?.cpu_ms;
+    rows.push([`Native serving simulation, 1,000 requests (${mode})`, ms(n), `<= ${NATIVE_BUDGET_MS} ms`, verdict(n, NATIVE_BUDGET_MS)]);
+  }
+  for (const mode of SERVE_MODES) {
+    const w = serving?.wasm?.[mode]?.cpu_ms;
+    rows.push([`Wasm calc.serve, 1,000 requests (${mode})`, ms(w), `<= ${WASM_BUDGET_MS} ms`, verdict(w, WASM_BUDGET_MS)]);
+  }
+  return rows;
+}
+
+/** The "Serving simulation" section, between markers (so it can be rewritten alone). */
+export function servingSection(serving) {
+  const rows = SERVE_MODES.map((mode) => {
+    const n = serving?.native?.[mode]?.cpu_ms;
+    const w = serving?.wasm?.[mode]?.cpu_ms;
+    const steps = serving?.wasm?.[mode]?.steps;
+    return [mode, steps === undefined ? 'n/a' : steps.toLocaleString('en-US'), ms(n), verdict(n, NATIVE_BUDGET_MS),
+      ms(w), verdict(w, WASM_BUDGET_MS), n && w ? `${(w / n).toFixed(1)}x` : 'n/a',
+      steps && w ? `${((w * 1e3) / steps).toFixed(1)} us` : 'n/a'];
+  });
+  return `${START}
+## Serving simulation
+
+The budget of the serving issue: 1,000 requests of 1,024 tokens in and 1,024 out from 64
+closed-loop clients (Qwen3-32B, TP 4, H100; \`bench/bench_cases.h\` serve_bench_request),
+simulated step by step with each step priced in the mode: natively <= ${NATIVE_BUDGET_MS} ms, in
+Wasm <= ${WASM_BUDGET_MS} ms. Native: Google Benchmark \`BM_serve_json\` (serve_json, JSON in and
+out), CPU time, median of the repetitions. Wasm: \`calc.serve(request)\` through wasm/stepcalc.js
+under node on the shipped module, CPU time, median of ${serving?.wasm?.['blis-v2']?.repeats ?? 'n/a'} runs after a warm-up
+(the page runs the same call in a Web Worker). Measured ${serving?.date ?? 'n/a'}, load average
+before ${serving?.load ?? 'n/a'}.
+
+${[['Mode', 'Engine steps', 'Native', '<= 50 ms', 'Wasm calc.serve', '<= 300 ms', 'Wasm/native', 'Wasm per step'],
+    ...rows].map((r, i) => (i === 1 ? `|${r.map(() => '---').join('|')}|\n` : '') + `| ${r.join(' | ')} |`).join('\n')}
+
+Where the time goes (perf, native blis-v2): about two thirds in pricing the steps'
+decode attention (one MFU lookup per running request per step, 64 per step here, with
+the reference's nearest-row fallback for unmeasured corners) and a sixth in the
+scheduler itself.
+${END}`;
+}
+
+/** Replaces the section in BENCHMARKS.md (or appends it). */
+export function writeServingSection(serving) {
+  const file = path.join(root, 'BENCHMARKS.md');
+  const text = readFileSync(file, 'utf8');
+  const section = servingSection(serving);
+  const a = text.indexOf(START);
+  const b = text.indexOf(END);
+  const next = a >= 0 && b > a ? text.slice(0, a) + section + text.slice(b + END.length) : `${text.trimEnd()}\n\n${section}\n`;
+  writeFileSync(file, next);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const i = process.argv.indexOf('--native');
+  const bin = i > 0 ? process.argv[i + 1] : path.join(root, 'build/bench/stepcalc_bench');
+  const serving = { date: new Date().toISOString().slice(0, 10), load: (await import('node:os')).default.loadavg().map((x) => x.toFixed(2)).join(' ') };
+  if (existsSync(bin)) {
+    const out = path.join(root, 'build/bench/serving-native.json');
+    execFileSync(bin, ['--benchmark_filter=BM_serve_json', '--benchmark_repetitions=5', '--benchmark_report_aggregates_only=true',
+      `--benchmark_out=${out}`, '--benchmark_out_format=json'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const results = {};
+    for (const b of JSON.parse(readFileSync(out, 'utf8')).benchmarks) {
+      if (b.aggregate_name !== 'median') continue;
+      const scale = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 }[b.time_unit];
+      results[b.run_name] = { cpu_ns: b.cpu_time * scale, wall_ns: b.real_time * scale };
+    }
+    serving.native = nativeServing(results);
+  } else {
+    process.stderr.write(`bench/serving: no native benchmark at ${bin}; native not measured\n`);
+  }
+  serving.wasm = await runServingWasm();
+  for (const r of servingBudgetRows(serving)) process.stdout.write(`${r.join(' | ')}\n`);
+  writeServingSection(serving);
+  process.stdout.write('wrote the Serving simulation section of BENCHMARKS.md\n');
+}
