@@ -109,8 +109,8 @@ void BM_serve_json(benchmark::State& state) {
   static const stepcalc::KernelRegistry* kernels = [] {
     auto* r = new stepcalc::KernelRegistry();
     for (const char* part : {"gemm-bf16", "attention-bf16", "allreduce"}) {
-      const std::string bytes = stepcalc::bench::read_text(std::string(STEPCALC_KERNELS_DIR) +
-                                                           "/h100-vllm-0.14.0-" + part + ".bin");
+      const std::string bytes =
+          stepcalc::bench::read_text(std::string(STEPCALC_KERNELS_DIR) + "/h100-vllm-0.14.0-" + part + ".bin");
       if (!r->add_pack(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()).ok()) {
         std::fprintf(stderr, "bench: cannot load the H100 %s pack (build the project first)\n", part);
         std::exit(1);
