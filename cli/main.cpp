@@ -39,7 +39,8 @@ std::string usage_text() {
   std::string axes;
   for (const stepcalc::SweepAxis& a : stepcalc::sweep_axes()) axes += (axes.empty() ? "" : ", ") + std::string(a.name);
   return "usage: stepcalc [--kernels DIR] price [--mode NAME] [FILE|-]\n"
-         "       stepcalc [--kernels DIR] serve [--mode NAME] [FILE|-]   (a request with a \"workload\"; docs/SERVING.md)\n"
+         "       stepcalc [--kernels DIR] serve [--mode NAME] [FILE|-]   (a request with a \"workload\"; "
+         "docs/SERVING.md)\n"
          "       stepcalc sweep AXIS V1,V2,... [FILE|-]   (AXIS: " +
          axes +
          ")\n"

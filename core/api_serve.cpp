@@ -44,9 +44,14 @@ Expected<PricedDocument> serve_document(std::string_view json, const std::string
   size_t index = 0;
   for (const Expected<Request>& parsed : batch->requests) {
     const double done = static_cast<double>(index++);
+    auto note_failure = [&](const Error& e) {  // for the CLI's one-line message, as price_document
+      if (out.failures++ > 0) return;
+      out.first_failure = e;
+      out.first_failure_index = index - 1;
+    };
     if (!parsed && !batch->is_array) return parsed.error();
     if (!parsed) {
-      ++out.failures;
+      note_failure(parsed.error());
       w.raw(error_to_json(parsed.error()));
       continue;
     }
@@ -57,7 +62,7 @@ Expected<PricedDocument> serve_document(std::string_view json, const std::string
         progress ? ServeProgress([&](double share) { return progress((done + share) / count); }) : nullptr;
     auto served = serve_request(request, kernels, scaled);
     if (!served && (served.error().code == "cancelled" || !batch->is_array)) return served.error();
-    if (!served) ++out.failures;
+    if (!served) note_failure(served.error());
     w.raw(served ? served.value() : error_to_json(served.error(), request.id, request.has_id));
   }
   if (batch->is_array) w.end_array();
