@@ -17,7 +17,9 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const out = path.join(root, 'web/dist');
 
 /** Modules loaded by import() when their panel first opens: each is a bundle of its own. */
-export const LAZY = ['calibrate-panel.js', 'export.js'];
+export const LAZY = ['calibrate-panel.js', 'export.js', 'serving-panel.js'];
+/** Web Workers: bundles of their own, started by URL (the Serving panel's simulations). */
+export const WORKERS = ['serving-worker.js'];
 /** Files (relative to the root) the first view loads besides web/dist/*, compressed too. */
 const ALSO_COMPRESSED = ['index.html', 'wasm/dist/stepcalc-core.wasm'];
 
@@ -72,7 +74,7 @@ export async function buildPage({ ifStale = false } = {}) {
   };
   const builds = await Promise.all([
     esbuild.build({ ...common, entryPoints: ['web/app.js', 'web/style.css'], plugins: [lazy] }),
-    esbuild.build({ ...common, entryPoints: LAZY.map((f) => `web/${f}`) }),
+    esbuild.build({ ...common, entryPoints: [...LAZY, ...WORKERS].map((f) => `web/${f}`) }),
   ]);
   buildDocs(root, path.join(out, 'docs'));
   for (const file of readdirSync(out)) if (/\.(js|css)$/.test(file)) compress(path.join(out, file));

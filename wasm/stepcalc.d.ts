@@ -99,6 +99,10 @@ export interface Request {
   expected?: { step_time_us?: number; [key: string]: unknown };
   /** vLLM engine settings for memory and serving; left out: vLLM's defaults on that GPU. */
   engine?: EngineSettings;
+  /** The serving workload (calc.serve); price() checks it and ignores it. */
+  workload?: Workload;
+  /** Price of one GPU-hour, for serve()'s cost figures; price() ignores it. */
+  gpu_hour_usd?: number;
 }
 
 /** `vllm serve` settings (docs/SERVING.md); each left out takes vLLM's default for the GPU. */

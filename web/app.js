@@ -23,6 +23,7 @@ import { inUserWords } from './words.js';
 
 const DENSE_PARTS = ['gemm-bf16', 'attention-bf16', 'allreduce'];
 const embed = new URLSearchParams(location.search).get('embed') === '1';
+const view = new URLSearchParams(location.search).get('view'); // 'serving': an embed of the Serving panel only
 const nextPaint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 
 // Chart widths come from a ResizeObserver, so drawing after an edit never forces a
@@ -37,7 +38,8 @@ function errorNote(text) {
 async function main() {
   const calc = await load({ baseUrl: new URL('wasm/', document.baseURI) });
   useCatalogue(calc.catalogue());
-  const app = { calc, presets: calc.presets(), state: defaultState(), pinned: null, fields: new FieldRegistry($('#errors')), embed };
+  const app = { calc, presets: calc.presets(), state: defaultState(), pinned: null, fields: new FieldRegistry($('#errors')), embed,
+    listeners: [] }; // listeners: called with {state, request, result} after each priced edit (the Serving panel)
   let scheduled = false;
   let good = null; // {state, request, result} of the last priced state
   let firstDone = false;
@@ -122,6 +124,7 @@ async function main() {
     $('#sticky').replaceChildren(h('strong', { text: timeUs(result.step_time_us) }), ` · ${context}`);
     $('#headline').replaceChildren(headline(result, referenceOf(request)));
     panels?.list.forEach((p) => p.priced?.(result));
+    app.listeners.forEach((listener) => listener(good));
     renderCharts();
     writeUrl();
     performance.measure('stepcalc:update', { start: started });
@@ -232,7 +235,13 @@ async function main() {
   });
   observer.observe($('#breakdown'));
   observer.observe($('#sweeps'));
-  if (embed) return;
+  // The Serving panel (and its worker) loads after the first view, or at once as an embed's only view.
+  const servingPanel = () => import('./serving-panel.js').then((m) => m.servingPanel(app, $('#serving-panel'), { view }))
+    .catch((error) => $('#serving-panel').append(errorNote(`The serving panel did not load: ${error.message}`)));
+  if (embed) {
+    if (view === 'serving') servingPanel();
+    return;
+  }
 
   // The number is on screen: build the panels after it has been painted.
   await nextPaint();
@@ -243,6 +252,7 @@ async function main() {
     compare: comparePanel(app, $('#compare-controls'), $('#compare')) };
   renderPanels();
   update();
+  servingPanel();
 
   // The calibration panel (and its fitting code) loads when first opened.
   $('#calibrate')?.addEventListener('toggle', function loadCalibration(event) {

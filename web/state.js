@@ -3,10 +3,12 @@
 // State: { model: preset name | shape object, modelName, gpu, kernels (measured table
 //          version, '' for the GPU's default), hw: {overrides}, tp,
 //          mode, corrected: {switches, params} of the shown mode | null,
-//          prefill: [[cached, new]], decode: [[kv, tokens]] }
+//          prefill: [[cached, new]], decode: [[kv, tokens]],
+//          serving: the Serving panel's workload (web/serving-state.js) | undefined }
 // A field the user left invalid holds the typed text; the core then names its path.
 
 import { catalogue, shapeFields } from './catalogue.js';
+import { encodeServing, decodeServing } from './serving-state.js';
 
 /** The page's own limits; `rows` is the core's requests-per-step limit. */
 export const LIMITS = {
@@ -162,6 +164,7 @@ export function encodeHash(s, pinned = null) {
   q.push(['p', encodeRuns(s.prefill)]);
   if (s.decode.every(([, n]) => n === 1)) q.push(['d', encodeRuns(s.decode.map(([kv]) => [kv]))]);
   else q.push(['dt', encodeRuns(s.decode)]);
+  if (s.serving) q.push(['sv', encodeServing(s.serving)]);
   if (pinned) q.push(['a', encodeHash(pinned)]);
   return q.map(([k, v]) => `${k}=${encodeURIComponent(v).replace(/%2C/g, ',')}`).join('&');
 }
@@ -228,6 +231,7 @@ export function decodeHash(hash) {
   s.decode = params.has('dt') ? decodeRuns(params.get('dt'), 2, 'dt') : decodeRuns(params.get('d'), 1, 'd').map(([kv]) => [kv, 1]);
   if (!s.prefill.every(validRow)) fail('p', 'The link holds a negative token count in its prefill rows.');
   if (!s.decode.every(validRow)) fail(params.has('dt') ? 'dt' : 'd', 'The link holds a negative token count in its decode rows.');
+  if (params.has('sv')) s.serving = decodeServing(params.get('sv'));
   if (!params.has('a')) return { state: s };
   // The pinned A: a compact state of its own, one level deep.
   let a;

@@ -1,0 +1,135 @@
+// The Serving panel (web/serving-panel.js): the workload inputs, the memory bar with
+// "does not fit" in words, TTFT/TPOT/throughput/cost cards equal to the CLI's `serve`,
+// the latency-throughput curve with the current point, the simulation in a Worker (the
+// page answers while it runs; Cancel stops it), the workload in the share link, errors
+// naming the field, and `?embed=1&view=serving`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { start, openPage, root } from './helpers.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env?.close(); });
+
+/** build/stepcalc serve of `request`. */
+const cliServe = (request) => JSON.parse(execFileSync(path.join(root, 'build/stepcalc'), ['serve', '-'], { input: JSON.stringify(request) }).toString());
+
+async function openServing(url, viewport) {
+  const page = await openPage(env.browser, url, viewport);
+  await page.locator('#serving-panel').scrollIntoViewIfNeeded();
+  await page.getByTestId('serve-input').waitFor();
+  return page;
+}
+
+const cardValue = async (page, id) => Number(await page.getByTestId(id).getAttribute('data-value'));
+
+async function setField(page, id, value) {
+  await page.getByTestId(id).fill(String(value));
+}
+
+test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps the workload in the link', async () => {
+  const page = await openServing(env.base);
+  // Memory of the shown step's model, GPU and TP: all five parts, and the words.
+  const segments = await page.locator('[data-testid="memory-bar"] rect').evaluateAll((r) => r.map((x) => x.getAttribute('data-segment')));
+  assert.deepEqual(segments, ['weights', 'activations', 'comm', 'kv', 'reserve']);
+  assert.match(await page.getByTestId('memory-fits').textContent(), /^Fits: the KV cache holds [\d,]+ tokens/);
+
+  await setField(page, 'serve-input', 2048);
+  await setField(page, 'serve-output', 64);
+  await setField(page, 'serve-load', 16);
+  await setField(page, 'serve-usd', 2.5);
+  const request = { model: 'llama-3.1-8b-instruct', gpu: 'H100', tp: 1, mode: 'blis-v2',
+    workload: { input_tokens: 2048, output_tokens: 64, concurrency: 16 }, gpu_hour_usd: 2.5 };
+  const expected = cliServe(request);
+  await page.waitForFunction((v) => Number(document.querySelector('[data-testid="ttft"]')?.getAttribute('data-value')) === v, expected.ttft_ms.mean);
+  assert.equal(await cardValue(page, 'tpot'), expected.tpot_ms.mean);
+  assert.equal(await cardValue(page, 'throughput'), expected.throughput.output_tokens_per_s);
+  assert.equal(await cardValue(page, 'cost'), expected.cost.usd_per_million_output_tokens);
+
+  // The curve: one point per concurrency 1..256 (16 is one of them) and the current point marked.
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="serve-curve"] circle.point').length >= 9, null, { timeout: 60000 });
+  await page.getByTestId('curve-current').waitFor();
+  const current = await page.getByTestId('curve-current').evaluate((c) => [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]);
+  assert.ok(current.every((v) => Number.isFinite(v) && v > 0), `current point at ${current}`);
+  assert.equal(await page.locator('[data-testid="serve-curve"] circle.point[data-concurrency="16"]').count(), 1);
+
+  // The link holds the workload; opening it restores the inputs and the same figures.
+  await page.waitForFunction(() => location.hash.includes('sv=2048_64_c16_n0_u2.5'));
+  const link = page.url();
+  const again = await openServing(link);
+  assert.equal(await again.getByTestId('serve-input').inputValue(), '2048');
+  assert.equal(await again.getByTestId('serve-usd').inputValue(), '2.5');
+  await again.waitForFunction((v) => Number(document.querySelector('[data-testid="ttft"]')?.getAttribute('data-value')) === v, expected.ttft_ms.mean);
+  assert.deepEqual([...page.problems, ...again.problems], []);
+  await page.close();
+  await again.close();
+});
+
+test('bad workloads get an error naming the field; a model that does not fit says so in words', async () => {
+  const page = await openServing(env.base);
+  await page.getByTestId('ttft').waitFor();
+  await setField(page, 'serve-output', 0);
+  await page.getByTestId('serve-error').waitFor();
+  assert.match(await page.getByTestId('serve-error').textContent(), /^Output tokens: .*\(workload\.output_tokens\)$/);
+  assert.equal(await page.getByTestId('serve-output').getAttribute('aria-invalid'), 'true');
+  await setField(page, 'serve-output', 128);
+  await setField(page, 'serve-load', 'many');
+  await page.waitForFunction(() => /\(workload\.concurrency\)$/.test(document.querySelector('[data-testid="serve-error"]')?.textContent ?? ''));
+  await setField(page, 'serve-load', 100000);
+  await page.waitForFunction(() => /Concurrency: .*workload\.concurrency/.test(document.querySelector('[data-testid="serve-error"]')?.textContent ?? ''));
+  await setField(page, 'serve-load', 8);
+  await page.getByTestId('ttft').waitFor();
+  assert.equal(await page.getByTestId('serve-errors').textContent(), '');
+  await page.close();
+
+  // Llama-2-70B on one H100: the memory bar says it does not fit, the simulation names tp.
+  const big = await openServing(`${env.base}#json=${encodeURIComponent(JSON.stringify({ model: 'llama-2-70b-hf', tp: 1, step: { decode_requests: [{ progress_index: 100 }] } }))}`);
+  assert.match(await big.getByTestId('memory-fits').textContent(), /^Does not fit\. The model does not fit at TP 1 on H100: weights [\d.]+ GiB/);
+  await big.getByTestId('serve-error').waitFor();
+  assert.match(await big.getByTestId('serve-error').textContent(), /does not fit at TP 1.*\(tp\)$/);
+  await big.close();
+});
+
+test('a long simulation runs in a worker: the page answers meanwhile, shows progress, and Cancel stops it', async () => {
+  const page = await openServing(env.base);
+  await page.getByTestId('ttft').waitFor();
+  await setField(page, 'serve-output', 4096);
+  await setField(page, 'serve-load', 256);
+  await setField(page, 'serve-requests', 4000);
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="serve-progress"]').value) > 0, null, { timeout: 30000 });
+  // The main thread is free: a timer fires at once while the worker simulates.
+  const delay = await page.evaluate(() => new Promise((resolve) => { const t = performance.now(); setTimeout(() => resolve(performance.now() - t), 0); }));
+  assert.ok(delay < 100, `a 0 ms timer waited ${delay} ms`);
+  assert.equal(await page.getByTestId('serve-cancel').isDisabled(), false);
+  await page.getByTestId('serve-cancel').click();
+  assert.equal(await page.getByTestId('serve-status').textContent(), 'Cancelled.');
+  assert.equal(await page.getByTestId('serve-cancel').isDisabled(), true);
+  const progress = await page.getByTestId('serve-progress').evaluate((p) => p.value);
+  await page.waitForTimeout(500);
+  assert.equal(await page.getByTestId('serve-progress').evaluate((p) => p.value), progress, 'no progress after Cancel');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('?embed=1&view=serving shows only the Serving panel, from the link\'s workload', async () => {
+  const full = await openServing(env.base);
+  await setField(full, 'serve-input', 512);
+  await full.waitForFunction(() => location.hash.includes('sv=512_'));
+  const hash = new URL(full.url()).hash;
+  await full.close();
+  const page = await env.browser.newPage({ viewport: { width: 480, height: 700 } });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${env.base}?embed=1&view=serving${hash}`);
+  await page.getByTestId('ttft').waitFor();
+  assert.equal(await page.locator('#serving-panel').isVisible(), true);
+  assert.equal(await page.locator('#h-result').isVisible(), false, 'the step card is hidden');
+  assert.equal(await page.locator('#breakdown').isVisible(), false);
+  assert.equal(await page.getByTestId('serve-input').inputValue(), '512');
+  const expected = cliServe({ model: 'llama-3.1-8b-instruct', workload: { input_tokens: 512, output_tokens: 128, concurrency: 8 } });
+  assert.equal(await cardValue(page, 'ttft'), expected.ttft_ms.mean);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -1,0 +1,279 @@
+// "Serving: does it fit, and how fast" (docs/SERVING.md): the workload inputs, the
+// memory bar of the shown step's model, GPU and TP (weights, reserves and KV cache
+// against the GPU's memory, "does not fit" in words), TTFT / TPOT / throughput / cost
+// cards, and a latency-throughput curve over concurrency with the current point marked.
+// The simulations run in a Web Worker (web/serving-worker.js) with progress and Cancel,
+// starting when the panel is first on screen. Loaded by import() after the first view;
+// in an embed with `view=serving` it is the whole page.
+import { h, svg, int, fixed, parseTyped } from './dom.js';
+import { niceTicks } from './charts.js';
+import { CURVE_CONCURRENCY, defaultServing, serveRequest } from './serving-state.js';
+
+const GIB = 2 ** 30;
+const gib = (bytes) => `${fixed(bytes / GIB, 1)} GiB`;
+const ms = (v) => (v >= 100 ? `${int(v)} ms` : `${fixed(v, v >= 10 ? 1 : 2)} ms`);
+const FIELDS = [
+  ['input', 'Input tokens', 'workload.input_tokens'],
+  ['output', 'Output tokens', 'workload.output_tokens'],
+  ['load', 'Concurrency', 'workload.concurrency'],
+  ['requests', 'Requests', 'workload.num_requests', 'blank: 10 × concurrency'],
+  ['usd', '$ per GPU-hour', 'gpu_hour_usd', 'blank: no cost'],
+];
+
+/** The memory bar's segments of a priced step's `memory` (bytes per GPU). */
+export function memorySegments(m) {
+  return [
+    { key: 'weights', label: 'Weights', bytes: m.weights_bytes },
+    { key: 'activations', label: 'Activations (profile run)', bytes: m.activation_bytes },
+    { key: 'comm', label: 'NCCL buffers', bytes: m.non_torch_bytes },
+    { key: 'kv', label: 'KV cache', bytes: Math.max(0, m.kv_cache_bytes) },
+    { key: 'reserve', label: `Kept free (1 − ${fixed(m.gpu_memory_utilization, 2)})`, bytes: m.headroom_bytes },
+  ];
+}
+
+function memoryBar(result) {
+  const m = result.memory;
+  if (!m) return h('p', { class: 'muted', text: 'No memory plan: the model\'s full shape is not known.' });
+  const segments = memorySegments(m);
+  const total = Math.max(m.gpu_memory_bytes, segments.reduce((a, s) => a + s.bytes, 0));
+  const width = 100;
+  let x = 0;
+  const bar = svg('svg', { class: 'memory-bar', viewBox: `0 0 ${width} 8`, preserveAspectRatio: 'none', role: 'img',
+    'data-testid': 'memory-bar', 'aria-label': `Memory per GPU: ${segments.map((s) => `${s.label} ${gib(s.bytes)}`).join(', ')}; capacity ${gib(m.gpu_memory_bytes)}` });
+  for (const s of segments) {
+    const w = (s.bytes / total) * width;
+    bar.append(svg('rect', { x, y: 0, width: Math.max(0, w), height: 8, class: `mem-${s.key}`, 'data-segment': s.key },
+      svg('title', {}, `${s.label}: ${gib(s.bytes)}`)));
+    x += w;
+  }
+  bar.append(svg('line', { x1: (m.gpu_memory_bytes / total) * width, x2: (m.gpu_memory_bytes / total) * width, y1: 0, y2: 8, class: 'mem-capacity' }));
+  const notFit = result.warnings?.find((w) => w.code === 'model_does_not_fit');
+  const words = m.fits
+    ? `Fits: the KV cache holds ${int(m.kv_cache_tokens)} tokens (${int(m.kv_cache_blocks)} blocks of ${m.block_size}) per GPU after the weights and reserves, of ${gib(m.gpu_memory_bytes)} on each ${m.gpu}.`
+    : `Does not fit. ${notFit?.message ?? `Weights ${gib(m.weights_bytes)} and reserves leave no KV cache in ${gib(m.budget_bytes)}.`}`;
+  return h('div', { class: 'memory' },
+    bar,
+    h('ul', { class: 'legend' }, ...segments.map((s) => h('li', {}, h('span', { class: `swatch mem-${s.key}` }), `${s.label} ${gib(s.bytes)}`))),
+    h('p', { class: m.fits ? 'fits' : 'field-error', 'data-testid': 'memory-fits', role: m.fits ? null : 'alert', text: words }));
+}
+
+function card(label, value, detail, testid, raw) {
+  return h('div', { class: 'serve-card', 'data-testid': testid, 'data-value': raw }, h('span', { class: 'label', text: label }),
+    h('strong', { text: value }), h('small', { text: detail }));
+}
+
+function cards(r) {
+  const cost = r.cost?.usd_per_million_output_tokens;
+  return h('div', { class: 'serve-cards' },
+    card('TTFT (time to first token)', ms(r.ttft_ms.mean), `mean; p50 ${ms(r.ttft_ms.p50)}, p99 ${ms(r.ttft_ms.p99)}`, 'ttft', r.ttft_ms.mean),
+    card('TPOT (time per output token)', ms(r.tpot_ms.mean), `mean; p99 ${ms(r.tpot_ms.p99)}`, 'tpot', r.tpot_ms.mean),
+    card('Throughput', `${int(r.throughput.output_tokens_per_s)} tok/s`,
+      `output; ${int(r.throughput.output_tokens_per_s_per_gpu)} per GPU, ${fixed(r.throughput.requests_per_s, 2)} requests/s`, 'throughput', r.throughput.output_tokens_per_s),
+    card('Cost', cost ? `$${fixed(cost, 2)} / M output tokens` : 'no price set',
+      cost ? `$${fixed(r.cost.usd_per_million_input_tokens, 2)} / M input tokens` : 'set $ per GPU-hour', 'cost', cost ?? ''));
+}
+
+/** The latency-throughput curve: output tokens/s against mean TPOT, one point per concurrency. */
+export function curveChart(points, current, width = 520, height = 220) {
+  const pad = { l: 56, r: 14, t: 10, b: 42 };
+  const all = current ? [...points, current] : points;
+  const xTicks = niceTicks(Math.max(...all.map((p) => p.x)), 4);
+  const yTicks = niceTicks(Math.max(...all.map((p) => p.y)), 4);
+  const X = (x) => pad.l + (x / (xTicks[xTicks.length - 1] || 1)) * (width - pad.l - pad.r);
+  const Y = (y) => pad.t + (1 - y / (yTicks[yTicks.length - 1] || 1)) * (height - pad.t - pad.b);
+  const chart = svg('svg', { class: 'line serve-curve', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img',
+    'data-testid': 'serve-curve', 'aria-label': `Mean TPOT against output throughput for concurrency ${points.map((p) => p.c).join(', ')}` });
+  for (const t of yTicks) chart.append(svg('line', { x1: pad.l, x2: width - pad.r, y1: Y(t), y2: Y(t), class: 'grid' }),
+    svg('text', { x: pad.l - 5, y: Y(t) + 4, 'text-anchor': 'end', class: 'tick y-tick' }, fixed(t, t < 10 && t % 1 ? 1 : 0)));
+  for (const t of xTicks) chart.append(svg('text', { x: X(t), y: height - pad.b + 15, 'text-anchor': 'middle', class: 'tick x-tick' }, int(t)));
+  chart.append(svg('line', { x1: pad.l, x2: width - pad.r, y1: height - pad.b, y2: height - pad.b, class: 'axis' }),
+    svg('text', { x: pad.l + (width - pad.l - pad.r) / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis-title' }, 'Output tokens/s'),
+    svg('text', { x: 12, y: pad.t + (height - pad.t - pad.b) / 2, 'text-anchor': 'middle', class: 'axis-title',
+      transform: `rotate(-90 12 ${pad.t + (height - pad.t - pad.b) / 2})` }, 'Mean TPOT (ms)'),
+    svg('path', { class: 'curve', d: points.map((p, i) => `${i ? 'L' : 'M'}${X(p.x).toFixed(1)},${Y(p.y).toFixed(1)}`).join('') }));
+  for (const p of points) {
+    chart.append(svg('circle', { cx: X(p.x), cy: Y(p.y), r: 3, class: 'point', 'data-concurrency': p.c },
+      svg('title', {}, `concurrency ${p.c}: ${int(p.x)} tok/s, TPOT ${ms(p.y)}`)));
+  }
+  if (current) {
+    chart.append(svg('circle', { cx: X(current.x), cy: Y(current.y), r: 6, class: 'now', 'data-testid': 'curve-current' },
+      svg('title', {}, `this workload: ${int(current.x)} tok/s, TPOT ${ms(current.y)}`)));
+  }
+  return chart;
+}
+
+/** Builds the panel into `root`; `app` gives calc, state, good, changed and listeners. */
+export function servingPanel(app, root, { view } = {}) {
+  if (view === 'serving') {
+    document.body.classList.add('view-serving');
+    root.classList.remove('full-only');
+  }
+  root.hidden = false;
+  const local = { ...defaultServing(), ...(app.state.serving ?? {}) };
+  const inputs = {};
+  const loadKind = h('select', { 'aria-label': 'Load', 'data-testid': 'serve-load-kind' },
+    h('option', { value: 'concurrency', text: 'Concurrency (clients)' }), h('option', { value: 'rate', text: 'Request rate (per s)' }));
+  const form = h('div', { class: 'serve-inputs' });
+  for (const [key, label, path, hint] of FIELDS) {
+    const input = h('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', 'data-testid': `serve-${key}`, 'data-path': path });
+    inputs[key] = input;
+    form.append(h('label', { class: 'field' }, key === 'load' ? loadKind : h('span', { class: 'label', text: label }), input, hint && h('small', { text: hint })));
+  }
+  const progress = h('progress', { max: 1, value: 0, 'data-testid': 'serve-progress', 'aria-label': 'Simulation progress' });
+  const status = h('span', { class: 'status', role: 'status', 'data-testid': 'serve-status' });
+  const cancel = h('button', { type: 'button', text: 'Cancel', 'data-testid': 'serve-cancel', disabled: true });
+  const errors = h('div', { 'data-testid': 'serve-errors' });
+  const memory = h('div');
+  const results = h('div', { 'data-testid': 'serve-results' });
+  const curve = h('div', { class: 'serve-curve-wrap' });
+  root.append(h('p', { class: 'muted', text: 'The shown model, GPU, TP and mode serving a workload: vLLM\'s scheduler simulated step by step (docs/SERVING.md).' }),
+    form, h('div', { class: 'actions' }, progress, cancel, status), errors, memory, results, curve);
+
+  const show = () => {
+    loadKind.value = local.load;
+    inputs.load.setAttribute('data-path', local.load === 'rate' ? 'workload.request_rate' : 'workload.concurrency');
+    const text = { input: local.input, output: local.output, load: local.load === 'rate' ? local.rate : local.concurrency,
+      requests: local.requests || '', usd: local.usd || '' };
+    for (const [k, v] of Object.entries(text)) if (document.activeElement !== inputs[k]) inputs[k].value = String(v);
+  };
+  show();
+
+  let worker = null;
+  let job = 0;
+  let lastKey = '';
+  let active = view === 'serving';
+  let points = [];
+  let main = null;
+  const stop = () => {
+    worker?.terminate();
+    worker = null;
+    cancel.disabled = true;
+  };
+  cancel.addEventListener('click', () => {
+    stop();
+    job++;
+    status.textContent = 'Cancelled.';
+    lastKey = '';
+  });
+
+  const showError = (error) => {
+    for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
+    const target = Object.values(inputs).find((i) => i.getAttribute('data-path') === error.path);
+    target?.setAttribute('aria-invalid', 'true');
+    const label = target ? FIELDS.find(([k]) => inputs[k] === target)[1] : '';
+    const text = label && local.load === 'rate' && target === inputs.load ? 'Request rate' : label;
+    errors.replaceChildren(h('p', { class: 'field-error', role: 'alert', 'data-testid': 'serve-error',
+      text: `${text ? `${text}: ` : ''}${error.message} (${error.path || 'request'})` }));
+  };
+
+  const drawCurve = () => {
+    const good = points.filter((p) => p.result).map((p) => ({ c: p.concurrency, x: p.result.throughput.output_tokens_per_s, y: p.result.tpot_ms.mean }))
+      .filter((p) => Number.isFinite(p.y)).sort((a, b) => a.c - b.c);
+    const current = main ? { x: main.throughput.output_tokens_per_s, y: main.tpot_ms.mean } : null;
+    if (!good.length) return curve.replaceChildren();
+    curve.replaceChildren(h('h3', { text: 'Latency and throughput over concurrency' }),
+      curveChart(good, current, Math.min(640, Math.max(300, root.clientWidth - 30))),
+      h('details', {}, h('summary', { text: 'The curve\'s values' }), h('table', { 'data-testid': 'serve-curve-table' },
+        h('thead', {}, h('tr', {}, ...['Concurrency', 'Output tok/s', 'Mean TTFT', 'Mean TPOT'].map((t) => h('th', { text: t })))),
+        h('tbody', {}, ...points.filter((p) => p.result).sort((a, b) => a.concurrency - b.concurrency).map((p) => h('tr', {},
+          h('td', { text: int(p.concurrency) }), h('td', { text: int(p.result.throughput.output_tokens_per_s) }),
+          h('td', { text: ms(p.result.ttft_ms.mean) }), h('td', { text: ms(p.result.tpot_ms.mean) })))))));
+  };
+
+  function run() {
+    if (!active || !app.good) return;
+    const request = serveRequest(app.good.request, local);
+    const key = JSON.stringify(request);
+    if (key === lastKey) return;
+    lastKey = key;
+    stop();
+    const id = ++job;
+    const concurrencies = [...new Set([...CURVE_CONCURRENCY, ...(local.load === 'concurrency' ? [local.concurrency] : [])])]
+      .filter((c) => Number.isInteger(c) && c > 0).sort((a, b) => a - b);
+    const curveJobs = concurrencies.map((c) => ({ concurrency: c, request: serveRequest(app.good.request, local, c) }));
+    worker = new Worker(new URL('./serving-worker.js', import.meta.url), { type: 'module' });
+    cancel.disabled = false;
+    progress.value = 0;
+    status.textContent = 'Simulating…';
+    points = [];
+    worker.onmessage = ({ data }) => {
+      if (data.id !== id) return;
+      if (data.type === 'progress') {
+        progress.value = data.share;
+        status.textContent = `Simulating… ${Math.round(data.share * 100)}%`;
+      } else if (data.type === 'result') {
+        main = data.result;
+        errors.replaceChildren();
+        for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
+        results.replaceChildren(cards(main), h('p', { class: 'muted', 'data-testid': 'serve-summary',
+          text: `${int(main.workload.num_requests)} requests, ${int(main.steps)} engine steps simulated in ${main.mode} on ${main.tp} × ${main.gpu}; ${main.scheduler?.preemptions ? `${int(main.scheduler.preemptions)} preemptions` : 'no preemption'}.` }),
+        ...main.warnings.filter((w) => w.code !== 'model_does_not_fit').map((w) => h('p', { class: 'field-warning', text: w.message })));
+        drawCurve();
+      } else if (data.type === 'error') {
+        main = null;
+        showError(data.error);
+        results.replaceChildren();
+        curve.replaceChildren();
+        status.textContent = '';
+        stop();
+      } else if (data.type === 'point') {
+        points.push(data);
+        drawCurve();
+      } else if (data.type === 'done') {
+        progress.value = 1;
+        status.textContent = 'Done.';
+        stop();
+      }
+    };
+    worker.onerror = (event) => {
+      showError({ path: '', message: `The simulation worker failed: ${event.message ?? 'unknown error'}` });
+      stop();
+    };
+    worker.postMessage({ id, baseUrl: new URL('wasm/', document.baseURI).href, request, curve: curveJobs });
+  }
+
+  let timer = 0;
+  const edited = () => {
+    local.load = loadKind.value;
+    const read = (k) => (inputs[k].value.trim() === '' && (k === 'requests' || k === 'usd') ? 0 : parseTyped(inputs[k].value));
+    local.input = read('input');
+    local.output = read('output');
+    local[local.load === 'rate' ? 'rate' : 'concurrency'] = read('load');
+    local.requests = read('requests');
+    local.usd = read('usd');
+    inputs.load.setAttribute('data-path', local.load === 'rate' ? 'workload.request_rate' : 'workload.concurrency');
+    // The link keeps the last workload whose fields are all numbers.
+    if (['input', 'output', 'concurrency', 'rate', 'requests', 'usd'].every((k) => typeof local[k] === 'number')) {
+      app.state.serving = { ...local };
+      app.changed();
+    }
+    clearTimeout(timer);
+    timer = setTimeout(run, 250);
+  };
+  for (const input of Object.values(inputs)) input.addEventListener('input', edited);
+  loadKind.addEventListener('change', () => {
+    inputs.load.value = String(loadKind.value === 'rate' ? local.rate : local.concurrency);
+    edited();
+  });
+
+  const priced = (good) => {
+    memory.replaceChildren(h('h3', { text: 'Memory per GPU' }), memoryBar(good.result));
+    if (app.state.serving && JSON.stringify(app.state.serving) !== JSON.stringify(local) && document.activeElement?.closest?.('.serve-inputs') !== form) {
+      Object.assign(local, app.state.serving); // a link or import changed the workload
+      show();
+    }
+    run();
+  };
+  app.listeners.push(priced);
+  if (app.good) priced(app.good);
+  if (!active) {
+    const seen = new IntersectionObserver((entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      seen.disconnect();
+      active = true;
+      run();
+    });
+    seen.observe(root);
+  }
+  return { run, cancel: () => cancel.click() };
+}

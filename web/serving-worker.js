@@ -1,0 +1,51 @@
+// The Serving panel's Web Worker: runs calc.serve off the page's thread, so a
+// simulation of thousands of engine steps never blocks input. One job at a time:
+//   in:  {id, baseUrl, request, curve: [{concurrency, request}]}
+//   out: {id, type: 'progress', share} (0..1 over the whole job, at most every 50 ms)
+//        {id, type: 'result', result} | {id, type: 'error', error: {code, path, message}}
+//        {id, type: 'point', concurrency, result | error} per curve point, then {id, type: 'done'}
+// Cancel is the page terminating the worker (a running simulation cannot read messages).
+import { load } from '../wasm/stepcalc.js';
+
+let calc = null;
+
+/** calc.serve, fetching the GPU's measured kernel tables first when the mode needs them. */
+async function serve(request, onProgress) {
+  try {
+    return calc.serve(request, { onProgress });
+  } catch (error) {
+    if (error.code !== 'kernels_not_loaded') throw error;
+    await calc.loadKernels(request.gpu, request.kernels);
+    return calc.serve(request, { onProgress });
+  }
+}
+
+const plain = (error) => ({ code: error.code ?? 'error', path: error.path ?? '', message: error.message ?? String(error) });
+
+self.onmessage = async ({ data }) => {
+  const { id, baseUrl, request, curve = [] } = data;
+  const parts = 1 + curve.length;
+  let last = 0;
+  const progress = (done) => (share) => {
+    const now = performance.now();
+    if (now - last < 50) return;
+    last = now;
+    self.postMessage({ id, type: 'progress', share: (done + share) / parts });
+  };
+  try {
+    calc ??= await load({ baseUrl });
+    self.postMessage({ id, type: 'result', result: await serve(request, progress(0)) });
+  } catch (error) {
+    self.postMessage({ id, type: 'error', error: plain(error) });
+    return;
+  }
+  for (const [i, point] of curve.entries()) {
+    try {
+      const result = await serve(point.request, progress(1 + i));
+      self.postMessage({ id, type: 'point', concurrency: point.concurrency, result });
+    } catch (error) {
+      self.postMessage({ id, type: 'point', concurrency: point.concurrency, error: plain(error) });
+    }
+  }
+  self.postMessage({ id, type: 'done' });
+};
