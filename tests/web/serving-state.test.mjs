@@ -9,6 +9,7 @@ import { defaultServing, encodeServing, decodeServing, serveRequest, workloadOf 
 
 const calc = await load();
 useCatalogue(calc.catalogue());
+await calc.loadKernels('H100'); // the page's default mode is measured
 
 test('the serving workload survives the link, closed and open loop', () => {
   const closed = { ...defaultServing(), input: 2048, output: 64, concurrency: 16, usd: 2.5 };

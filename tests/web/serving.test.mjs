@@ -40,7 +40,7 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
   await setField(page, 'serve-output', 64);
   await setField(page, 'serve-load', 16);
   await setField(page, 'serve-usd', 2.5);
-  const request = { model: 'llama-3.1-8b-instruct', gpu: 'H100', tp: 1, mode: 'blis-v2',
+  const request = { model: 'llama-3.1-8b-instruct', gpu: 'H100', tp: 1, mode: 'measured', // the page's default mode
     workload: { input_tokens: 2048, output_tokens: 64, concurrency: 16 }, gpu_hour_usd: 2.5 };
   const expected = cliServe(request);
   await page.waitForFunction((v) => Number(document.querySelector('[data-testid="ttft"]')?.getAttribute('data-value')) === v, expected.ttft_ms.mean);
@@ -128,7 +128,7 @@ test('?embed=1&view=serving shows only the Serving panel, from the link\'s workl
   assert.equal(await page.locator('#h-result').isVisible(), false, 'the step card is hidden');
   assert.equal(await page.locator('#breakdown').isVisible(), false);
   assert.equal(await page.getByTestId('serve-input').inputValue(), '512');
-  const expected = cliServe({ model: 'llama-3.1-8b-instruct', workload: { input_tokens: 512, output_tokens: 128, concurrency: 8 } });
+  const expected = cliServe({ model: 'llama-3.1-8b-instruct', mode: 'measured', workload: { input_tokens: 512, output_tokens: 128, concurrency: 8 } });
   assert.equal(await cardValue(page, 'ttft'), expected.ttft_ms.mean);
   assert.deepEqual(problems, []);
   await page.close();
