@@ -101,16 +101,18 @@ simulated step by step with each step priced in the mode: natively <= ${NATIVE_B
 Wasm <= ${WASM_BUDGET_MS} ms. Native: Google Benchmark \`BM_serve_json\` (serve_json, JSON in and
 out), CPU time, median of the repetitions. Wasm: \`calc.serve(request)\` through wasm/stepcalc.js
 under node on the shipped module, CPU time, median of ${serving?.wasm?.['blis-v2']?.repeats ?? 'n/a'} runs after a warm-up
-(the page runs the same call in a Web Worker). Measured ${serving?.date ?? 'n/a'}, load average
-before ${serving?.load ?? 'n/a'}.
+(the page runs the same call in a Web Worker; its default mode is measured). Measured
+${serving?.date ?? 'n/a'}, load average before ${serving?.load ?? 'n/a'} (2 cores). This section alone:
+\`node bench/serving.mjs\` after building build/bench (\`npm run bench\` does both).
 
 ${[['Mode', 'Engine steps', 'Native', '<= 50 ms', 'Wasm calc.serve', '<= 300 ms', 'Wasm/native', 'Wasm per step'],
     ...rows].map((r, i) => (i === 1 ? `|${r.map(() => '---').join('|')}|\n` : '') + `| ${r.join(' | ')} |`).join('\n')}
 
-Where the time goes (perf, native blis-v2): about two thirds in pricing the steps'
-decode attention (one MFU lookup per running request per step, 64 per step here, with
-the reference's nearest-row fallback for unmeasured corners) and a sixth in the
-scheduler itself.
+Where the time goes (perf record of \`stepcalc serve\` on this workload, native blis-v2):
+about 45% in pricing the steps, most of it the decode attention's MFU lookups (one per
+running request per step, 64 per step here, with the reference's nearest-row fallback
+for unmeasured corners: \`decode_mfu\` alone 22%), 15% in the scheduler simulation, about
+10% in page faults of growing buffers, the rest in JSON and process start-up.
 ${END}`;
 }
 
