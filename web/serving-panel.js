@@ -7,6 +7,7 @@
 // in an embed with `view=serving` it is the whole page.
 import { h, svg, int, fixed, parseTyped } from './dom.js';
 import { niceTicks } from './charts.js';
+import { exportButtons } from './export-buttons.js';
 import { CURVE_CONCURRENCY, defaultServing, serveRequest } from './serving-state.js';
 
 const GIB = 2 ** 30;
@@ -19,6 +20,16 @@ const FIELDS = [
   ['requests', 'Requests', 'workload.num_requests', 'blank: 10 × concurrency'],
   ['usd', '$ per GPU-hour', 'gpu_hour_usd', 'blank: no cost'],
 ];
+
+/** The serving results and curve for CSV: one line per simulated workload (the curve's points, then this one). */
+export function servingCsv(points, main) {
+  const line = (what, c, r) => [what, c ?? '', r.workload.num_requests, r.ttft_ms.mean, r.ttft_ms.p99, r.tpot_ms.mean, r.tpot_ms.p99,
+    r.itl_ms.mean, r.e2e_ms.mean, r.throughput.output_tokens_per_s, r.throughput.requests_per_s, r.cost?.usd_per_million_output_tokens ?? ''];
+  const rows = points.filter((p) => p.result).sort((a, b) => a.concurrency - b.concurrency).map((p) => line('curve', p.concurrency, p.result));
+  if (main) rows.push(line('this workload', main.workload.concurrency, main));
+  return { head: ['run', 'concurrency', 'requests', 'ttft_mean_ms', 'ttft_p99_ms', 'tpot_mean_ms', 'tpot_p99_ms', 'itl_mean_ms',
+    'e2e_mean_ms', 'output_tokens_per_s', 'requests_per_s', 'usd_per_million_output_tokens'], rows };
+}
 
 /** The memory bar's segments of a priced step's `memory` (bytes per GPU). */
 export function memorySegments(m) {
@@ -126,8 +137,10 @@ export function servingPanel(app, root, { view } = {}) {
   const memory = h('div');
   const results = h('div', { 'data-testid': 'serve-results' });
   const curve = h('div', { class: 'serve-curve-wrap' });
+  const exports = exportButtons({ name: 'stepcalc-serving', label: 'the serving results', csv: () => servingCsv(points, main),
+    chart: () => curve.querySelector('svg.serve-curve') });
   root.append(h('p', { class: 'muted', text: 'The shown model, GPU, TP and mode serving a workload: vLLM\'s scheduler simulated step by step (docs/SERVING.md).' }),
-    form, h('div', { class: 'actions' }, progress, cancel, status), errors, memory, results, curve);
+    form, h('div', { class: 'actions' }, progress, cancel, status), errors, memory, results, curve, exports);
 
   const show = () => {
     loadKind.value = local.load;

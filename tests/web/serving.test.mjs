@@ -6,6 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { start, openPage, root } from './helpers.mjs';
 
@@ -54,6 +55,17 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
   const current = await page.getByTestId('curve-current').evaluate((c) => [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]);
   assert.ok(current.every((v) => Number.isFinite(v) && v > 0), `current point at ${current}`);
   assert.equal(await page.locator('[data-testid="serve-curve"] circle.point[data-concurrency="16"]').count(), 1);
+
+  // CSV export: the curve's points and this workload, as simulated.
+  await page.waitForFunction(() => document.querySelector('[data-testid="serve-status"]').textContent === 'Done.', null, { timeout: 60000 });
+  const [file] = await Promise.all([page.waitForEvent('download'),
+    page.locator('[aria-label="Export the serving results"] [data-export="csv"]').click()]);
+  const csv = readFileSync(await file.path(), 'utf8').trimEnd().split('\r\n').map((l) => l.split(','));
+  assert.equal(file.suggestedFilename(), 'stepcalc-serving.csv');
+  assert.deepEqual(csv[0].slice(0, 4), ['run', 'concurrency', 'requests', 'ttft_mean_ms']);
+  const mine = csv.find((r) => r[0] === 'this workload');
+  assert.deepEqual([Number(mine[1]), Number(mine[2]), Number(mine[3])], [16, expected.workload.num_requests, expected.ttft_ms.mean]);
+  assert.equal(csv.filter((r) => r[0] === 'curve').length, 9);
 
   // The link holds the workload; opening it restores the inputs and the same figures.
   await page.waitForFunction(() => location.hash.includes('sv=2048_64_c16_n0_u2.5'));
