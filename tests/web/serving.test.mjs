@@ -145,3 +145,16 @@ test('?embed=1&view=serving shows only the Serving panel, from the link\'s workl
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('the panel serves on another GPU with that GPU\'s measured tables (fetched by the worker), as the CLI does', async () => {
+  const page = await openServing(`${env.base}#v=1&m=qwen3-32b&g=L40S&tp=2&mode=measured&p=0.2048&d=512~64*64`);
+  const expected = cliServe({ model: 'qwen3-32b', gpu: 'L40S', tp: 2, mode: 'measured',
+    workload: { input_tokens: 1024, output_tokens: 128, concurrency: 8 } });
+  await page.waitForFunction((v) => Number(document.querySelector('[data-testid="ttft"]')?.getAttribute('data-value')) === v,
+    expected.ttft_ms.mean, { timeout: 60000 });
+  assert.equal(await cardValue(page, 'tpot'), expected.tpot_ms.mean);
+  assert.match(await page.getByTestId('serve-summary').textContent(), /in measured on 2 × L40S/);
+  assert.match(await page.getByTestId('memory-fits').textContent(), /on each L40S\.$/);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
