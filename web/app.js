@@ -8,6 +8,7 @@ import { FieldRegistry } from './errors.js';
 import { useCatalogue } from './catalogue.js';
 import { defaultState, toRequest, encodeHash, clone } from './state.js';
 import { stateFromHash, stateFromRequest } from './link.js';
+import { requestFromText } from './intake.js';
 import { modelPanel } from './model-panel.js';
 import { setupPanel } from './setup-panel.js';
 import { stepEditor } from './step-editor.js';
@@ -46,7 +47,20 @@ async function main() {
   let keepLink = false; // the address holds a link that could not be shown: leave it
 
   const linkError = $('#link-error');
-  const showLinkError = (message) => linkError.replaceChildren(message ? errorNote(message) : '');
+  /** The link's error; with `offer` (the link's own state), a button that shows it anyway. */
+  function showLinkError(message, offer) {
+    const note = message ? errorNote(message) : '';
+    if (note && offer) {
+      note.append(' ', h('button', { type: 'button', text: 'Show the link\'s step anyway', onclick: () => {
+        keepLink = false;
+        showLinkError('');
+        app.state = offer;
+        renderPanels();
+        update();
+      } }));
+    }
+    linkError.replaceChildren(note);
+  }
 
   // The step time and breakdown render in the edit's frame; everything else (other
   // modes, the lookup table, each sweep: many more pricings and rows) follows as
@@ -191,21 +205,22 @@ async function main() {
   };
   const renderPanels = () => panels?.list.forEach((p) => p.render());
   app.renderPanels = renderPanels;
-  app.load = async (request) => {
-    app.state = stateFromRequest(calc, request);
+  /** Imports request JSON text, checked by the core as written (intake.js); throws StepCalcError. */
+  app.loadText = (text) => {
+    app.state = stateFromRequest(calc, requestFromText(calc, text).request);
     renderPanels();
     app.changed();
   };
 
   /** Applies the location's link: a good one replaces the state, a bad one only says why. */
   function fromLocation(first) {
-    const { state, pinned, error } = stateFromHash(calc, location.hash);
+    const { state, pinned, error, offer } = stateFromHash(calc, location.hash);
     if (error) {
       keepLink = true;
       const next = embed ? 'The page that embeds it needs to fix its link.'
         : first ? 'The default step is shown below; fix the address or edit the step.'
           : 'Your step is still shown; fix the address or go on editing.';
-      showLinkError(`${error} ${next}`);
+      showLinkError(`${error} ${next}`, !embed && offer);
       if (embed) {
         // An embed shows what its link asks for or nothing: no other step's number.
         $('#headline').replaceChildren();

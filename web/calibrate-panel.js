@@ -3,11 +3,12 @@
 // two CPU parameters are fitted to it (web/calibration.js). Loaded when the panel is
 // first opened. The file is read with Blob.text() in this browser; nothing is sent.
 import { h, int } from './dom.js';
+import { catalogue } from './catalogue.js';
 import { parseStepsCsv, rebuildStep, fitCpuParams, linearityGapUs, errorStats, CPU_ZERO, TARGET, NUMERIC_COLUMNS, MAX_ROWS }
   from './calibration.js';
 
 const SAMPLE = 'data/calibration/h100-vllm-steps-llama-2-70b-tp4.csv';
-const BATCH = 200; // steps per priceAll call; the page handles input between batches
+const BATCH = 200; // steps per priceAll call at most; the page handles input between batches
 const MAX_BYTES = 16 << 20;
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 const round1 = (x) => Math.round(x * 10) / 10;
@@ -49,11 +50,24 @@ export function calibratePanel(app, root) {
   root.replaceChildren(...explanation(), drop, h('div', { class: 'actions' }, sample), progress, status, out);
   let run = 0;
 
+  const { limits } = catalogue; // the core's request limits
+  const size = (r) => r.step.prefill_requests.length + r.step.decode_requests.length;
+  /** The end of the batch from `start`: at most BATCH steps and one step's worth of requests. */
+  function batchEnd(requests, start) {
+    let end = start + 1;
+    for (let n = size(requests[start]); end < requests.length && end - start < BATCH; end++) {
+      n += size(requests[end]);
+      if (n > limits.requests_per_step) break;
+    }
+    return end;
+  }
+
   /** Step times of `requests` in `mode`, a batch per task; null once a newer file came. */
   async function priceAllIn(id, requests, lines, mode, params, done) {
     const times = [];
-    for (let start = 0; start < requests.length; start += BATCH) {
-      const batch = requests.slice(start, start + BATCH).map((r) => (params ? { ...r, corrected: { params } } : r));
+    for (let start = 0, end = 0; start < requests.length; start = end) {
+      end = batchEnd(requests, start);
+      const batch = requests.slice(start, end).map((r) => (params ? { ...r, corrected: { params } } : r));
       const results = app.calc.priceAll(batch, { mode });
       results.forEach((r, i) => {
         if (r.error) throw new Refusal([`line ${lines[start + i]}: ${r.error.path ? `${r.error.path}: ` : ''}${r.error.message}`]);
@@ -67,13 +81,14 @@ export function calibratePanel(app, root) {
   }
 
   async function calibrate(id, text, name) {
-    const { rows, lines, errors } = parseStepsCsv(text);
+    const { rows, lines, errors } = parseStepsCsv(text,
+      { maxRequestsPerStep: limits.requests_per_step, maxRequestsInFile: limits.sweep_requests });
     if (errors.length) throw new Refusal(errors);
     const known = app.presets.models.map((m) => m.name);
     const requests = [], bad = [];
     rows.forEach((row, i) => {
       try {
-        requests.push(rebuildStep(row, { knownModels: known, line: lines[i] }));
+        requests.push(rebuildStep(row, { knownModels: known, line: lines[i], maxRequests: limits.requests_per_step }));
       } catch (error) {
         bad.push(error.message);
       }

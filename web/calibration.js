@@ -16,13 +16,34 @@ export const CPU_ZERO = { cpu_step_us: 0, cpu_per_request_us: 0 };
 
 const splitLine = (line) => line.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'));
 
+/** Columns holding request counts: each row becomes that many requests. */
+const COUNT_COLUMNS = ['batch.num_prefill_reqs', 'batch.num_decode_reqs'];
+
+/**
+ * Why a row's request counts cannot be rebuilt: not whole numbers >= 0, or more
+ * requests in one step than `maxRequests` (the core's limit). Null when they can.
+ */
+function countProblem(row, maxRequests) {
+  for (const c of COUNT_COLUMNS) {
+    const v = Number(row[c]);
+    if (!Number.isInteger(v) || v < 0) return [c, `"${row[c].slice(0, 40)}" is not a whole number of requests.`];
+  }
+  const total = COUNT_COLUMNS.reduce((sum, c) => sum + Number(row[c]), 0);
+  if (maxRequests !== undefined && total > maxRequests) {
+    const big = COUNT_COLUMNS.reduce((a, b) => (Number(row[a]) >= Number(row[b]) ? a : b));
+    return [big, `${total} requests in one step; a step holds at most ${maxRequests} (prefill + decode).`];
+  }
+  return null;
+}
+
 /**
  * CSV text -> {rows, lines, errors}: rows are {column: text} objects, lines their
  * 1-based line numbers in the file. Errors name the line and column; a file with any
  * error yields no rows only when the header itself is unusable, else the bad rows are
- * left out and listed.
+ * left out and listed. `maxRequestsPerStep` bounds each row's requests (prefill +
+ * decode) and `maxRequestsInFile` all of them, so no line expands beyond what is priced.
  */
-export function parseStepsCsv(text) {
+export function parseStepsCsv(text, { maxRequestsPerStep, maxRequestsInFile } = {}) {
   const all = String(text).replace(/^\uFEFF/, '').split(/\r?\n/);
   const numbered = all.map((line, i) => [i + 1, line]).filter(([, line]) => line.trim() !== '');
   if (!numbered.length) return { rows: [], lines: [], errors: ['The file is empty: expected a header line and one line per step.'] };
@@ -38,6 +59,7 @@ export function parseStepsCsv(text) {
     return { rows: [], lines: [], errors: [`The file has ${body.length} steps; at most ${MAX_ROWS} are accepted (sample it first).`] };
   }
   const rows = [], lines = [], errors = [];
+  let requests = 0;
   for (const [line, textLine] of body) {
     const cells = splitLine(textLine);
     if (cells.length !== header.length) {
@@ -52,10 +74,18 @@ export function parseStepsCsv(text) {
       errors.push(`line ${line}, column ${header.indexOf(TARGET) + 1} (${TARGET}): must be above 0 us.`);
     } else if (!row.model) {
       errors.push(`line ${line}, column ${header.indexOf('model') + 1} (model): empty.`);
+    } else if (countProblem(row, maxRequestsPerStep)) {
+      const [column, why] = countProblem(row, maxRequestsPerStep);
+      errors.push(`line ${line}, column ${header.indexOf(column) + 1} (${column}): ${why}`);
     } else {
       rows.push(row);
       lines.push(line);
+      requests += COUNT_COLUMNS.reduce((sum, c) => sum + Number(row[c]), 0);
     }
+  }
+  if (maxRequestsInFile !== undefined && requests > maxRequestsInFile) {
+    return { rows: [], lines: [], errors: [`The file's steps hold ${requests} requests in all; at most ${maxRequestsInFile} ` +
+      'are priced (each is priced four times): sample it first.'] };
   }
   return { rows, lines, errors };
 }
@@ -64,15 +94,18 @@ export function parseStepsCsv(text) {
  * One measured row -> one stepcalc request (the reconstruction documented in
  * docs/ACCURACY.md): decode requests each hold the cache split evenly over the running
  * requests, prefill tokens split evenly over the prefill requests with no cached prefix.
- * With `knownModels` (preset names), an unknown model throws, naming `line`.
+ * With `knownModels` (preset names), an unknown model throws, naming `line`; so do
+ * request counts that are not whole numbers >= 0 or (with `maxRequests`) too many.
  */
-export function rebuildStep(row, { knownModels, line } = {}) {
+export function rebuildStep(row, { knownModels, line, maxRequests } = {}) {
   const num = (k) => Number(row[k]);
   const model = MODEL_PRESETS[row.model] || row.model;
   if (knownModels && !knownModels.includes(model)) {
     throw new Error(`${line ? `line ${line}: ` : ''}model "${String(row.model).slice(0, 60)}" is not a preset; ` +
       `use one of ${[...Object.keys(MODEL_PRESETS), ...knownModels].join(', ')}.`);
   }
+  const problem = countProblem(row, maxRequests);
+  if (problem) throw new Error(`${line ? `line ${line}: ` : ''}${problem[0]}: ${problem[1]}`);
   const prefillTokens = num('batch.prefill_tokens'), prefillReqs = num('batch.num_prefill_reqs');
   const decodeReqs = num('batch.num_decode_reqs'), running = num('queue.running_depth');
   const cachedTokens = num('kv.usage_gpu_ratio') * num('kv.blocks_total_gpu') * 16;

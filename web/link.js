@@ -3,14 +3,16 @@
 // are reduced by the core to the shape it prices; every state is priced once before
 // it is accepted, so a link that cannot be priced is refused as a whole.
 import { decodeHash, defaultState, fromRequest, toRequest } from './state.js';
-import { trimConfig, configName } from './model-panel.js';
+import { trimConfig } from './model-panel.js';
+import { requestFromText, derivedName } from './intake.js';
 import { inUserWords } from './words.js';
+import { catalogue } from './catalogue.js';
 
 /** A state from a request object (CLI format); config models are trimmed by the core. */
 export function stateFromRequest(calc, request) {
   const s = fromRequest(request);
   if (typeof s.model === 'object') {
-    s.modelName = s.modelName || configName(s.model);
+    s.modelName = s.modelName || derivedName(s.model, catalogue.limits.string_bytes);
     s.model = trimConfig(calc, s.model);
   }
   return s;
@@ -32,21 +34,19 @@ function check(calc, request) {
 
 /**
  * The state `hash` asks for: {state, pinned} (state null when the hash holds none;
- * pinned the A of a comparison, or null) or {error} in the page's words. Nothing is
- * thrown.
+ * pinned the A of a comparison, or null) or {error} in the page's words, with `offer`:
+ * the link's own state when it decodes but does not price, to be shown with its
+ * errors marked if the user asks. Nothing is thrown.
  */
 export function stateFromHash(calc, hash) {
+  let offer = null;
   try {
     const decoded = decodeHash(hash);
     if (!decoded) return { state: null };
-    if (decoded.text !== undefined) {
-      // The core checks a #json= request as written, before the page keeps only the
-      // fields it shows: unknown fields, repeated keys, ids, tags and numbers that
-      // JSON.parse would round are errors here exactly as in the CLI.
-      check(calc, decoded.text);
-      if (typeof decoded.request.model === 'string') decoded.request.model = calc.resolveModel(decoded.request.model).preset;
-    }
-    const s = decoded.state ? decoded.state : stateFromRequest(calc, decoded.request);
+    // A #json= request is checked by the core as written (intake.js), as imports are:
+    // unknown fields, repeated keys, ids, tags and numbers JSON.parse would round.
+    const s = decoded.state ? decoded.state : stateFromRequest(calc, requestFromText(calc, decoded.text).request);
+    offer = s;
     if (decoded.state && typeof s.model === 'object') s.model = trimConfig(calc, s.model);
     check(calc, toRequest(s));
     const a = decoded.pinned ?? null;
@@ -63,7 +63,7 @@ export function stateFromHash(calc, hash) {
     // A link is JSON someone wrote: the page's words, and the path it can be fixed at.
     const words = error.path ? inUserWords(error.path, error.message) : error.message;
     const why = error.path && !words.includes(error.path) ? `${words.replace(/\.$/, '')} (at ${error.path}).` : words;
-    return { error: `This link's step cannot be shown: ${why}` };
+    return { error: `This link's step cannot be shown: ${why}`, offer };
   }
 }
 

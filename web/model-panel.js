@@ -4,6 +4,7 @@ import { h, field, parseTyped } from './dom.js';
 import { setFieldError, clearFieldError } from './errors.js';
 import { shapeFields, noteFields } from './catalogue.js';
 import { SHAPE_LABELS } from './words.js';
+import { configFromText } from './intake.js';
 
 const CUSTOM = '__custom';
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -33,8 +34,6 @@ export function matchingPreset(app, shape, config) {
   }
   return '';
 }
-
-export const configName = (c) => [c._name_or_path, c.name, c.model_type].find((v) => typeof v === 'string' && v) || 'config.json';
 
 export function modelPanel(app, root) {
   const { presets } = app;
@@ -88,21 +87,15 @@ export function modelPanel(app, root) {
     app.changed();
   }
 
+  /** A pasted, opened or dropped config: checked by the core as written (intake.js). */
   function applyConfig(raw) {
     let config;
+    let configName;
     try {
-      config = JSON.parse(raw);
-      if (!isObject(config)) throw new Error('a config.json holds one JSON object.');
-    } catch (error) {
-      setFieldError(text, `This is not a config.json: ${error.message}`);
-      details.open = true;
-      return;
-    }
-    try {
+      ({ config, name: configName } = configFromText(app.calc, raw));
       app.state.model = trimConfig(app.calc, config);
     } catch (error) {
-      const where = error.path ? ` (${error.path.replace(/^model\.?/, '') || 'config'})` : '';
-      setFieldError(text, `The config cannot be priced${where}: ${error.message}`);
+      setFieldError(text, error.path ? `The config cannot be priced (${error.path}): ${error.message}` : error.message);
       details.open = true;
       return;
     }
@@ -110,7 +103,7 @@ export function modelPanel(app, root) {
     // A config that prices exactly as a preset does is that preset (same shape, same notes).
     const preset = matchingPreset(app, app.state.model, config);
     if (preset) app.state.model = preset;
-    app.state.modelName = preset ? '' : configName(config);
+    app.state.modelName = preset ? '' : configName;
     render();
     app.changed();
     name.textContent = preset ? `This config is the preset ${preset}. ${name.textContent}` : name.textContent;
@@ -159,10 +152,9 @@ export function modelPanel(app, root) {
     if (typeof m === 'string' && !known) select.append(h('option', { value: m, text: `${m} (unknown preset)` }));
     select.value = typeof m === 'string' ? m : CUSTOM;
     const shape = typeof m === 'string' ? presetShape(m) || {} : m;
-    for (const key of shapeFields()) {
-      const input = shapeInputs[key];
-      if (document.activeElement !== input) input.value = shape[key] ?? '';
-    }
+    // Every field, the focused one too: render() runs when the model is replaced (a
+    // preset picked, a config dropped, a link or an import), never while typing.
+    for (const key of shapeFields()) shapeInputs[key].value = shape[key] ?? '';
     showName();
   }
   /** Says what bytes/param does in the shown mode, and when it changes nothing. */

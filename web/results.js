@@ -7,6 +7,9 @@ const HOW = { exact: 'table cell', interpolated: 'interpolated', clamped: 'clamp
   modelled: 'modelled' };
 const AXIS = { m: 'M', seq: 'sequence', bs: 'batch', kv: 'KV' };
 const MAX_LOOKUP_ROWS = 100; // more on request: a long table slows every reprice
+const MORE_LOOKUP_ROWS = 500; // added per "Show more"
+const MAX_SHOWN_LOOKUPS = 2000; // never more on screen (a step can have 65,536 lookups)
+const MAX_SHOWN_WARNINGS = 50;
 
 /** What is priced, in one line: model, GPU, TP and mode. */
 export function contextLine(state, result) {
@@ -119,7 +122,7 @@ export function lookupsCsv(result) {
 /** The lookup table and the core's warnings (the page adds none of its own). */
 export function renderDetails(result, root) {
   const rows = lookupRows(result);
-  const limit = root.dataset.allLookups === '1' ? rows.length : MAX_LOOKUP_ROWS;
+  const limit = Math.min(Number(root.dataset.lookupRows) || MAX_LOOKUP_ROWS, MAX_SHOWN_LOOKUPS);
   const body = rows.slice(0, limit).map((r) => {
     const p = provenance(r.lookup);
     return h('tr', {}, h('th', { scope: 'row', text: r.where }), h('td', { class: 'num', 'data-label': 'Shape', text: r.shape }),
@@ -132,17 +135,19 @@ export function renderDetails(result, root) {
   root.replaceChildren(
     h('details', { open: true }, h('summary', {}, h('h2', { text: `Warnings (${warnings.length})` })),
       h('ul', { class: 'warnings' },
-        warnings.map((w) => h('li', { title: w.code, text: w.message }))),
+        warnings.slice(0, MAX_SHOWN_WARNINGS).map((w) => h('li', { title: w.code, text: w.message })),
+        warnings.length > MAX_SHOWN_WARNINGS ? h('li', { text: `and ${int(warnings.length - MAX_SHOWN_WARNINGS)} more` }) : null),
       !warnings.length ? h('p', { class: 'muted', text: 'None: every lookup hit measured data.' }) : null),
-    h('details', { open: true }, h('summary', {}, h('h2', { text: `Every table lookup (${rows.length})` })),
+    h('details', { open: true }, h('summary', {}, h('h2', { text: `Every table lookup (${int(rows.length)})` })),
       exportButtons({ name: 'stepcalc-lookups', label: 'the lookup table', csv: () => lookupsCsv(result) }),
       h('div', {}, h('table', { class: 'lookups' },
         h('thead', {}, h('tr', {}, ['Where', 'Shape', 'MFU', 'Time', 'Provenance'].map((t) => h('th', { scope: 'col', text: t })))),
         h('tbody', {}, body))),
-      rows.length > limit ? h('p', { class: 'muted' }, `First ${limit} of ${rows.length} lookups shown. `,
-        h('button', { type: 'button', class: 'link', text: `Show all ${rows.length}`, onclick: () => {
-          root.dataset.allLookups = '1';
-          renderDetails(result, root);
-        } })) : null,
+      rows.length > limit ? h('p', { class: 'muted' }, `First ${int(limit)} of ${int(rows.length)} lookups shown. `,
+        limit < MAX_SHOWN_LOOKUPS ? h('button', { type: 'button', class: 'link',
+          text: `Show ${int(Math.min(MORE_LOOKUP_ROWS, rows.length - limit))} more`, onclick: () => {
+            root.dataset.lookupRows = String(limit + MORE_LOOKUP_ROWS);
+            renderDetails(result, root);
+          } }) : 'The rest are in the result JSON (stepcalc price).') : null,
       h('p', { class: 'muted', text: 'Times are for all layers. Shape is M×K×N for GEMMs. "table cell": read as measured; "interpolated": between measured rows; "clamped": outside the measured range, the edge value is used; "fallback": no measurement applies, a default is used; "modelled" (measured mode\'s small kernels): bytes over the effective HBM bandwidth plus a launch floor.' })));
 }

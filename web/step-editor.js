@@ -128,7 +128,8 @@ export function stepEditor(app, root) {
     const bad = [...prefill, ...decode].filter((r) => !r.every(valid)).length;
     const newTokens = nums(prefill, 1).reduce((a, b) => a + b, 0);
     const kv = nums(decode, 0);
-    const kvText = kv.length ? `, KV ${int(Math.min(...kv))}–${int(Math.max(...kv))} (mean ${int(kv.reduce((a, b) => a + b, 0) / kv.length)})` : '';
+    const low = kv.reduce((a, b) => Math.min(a, b), Infinity), high = kv.reduce((a, b) => Math.max(a, b), -Infinity);
+    const kvText = kv.length ? `, KV ${int(low)}–${int(high)} (mean ${int(kv.reduce((a, b) => a + b, 0) / kv.length)})` : '';
     summary.textContent = `${int(prefill.length)} prefill row${prefill.length === 1 ? '' : 's'} (${int(newTokens)} new tokens) · `
       + `${int(decode.length)} decode${decode.length === 1 ? '' : 's'}${kvText}`
       + (bad ? ` · ${int(bad)} row${bad === 1 ? '' : 's'} with an error, not counted` : '');

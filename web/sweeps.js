@@ -38,24 +38,58 @@ export function sweepPlans(state, result) {
   ];
 }
 
+/** Requests priced per task at most (one point may exceed it): input is handled between tasks. */
+const TASK_REQUESTS = 1 << 17;
+
+/** `values` in chunks whose pricing work stays under TASK_REQUESTS requests. */
+function chunks(values, cost) {
+  const out = [];
+  let chunk = [];
+  let work = 0;
+  for (const v of values) {
+    if (chunk.length && work + cost(v) > TASK_REQUESTS) {
+      out.push(chunk);
+      chunk = [];
+      work = 0;
+    }
+    chunk.push(v);
+    work += cost(v);
+  }
+  if (chunk.length) out.push(chunk);
+  return out;
+}
+
 /**
- * The sweeps as tasks: each prices and draws one sweep into its own slot of `root`
- * (`width` px wide), so the page can yield to input between them.
+ * The sweeps as tasks: each prices a chunk of one sweep's points (a bounded number of
+ * requests, so a 65,536-request step does not block input for seconds) or draws one
+ * sweep into its own slot of `root` (`width` px wide), so the page can yield to input
+ * between them.
  */
 export function sweepTasks(calc, request, state, result, root, width) {
   const plans = sweepPlans(state, result);
   while (root.children.length > plans.length) root.lastElementChild.remove();
   while (root.children.length < plans.length) root.append(h('section', { class: 'sweep' }));
-  return plans.map((plan, i) => () => root.children[i].replaceWith(sweepSection(calc, request, plan, width)));
+  const rows = state.prefill.length + state.decode.length + 1;
+  return plans.flatMap((plan, i) => {
+    const cost = (v) => (plan.axis === 'decode_batch' ? state.prefill.length + v : rows);
+    const points = [];
+    let failure = null;
+    const pricing = chunks(plan.values, cost).map((values) => () => {
+      if (failure) return;
+      try {
+        points.push(...calc.sweep(request, plan.axis, values));
+      } catch (error) {
+        failure = error;
+      }
+    });
+    return [...pricing, () => root.children[i].replaceWith(sweepSection(plan, points, failure, width))];
+  });
 }
 
-function sweepSection(calc, request, plan, width) {
-  let points;
-  try {
-    points = calc.sweep(request, plan.axis, plan.values);
-  } catch (error) {
+function sweepSection(plan, points, failure, width) {
+  if (failure) {
     return h('section', { class: 'sweep' }, h('h3', { text: plan.title }),
-      h('p', { class: 'field-error', 'data-testid': 'error', text: error.message }));
+      h('p', { class: 'field-error', 'data-testid': 'error', text: failure.message }));
   }
   // Only the sweep's own round values get tick labels; the current step's value is
   // marked on the curve, not written on the axis (it would crowd its neighbours).

@@ -95,3 +95,24 @@ test('a bad CSV or an unknown model shows an inline error and the page keeps wor
   assert.deepEqual(page.problems, []);
   await page.close();
 });
+
+test('a line asking for 30,000,000 decodes gets its own error at once; the page keeps working', async () => {
+  const page = await openPage(env.browser, env.base);
+  await page.click('#calibrate summary');
+  const lines = readFileSync(sampleFile(3), 'utf8').split('\n');
+  const header = lines[0].split(',');
+  const at = header.indexOf('batch.num_decode_reqs');
+  const huge = lines[2].split(',').map((c, i) => (i === at ? '30000000' : c)).join(',');
+  const file = path.join(dir, 'huge.csv');
+  writeFileSync(file, [lines[0], lines[1], huge, lines[3]].join('\n'));
+  await page.setInputFiles('#calibrate-file', file);
+  const error = page.locator('#calibrate [data-testid="error"]');
+  await error.waitFor({ timeout: 10000 });
+  assert.equal(await error.textContent(),
+    `line 3, column ${at + 1} (batch.num_decode_reqs): 30000000 requests in one step; a step holds at most 65536 (prefill + decode).`);
+  // The page was never blocked: it reprices an edit at once.
+  await page.getByLabel('Prefill 1 new tokens').fill('4096');
+  await page.waitForFunction(() => location.hash.includes('p=0.4096'));
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});

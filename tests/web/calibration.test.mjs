@@ -104,3 +104,28 @@ test('error statistics are in percent', () => {
   assert.ok(Math.abs(s.median_ape - 10) < 1e-9);
   assert.ok(Math.abs(s.bias - 7.5) < 1e-9);
 });
+
+test('a row is never expanded beyond the core\'s request limit; counts must be whole', async () => {
+  const { limits } = (await load()).catalogue();
+  const at = header.split(',').indexOf('batch.num_decode_reqs');
+  const withDecodes = (n) => body[1].split(',').map((c, i) => (i === at ? n : c)).join(',');
+  const options = { maxRequestsPerStep: limits.requests_per_step, maxRequestsInFile: limits.sweep_requests };
+  // body[1] is a decode-only step: its decode count is its request count.
+  const csv = [header, body[0], withDecodes('30000000'), withDecodes('2.5'), withDecodes('-1'), withDecodes('65536'),
+    withDecodes('65537')].join('\n');
+  const { rows, errors } = parseStepsCsv(csv, options);
+  assert.equal(rows.length, 2, 'the first row and the one at the limit');
+  assert.deepEqual(errors, [
+    `line 3, column ${at + 1} (batch.num_decode_reqs): 30000000 requests in one step; a step holds at most 65536 (prefill + decode).`,
+    `line 4, column ${at + 1} (batch.num_decode_reqs): "2.5" is not a whole number of requests.`,
+    `line 5, column ${at + 1} (batch.num_decode_reqs): "-1" is not a whole number of requests.`,
+    `line 7, column ${at + 1} (batch.num_decode_reqs): 65537 requests in one step; a step holds at most 65536 (prefill + decode).`,
+  ]);
+  const row = Object.fromEntries(header.split(',').map((h, i) => [h, withDecodes('30000000').split(',')[i]]));
+  assert.throws(() => rebuildStep(row, { maxRequests: limits.requests_per_step, line: 9 }), /^Error: line 9: batch\.num_decode_reqs: 30000000 requests/);
+  assert.throws(() => rebuildStep({ ...row, 'batch.num_decode_reqs': '2.5' }), /not a whole number/);
+  // All the file's steps together are bounded too (each is priced four times).
+  const many = parseStepsCsv([header, ...Array(100).fill(withDecodes('60000'))].join('\n'), options);
+  assert.deepEqual(many.rows, []);
+  assert.match(many.errors[0], /requests in all; at most 4194304 are priced/);
+});

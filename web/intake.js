@@ -1,0 +1,72 @@
+// Every way a request or a config enters the page (a #json= link, JSON Import, an
+// opened request file, a pasted, opened or dropped config.json) goes through here:
+// the core checks the text as written (repeated keys, unknown fields in any object,
+// ids, tags, names and numbers JSON.parse would round or drop), so the page accepts
+// exactly what `stepcalc price` accepts. Errors are StepCalcError {code, path, message}.
+import { StepCalcError } from '../wasm/stepcalc.js';
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** JSON.parse, with its complaint as a StepCalcError `parse_error` saying `what`. */
+function parse(text, what) {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new StepCalcError('parse_error', '', `${what}: ${error.message}`);
+  }
+}
+
+/**
+ * A request object from JSON text, after the core has priced the text as written.
+ * Returns {request, result}: the parsed request (a preset given by its HuggingFace id
+ * named as the preset) and its result (null until a measured GPU's tables are loaded).
+ */
+export function requestFromText(calc, text) {
+  let result = null;
+  try {
+    result = calc.price(text); // throws the core's error, with its path
+  } catch (error) {
+    // A measured request whose GPU tables are not loaded yet passed every check of
+    // its own (the core refuses bad input before it looks for tables).
+    if (error?.code !== 'kernels_not_loaded') throw error;
+  }
+  const request = parse(text, 'The request is not valid JSON');
+  if (typeof request.model === 'string') request.model = calc.resolveModel(request.model).preset;
+  return { request, result };
+}
+
+/** The config's display name: `_name_or_path`, `name` or `model_type`. */
+export const configName = (c) => [c._name_or_path, c.name, c.model_type].find((v) => typeof v === 'string' && v) || 'config.json';
+
+/**
+ * The name a request's config model is shown under when the request gives none: its
+ * configName cut to `maxBytes` of UTF-8 (the core's string limit), since the request
+ * itself is valid and the page must not refuse what `stepcalc price` accepts.
+ */
+export function derivedName(config, maxBytes) {
+  const name = configName(config);
+  const bytes = new TextEncoder().encode(name);
+  if (bytes.length <= maxBytes) return name;
+  return new TextDecoder().decode(bytes.subarray(0, maxBytes)).replace(/\uFFFD$/, '');
+}
+
+/**
+ * A HuggingFace config object from its text, checked by the core as written (inside
+ * a request with an empty step) together with the name the page will show for it.
+ * Returns {config, name}; errors name the config's field (`model.` is dropped).
+ */
+export function configFromText(calc, text) {
+  const config = parse(text, 'This is not a config.json');
+  if (!isObject(config)) throw new StepCalcError('type_error', '', 'This is not a config.json: it holds one JSON object.');
+  const name = configName(config);
+  // `text` is one JSON value (it parsed), so splicing it in cannot add other fields.
+  try {
+    calc.price(`{"model":${text},"model_name":${JSON.stringify(name)},"step":{}}`);
+  } catch (error) {
+    if (!(error instanceof StepCalcError)) throw error;
+    const field = ['_name_or_path', 'name', 'model_type'].find((k) => config[k] === name) ?? 'name';
+    const path = error.path === 'model_name' ? field : error.path.replace(/^model\.?/, '');
+    throw new StepCalcError(error.code, path, error.message.replace(/\bmodel_name\b/, field));
+  }
+  return { config, name };
+}
