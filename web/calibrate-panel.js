@@ -3,7 +3,6 @@
 // two CPU parameters are fitted to it (web/calibration.js). Loaded when the panel is
 // first opened. The file is read with Blob.text() in this browser; nothing is sent.
 import { h, int } from './dom.js';
-import { catalogue } from './catalogue.js';
 import { parseStepsCsv, rebuildStep, fitCpuParams, linearityGapUs, errorStats, CPU_ZERO, TARGET, NUMERIC_COLUMNS, MAX_ROWS }
   from './calibration.js';
 
@@ -50,7 +49,8 @@ export function calibratePanel(app, root) {
   root.replaceChildren(...explanation(), drop, h('div', { class: 'actions' }, sample), progress, status, out);
   let run = 0;
 
-  const { limits } = catalogue; // the core's request limits
+  // The core's request limits (this panel is bundled on its own: it asks the module).
+  const { limits } = app.calc.catalogue();
   const size = (r) => r.step.prefill_requests.length + r.step.decode_requests.length;
   /** The end of the batch from `start`: at most BATCH steps and one step's worth of requests. */
   function batchEnd(requests, start) {
