@@ -30,7 +30,7 @@ echo "== clang build with ASan + UBSan and the fuzzer ($build)"
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link \
   -DSTEPCALC_SANITIZE=ON -DSTEPCALC_FUZZ=ON >/dev/null
-cmake --build "$build" -j"$jobs" --target stepcalc stepcalc_tests stepcalc_fuzz >/dev/null
+cmake --build "$build" -j"$jobs" --target stepcalc stepcalc_tests stepcalc_fuzz stepcalc_fuzz_kernel_pack >/dev/null
 
 echo "== sanitizers: core tests and conformance under ASan + UBSan"
 ctest --test-dir "$build" --output-on-failure
@@ -58,4 +58,20 @@ if [ "$status" -ne 0 ] || [ -n "$(ls -A "$work/artifacts")" ]; then
   ls -l "$work/artifacts" >&2
   exit 1
 fi
-echo "hardening: ok (sanitizers clean, ${seconds} s of fuzzing without a finding, $((SECONDS - start)) s in all)"
+
+# The kernel-pack decoder: seeded with the build's real packs (one GPU's, small ones
+# first), a third of the JSON fuzzer's time.
+echo "== fuzzing: stepcalc_fuzz_kernel_pack over KernelDb::unpack and the registry"
+pack_seconds=$(( (seconds + 2) / 3 ))
+mkdir -p "$work/packs" "$work/pack-artifacts"
+cp build/kernels/h100-vllm-0.14.0-*.bin "$work/packs/"
+status=0
+"$build/stepcalc_fuzz_kernel_pack" "$work/packs" -max_total_time="$pack_seconds" -max_len=65536 -timeout=5 \
+  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/pack-artifacts/" 2>"$work/fuzz-pack.log" || status=$?
+grep -E "^stat::number_of_executed_units|^#[0-9]+ +DONE" "$work/fuzz-pack.log" || true
+if [ "$status" -ne 0 ] || [ -n "$(ls -A "$work/pack-artifacts")" ]; then
+  tail -n 60 "$work/fuzz-pack.log"
+  echo "fuzzing: kernel-pack FINDING (exit $status); reproducer(s) in $work/pack-artifacts:" >&2
+  exit 1
+fi
+echo "hardening: ok (sanitizers clean, ${seconds} s + ${pack_seconds} s of fuzzing without a finding, $((SECONDS - start)) s in all)"

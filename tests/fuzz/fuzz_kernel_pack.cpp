@@ -4,7 +4,7 @@
 // that a refusal has a code and a message, and that every lookup on a pack that
 // decoded gives a finite time >= 0, or NaN exactly when its table is missing.
 //   build: scripts/test-hardening.sh (clang, -DSTEPCALC_FUZZ=ON)
-//   run:   build/sanitize/stepcalc_fuzz_kernel_pack -dict=tests/fuzz/kernel-pack.dict CORPUS_COPY
+//   run:   build/sanitize/stepcalc_fuzz_kernel_pack CORPUS_COPY (seeded with build/kernels/*.bin)
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

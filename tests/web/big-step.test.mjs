@@ -7,6 +7,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { start, root, shownStepTime } from './helpers.mjs';
 import { decodeHash, toRequest } from '../../web/state.js';
+import { useCatalogue } from '../../web/catalogue.js';
+import { load } from '../../wasm/stepcalc.js';
+
+useCatalogue((await load()).catalogue()); // the page's limits come from the core
 
 const LINK = '#v=1&m=llama-3.1-8b-instruct&p=0.1~15259.1*65536&d=';
 const MAX_NODES = 6000; // the default view has ~2,000 elements

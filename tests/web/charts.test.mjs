@@ -43,8 +43,8 @@ function deltaE(a, b) {
 test('sweep ticks do not overlap, axes have titles with units, y ticks are round', async () => {
   for (const width of [1440, 390]) {
     const page = await openPage(env.browser, `${env.base}${HASH}`, { width, height: 900 });
-    await page.waitForFunction(() => document.querySelectorAll('svg.line').length === 3);
-    const charts = await page.locator('svg.line').evaluateAll((svgs) => svgs.map((s) => ({
+    await page.waitForFunction(() => document.querySelectorAll('#sweeps svg.line').length === 3);
+    const charts = await page.locator('#sweeps svg.line').evaluateAll((svgs) => svgs.map((s) => ({
       x: [...s.querySelectorAll('.x-tick')].map((t) => { const b = t.getBoundingClientRect(); return { text: t.textContent, l: b.left, r: b.right }; }),
       y: [...s.querySelectorAll('.y-tick')].map((t) => t.textContent),
       titles: [...s.querySelectorAll('.axis-title')].map((t) => t.textContent),
@@ -101,14 +101,14 @@ test('every chart colour is >= 3:1 against the card and distinct from the others
 
 test('chart values are reachable without a mouse: tables of every value, keyboard readouts', async () => {
   const page = await openPage(env.browser, `${env.base}${HASH}`);
-  await page.waitForFunction(() => document.querySelectorAll('svg.line').length === 3);
+  await page.waitForFunction(() => document.querySelectorAll('#sweeps svg.line').length === 3);
   const tables = page.locator('details.values');
   assert.equal(await tables.count(), 4, 'the breakdown and three sweeps each have a values table');
   await tables.first().locator('summary').click();
   const rows = await tables.first().locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.textContent));
   assert.ok(rows.some((r) => /^Step/.test(r) && /ms/.test(r)), rows.join('\n'));
   assert.ok(rows.some((r) => /attention/.test(r) && /%/.test(r)), rows.join('\n'));
-  const sweep = page.locator('svg.line').first();
+  const sweep = page.locator('#sweeps svg.line').first();
   await sweep.focus();
   await page.keyboard.press('ArrowRight');
   assert.match(await page.locator('.readout').first().textContent(), /ms|µs/);

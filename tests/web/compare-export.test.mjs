@@ -72,7 +72,7 @@ test('CSV exports of the breakdown, the lookup table and a sweep hold the priced
   const page = await openPage(env.browser, env.base);
   const request = await pageRequest(page);
   const us = cliStepTime(request);
-  await page.waitForFunction(() => document.querySelectorAll('svg.line').length === 3 && document.querySelector('table.lookups'));
+  await page.waitForFunction(() => document.querySelectorAll('#sweeps svg.line').length === 3 && document.querySelector('table.lookups'));
 
   const breakdown = await downloaded(page, page.locator('[aria-label="Export the breakdown"] [data-export="csv"]'));
   assert.equal(breakdown.name, 'stepcalc-breakdown.csv');

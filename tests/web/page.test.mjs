@@ -31,7 +31,7 @@ test('the first view prices the default step exactly as the CLI does', async () 
   assert.match(page.url(), /#v=1&m=llama-3\.1-8b-instruct&/);
   await page.waitForSelector('table.lookups');
   assert.equal(await page.locator('svg.breakdown').count(), 1);
-  assert.equal(await page.locator('svg.line').count(), 3);
+  assert.equal(await page.locator('#sweeps svg.line').count(), 3);
   assert.ok((await page.locator('table.lookups tbody tr').count()) > 10);
   await page.evaluate(() => { document.querySelector('#io').open = false; scrollTo(0, 0); });
   await page.screenshot({ path: artifactPath('page-desktop.png') });
