@@ -37,6 +37,19 @@ double min_steps(const Workload& w, const EngineSettings& e) {
   return d(planned_request_count(w)) * d(w.output_tokens.mean) / batch;
 }
 
+/// A second lower bound, from the KV cache: when a request emits its k-th token it
+/// holds at least its uncached prompt and k - 1 generated tokens, the running requests
+/// share `kv_cache_tokens`, and each step emits at most one token per request.
+double min_steps_kv(const std::vector<PlannedRequest>& plan, int64_t kv_cache_tokens) {
+  if (kv_cache_tokens <= 0) return 0;
+  double token_steps = 0;
+  for (const PlannedRequest& r : plan) {
+    const double out = d(r.output_tokens);
+    token_steps += out * d(r.input_tokens - r.cached_prefix_tokens) + out * (out - 1) / 2;
+  }
+  return token_steps / d(kv_cache_tokens);
+}
+
 std::vector<Warning> serving_warnings(const ServeResult& r, const Workload& w) {
   std::vector<Warning> out = memory_warnings(r.memory, 0);
   const SimulationTrace& t = r.trace;
@@ -127,6 +140,12 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
   s.api_overhead_us = result.api_overhead_us;
   s.max_steps = limits::kMaxServeSteps;
   const std::vector<PlannedRequest> plan = plan_requests(w, s.block_size);
+  if (min_steps_kv(plan, result.memory.kv_cache_tokens) > d(limits::kMaxServeSteps))
+    return make_error("too_large", "workload.num_requests",
+                      "This workload takes more than " + std::to_string(limits::kMaxServeSteps) +
+                          " engine steps to simulate: its requests' KV cache (" +
+                          std::to_string(result.memory.kv_cache_tokens) +
+                          " tokens) holds too few of them at once; use fewer or shorter requests, or a larger TP.");
   auto pricer = make_step_pricer(request, kernels);
   if (!pricer) return pricer.error();
   auto trace = simulate(plan, s, pricer.value().get(), progress);

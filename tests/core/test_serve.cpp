@@ -119,6 +119,22 @@ TEST_CASE("bad workloads are refused, naming the field") {
 namespace stepcalc {
 namespace {
 
+TEST_CASE("a workload whose KV demand needs too many steps is refused before it is simulated") {
+  // 100,000 requests of 1,000 + 10,000 tokens from 1,000 clients: 41 fit in the cache at once, so
+  // at least 1e5 x (1e4 x 1e3 + 1e4 x 9,999 / 2) / 451,008 = 1.3e7 steps (> 2e6). The bound by
+  // max_num_seqs alone (1e5 x 1e4 / 1,000 = 1e6) lets it through to the simulation's own limit.
+  int calls = 0;
+  auto r = serve_json(
+      R"({"model": "llama-3.1-8b-instruct", "workload": {"input_tokens": 1000, "output_tokens": 10000,
+          "concurrency": 1000, "num_requests": 100000}})",
+      no_kernels(), [&calls](double) { return ++calls > 0; });
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == "too_large");
+  CHECK(r.error().path == "workload.num_requests");
+  CHECK(r.error().message.find("KV cache") != std::string::npos);
+  CHECK(calls == 0);  // refused before the first step
+}
+
 TEST_CASE("a priced step carries memory; a model too large for its TP is warned about, still priced") {
   auto fits =
       price_json(R"({"model": "llama-2-70b-hf", "tp": 4, "step": {"decode_requests": [{"progress_index": 9}]}})");
