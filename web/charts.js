@@ -12,8 +12,35 @@ const GEMM_GROUP = { q: 'qkv', k: 'qkv', v: 'qkv', o: 'o', gate: 'gate_up', up: 
 const GEMM_NAME = { qkv: 'QKV GEMM', o: 'output GEMM', gate_up: 'gate/up GEMM', down: 'down GEMM' };
 const cls = (key) => `c-${/^[\w-]+$/.test(key) ? key : 'other'}`;
 
+// measured: vLLM's operators grouped into the same colours (one forward pass over all
+// of the step's tokens, as vLLM runs it).
+const OP_GROUP = { qkv_proj: 'qkv', o_proj: 'o', gate_up_proj: 'gate_up', down_proj: 'down' };
+const KIND_GROUP = { attention: 'attn', mla: 'attn', all_reduce: 'comm', gather: 'comm', gemm: 'gemm', moe: 'gemm',
+  elementwise: 'memory' };
+const GROUP_NAME = { qkv: 'QKV GEMM', o: 'output GEMM', gate_up: 'gate/up GEMM', down: 'down GEMM', attn: 'attention',
+  comm: 'all-reduce and gathers', gemm: 'MoE, router and LM-head GEMMs', memory: 'small kernels (norms, rotary, activation)',
+  other: 'other operators' };
+
+function measuredRows(result) {
+  const m = result.measured;
+  const groups = new Map();
+  for (const op of m.operators) {
+    const key = OP_GROUP[op.name] || KIND_GROUP[op.kind] || 'other';
+    groups.set(key, (groups.get(key) || 0) + op.time_us * 1e-6);
+  }
+  const segments = [...groups].map(([key, s]) => ({ key, name: GROUP_NAME[key], s }));
+  const overhead_s = result.overhead_us * 1e-6;
+  return [
+    { label: 'Step', total_s: result.step_time_us * 1e-6, binds: true,
+      segments: [{ key: 'step', name: 'GPU forward pass', s: m.gpu_time_us * 1e-6 }, { key: 'overhead', name: 'CPU overhead', s: overhead_s }] },
+    { label: 'GPU forward pass (measured kernels)', total_s: m.gpu_time_us * 1e-6, binds: true, segments },
+    { label: 'CPU overhead', total_s: overhead_s, binds: true, segments: [{ key: 'overhead', name: 'CPU overhead', s: overhead_s }] },
+  ];
+}
+
 /** Bars of the breakdown: [{label, total_s, binds, segments: [{key, name, s}]}]. */
 export function breakdownRows(result) {
+  if (result.measured?.operators) return measuredRows(result);
   const rows = [];
   for (const [phase, title] of Object.entries(PHASES)) {
     const p = result.phases?.[phase];

@@ -38,11 +38,14 @@ export function setupPanel(app, root) {
     grid.append(wrap);
   }
   const reset = h('button', { type: 'button', text: 'Reset constants' });
+  // The constants above are the reference model's; the measured mode reads the GPU's
+  // measured kernel tables and its datasheet bandwidth instead.
+  const hwNote = h('p', { class: 'muted', 'data-testid': 'hw-note' });
   root.append(
     h('div', { class: 'grid' },
       h('label', { class: 'field' }, h('span', { class: 'label', text: 'GPU' }), gpu), tp.wrap,
       h('label', { class: 'field' }, h('span', { class: 'label', text: 'Mode' }), mode), kernelsField),
-    grid, h('div', { class: 'actions' }, reset));
+    grid, hwNote, h('div', { class: 'actions' }, reset));
   app.fields.add('gpu', gpu);
   app.fields.add('tp', tp.input);
   app.fields.add('mode', mode);
@@ -99,6 +102,9 @@ export function setupPanel(app, root) {
       if (document.activeElement !== hw[key]) hw[key].value = s.hw[key] ?? base[key] ?? '';
       hw[key].placeholder = base[key] ?? '';
     }
+    hwNote.textContent = s.mode === 'measured'
+      ? 'These constants are the reference model\'s (blis-v2, corrected); measured does not use them: it reads ' +
+        `${s.gpu}'s measured kernel tables and its datasheet HBM bandwidth.` : '';
     markEdited();
   }
   // Warnings that mean vLLM would refuse this TP degree are shown at the TP field too.

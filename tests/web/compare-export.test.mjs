@@ -10,6 +10,9 @@ let env;
 before(async () => { env = await start(); });
 after(async () => { await env?.close(); });
 
+// The reference model's bars (per phase, compute and memory); the measured mode's
+// grouping of operators is checked in measured-page.test.mjs.
+const BLIS = '#v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&mode=blis-v2&p=0.2048&d=512~64*64';
 const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
 
 /** Clicks `locator` and returns the downloaded file's bytes and name. */
@@ -21,7 +24,7 @@ async function downloaded(page, locator) {
 const parseCsv = (text) => text.trimEnd().split('\r\n').map((line) => line.split(','));
 
 test('pin A, change the TP: both priced as the CLI prices them, the difference per phase, A in the link', async () => {
-  const page = await openPage(env.browser, env.base);
+  const page = await openPage(env.browser, `${env.base}${BLIS}`);
   const requestA = await pageRequest(page);
   await page.getByTestId('pin-a').click();
   await page.fill('#tp', '2');
@@ -43,7 +46,7 @@ test('pin A, change the TP: both priced as the CLI prices them, the difference p
   assert.equal(Number(await page.getAttribute('[data-testid="step-time-us"]', 'value')), b, 'B is the step shown');
   // The link holds A; opened elsewhere it shows the same comparison.
   const link = page.url();
-  assert.match(link, /&a=v%3D1%26m%3Dllama-3\.1-8b-instruct%26g%3DH100%26tp%3D1%26/);
+  assert.match(link, /&a=v%3D1%26m%3Dllama-3\.1-8b-instruct%26g%3DH100%26tp%3D1%26mode%3Dblis-v2/);
   const again = await openPage(env.browser, link);
   await again.getByTestId('compare-table').waitFor();
   assert.deepEqual(await again.getByTestId('compare-table').locator('tbody tr').first()
@@ -69,7 +72,7 @@ test('a bad pinned A in a link is an error that names it', async () => {
 });
 
 test('CSV exports of the breakdown, the lookup table and a sweep hold the priced values', async () => {
-  const page = await openPage(env.browser, env.base);
+  const page = await openPage(env.browser, `${env.base}${BLIS}`);
   const request = await pageRequest(page);
   const us = cliStepTime(request);
   await page.waitForFunction(() => document.querySelectorAll('#sweeps svg.line').length === 3 && document.querySelector('table.lookups'));

@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { breakdownRows } from '../../web/charts.js';
 import { start, openPage, shownStepTime, nextStepTime, cliStepTime, pageRequest, root } from './helpers.mjs';
 
 let env;
@@ -25,6 +26,16 @@ test('a fresh page prices the default step in measured mode, the reference besid
   assert.notEqual(reference, cliStepTime(request)); // the two models differ on this step
   assert.equal(Number(await page.getAttribute('[data-testid="reference"] data', 'value')), reference);
   assert.match(await page.textContent('[data-testid="reference"]'), /Reference model \(blis-v2\).*measured is [\d.]+% (lower|higher)/);
+  // The reference model's hardware constants say that measured does not use them, and
+  // the breakdown groups vLLM's operators: the GEMMs and attention add up to the GPU time.
+  assert.match(await page.textContent('[data-testid="hw-note"]'), /measured does not use them/);
+  const bars = await page.$$eval('svg.breakdown', (svgs) => svgs[0].getAttribute('aria-label') || '');
+  assert.match(bars, /GPU forward pass \(measured kernels\)/);
+  const result = cliResult(request);
+  const pass = breakdownRows(result).find((r) => r.label.startsWith('GPU forward pass'));
+  const sum = pass.segments.reduce((a, x) => a + x.s, 0);
+  assert.ok(Math.abs(sum - result.measured.gpu_time_us * 1e-6) < 1e-9, `${sum} vs ${result.measured.gpu_time_us} us`);
+  assert.deepEqual(['qkv', 'o', 'gate_up', 'down', 'attn'].filter((k) => !pass.segments.some((x) => x.key === k)), []);
   // Only the dense parts of the H100 tables were fetched for a dense BF16 model.
   const packs = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name)
     .filter((n) => n.endsWith('.bin')).map((n) => n.replace(/.*\//, '')).sort());
