@@ -2,24 +2,14 @@
 #include "doctest.h"
 #include "io/json_writer.h"
 #include "kernels/gpu_spec.h"
+#include "model_spec_fixtures.h"
 #include "serving/engine_defaults.h"
 #include "serving/memory.h"
 
 namespace stepcalc {
 namespace {
 
-/// Llama-2-70B as its HF config describes it (80 layers, GQA 64/8, FFN 28672, vocab 32000).
-ModelSpec llama2_70b() {
-  ModelSpec s;
-  s.num_layers = 80;
-  s.hidden_size = 8192;
-  s.num_heads = 64;
-  s.num_kv_heads = 8;
-  s.head_dim = 128;
-  s.intermediate_size = 28672;
-  s.vocab_size = 32000;
-  return s;
-}
+using fixtures::llama2_70b;
 
 const GpuSpec& gpu(const char* name) {
   const GpuSpec* g = find_gpu_spec(name);

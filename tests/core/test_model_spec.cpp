@@ -4,22 +4,13 @@
 
 #include "doctest.h"
 #include "model/model_spec.h"
+#include "model_spec_fixtures.h"
 #include "ops/operators.h"
 
 namespace stepcalc {
 namespace {
 
-ModelSpec llama2_70b() {
-  ModelSpec s;
-  s.num_layers = 80;
-  s.hidden_size = 8192;
-  s.num_heads = 64;
-  s.num_kv_heads = 8;
-  s.head_dim = 128;
-  s.intermediate_size = 28672;
-  s.vocab_size = 32000;
-  return s;
-}
+using fixtures::llama2_70b;
 
 ModelSpec mixtral() {
   ModelSpec s;
