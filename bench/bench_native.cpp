@@ -10,12 +10,16 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "api.h"
 #include "bench_cases.h"
+#include "estimators/pricing_session.h"
 #include "estimators/step_model.h"
 #include "io/request_json.h"
 #include "io/result_json.h"
+#include "kernels/kernel_catalogue.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/tables.h"
 
@@ -45,6 +49,72 @@ void BM_price_step(benchmark::State& state) {
   const stepcalc::MfuTables& tables = stepcalc::embedded_h100_tables();
   for (auto _ : state) {
     auto result = stepcalc::price_step(r, tables, false);
+    benchmark::DoNotOptimize(result);
+  }
+}
+
+// The summary kernel through a pricer: the setup (model x GPU x TP x mode) is
+// resolved on the first call and reused, the scratch is warm: what a sweep, a
+// batch or a simulation pays per step.
+void BM_price_summary(benchmark::State& state) {
+  const stepcalc::Request r = parsed(static_cast<size_t>(state.range(0)));
+  stepcalc::PricingSession pricer(stepcalc::embedded_h100_tables());
+  for (auto _ : state) {
+    auto result = pricer.summary(r);
+    benchmark::DoNotOptimize(result);
+  }
+}
+
+// The summary with the setup resolved on every call (validation, switches, table
+// choices): a one-off pricing of a request.
+void BM_price_summary_cold(benchmark::State& state) {
+  const stepcalc::Request r = parsed(static_cast<size_t>(state.range(0)));
+  const stepcalc::MfuTables& tables = stepcalc::embedded_h100_tables();
+  stepcalc::PricingScratch scratch;
+  for (auto _ : state) {
+    auto setup = stepcalc::prepare_pricing(r, tables);
+    auto result = stepcalc::price_summary(setup.value(), r, &scratch);
+    benchmark::DoNotOptimize(result);
+  }
+}
+
+/// H100's default measured kernel set, read from the build's packs once.
+const stepcalc::KernelRegistry& h100_kernels() {
+  static const stepcalc::KernelRegistry registry = [] {
+    stepcalc::KernelRegistry r;
+    auto which = stepcalc::resolve_kernels("H100", "");
+    const stepcalc::KernelSet* set = which ? stepcalc::find_kernel_set(which->first, which->second) : nullptr;
+    if (set == nullptr) {
+      std::fprintf(stderr, "bench: no H100 kernel set\n");
+      std::exit(1);
+    }
+    for (const stepcalc::KernelPartInfo& p : set->parts) {
+      std::ifstream in(std::string(STEPCALC_KERNELS_DIR) + "/" + set->file_name(p.name), std::ios::binary);
+      std::stringstream bytes;
+      bytes << in.rdbuf();
+      const std::string b = bytes.str();
+      if (!r.add_pack(reinterpret_cast<const uint8_t*>(b.data()), b.size())) {
+        std::fprintf(stderr, "bench: cannot load the kernel pack %s\n", p.name);
+        std::exit(1);
+      }
+    }
+    return r;
+  }();
+  return registry;
+}
+
+// The measured mode's summary through a pricer (plan resolved once): the budget is
+// within 2x of blis-v2's BM_price_summary on the same case.
+void BM_price_summary_measured(benchmark::State& state) {
+  stepcalc::Request r = parsed(static_cast<size_t>(state.range(0)));
+  r.mode = "measured";
+  stepcalc::PricingSession pricer(stepcalc::embedded_h100_tables(), h100_kernels());
+  if (!pricer.summary(r)) {
+    state.SkipWithError("the case does not price in measured mode");
+    return;
+  }
+  for (auto _ : state) {
+    auto result = pricer.summary(r);
     benchmark::DoNotOptimize(result);
   }
 }
@@ -139,6 +209,9 @@ void case_args(benchmark::internal::Benchmark* b) {
 }  // namespace
 
 BENCHMARK(BM_price_step)->Apply(case_args);
+BENCHMARK(BM_price_summary)->Apply(case_args);
+BENCHMARK(BM_price_summary_cold)->Apply(case_args);
+BENCHMARK(BM_price_summary_measured)->Apply(case_args);
 BENCHMARK(BM_price_step_detail)->Apply(case_args);
 BENCHMARK(BM_parse_request)->Apply(case_args);
 BENCHMARK(BM_result_to_json)->Apply(case_args);

@@ -104,6 +104,24 @@ export async function runWasm({ dist, harness, seconds = 0.5 } = {}) {
     const request = cases.find((c) => c.tag === s.tag).request;
     out.api.push({ name: s.name, ...time(() => { sink += calc.sweep(request, s.axis, s.values).length; }, seconds) });
   }
+  if (calc.sweepColumns) {
+    // Issue 15: the request as a user sends it (the case without its test metadata).
+    const plain = ({ expected, tags, ...request }) => request;
+    out.api.push({ name: 'blank/version', ...time(() => { sink += calc.version().length; }, seconds) });
+    for (const { tag, request } of cases) {
+      const r = plain(request);
+      out.api.push({ name: `summary/${tag}`, ...time(() => { sink += calc.price(r, { detail: 'summary' }).step_time_us; }, seconds) });
+      out.api.push({ name: `full/${tag}`, ...time(() => { sink += calc.price(r, { detail: 'full' }).step_time_us; }, seconds) });
+    }
+    for (const s of SWEEPS) {
+      const request = plain(cases.find((c) => c.tag === s.tag).request);
+      out.api.push({ name: `columns/${s.name}`, ...time(() => { sink += calc.sweepColumns(request, s.axis, s.values).length; }, seconds) });
+    }
+    const a = plain(cases[0].request);
+    const x = { axis: 'decode_kv', values: Array.from({ length: 100 }, (_, i) => 128 + 160 * i) };
+    const y = { axis: 'decode_batch', values: Array.from({ length: 100 }, (_, i) => 1 + i) };
+    out.api.push({ name: 'sweep2d_100x100', ...time(() => { sink += calc.sweep2d(a, x, y).length; }, seconds) });
+  }
   if (sink === 0) throw new Error('benchmarks priced nothing');
   return out;
 }

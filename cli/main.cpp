@@ -1,7 +1,10 @@
 // stepcalc: the native command line over the core.
-//   stepcalc price [--mode NAME] [FILE|-]    result JSON for a request (or an array)
+//   stepcalc price [--mode NAME] [--detail full|summary] [FILE|-]
+//                                            result JSON for a request (or an array)
 //   stepcalc serve [--mode NAME] [FILE|-]    serving estimate of a request with a workload (or an array)
 //   stepcalc sweep AXIS V1,V2,... [FILE|-]   step times of variants of one request
+//   stepcalc sweep2d AXIS_X X1,... AXIS_Y Y1,... [FILE|-]
+//                                            a heat map's points as columns (summary)
 //   stepcalc conformance FILE                check expected step times, "N passed, M failed"
 //   stepcalc presets                         models, GPUs and modes
 //   stepcalc catalogue                       modes, switches, parameters, axes, limits, GPUs
@@ -17,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,12 +42,13 @@ namespace {
 std::string usage_text() {
   std::string axes;
   for (const stepcalc::SweepAxis& a : stepcalc::sweep_axes()) axes += (axes.empty() ? "" : ", ") + std::string(a.name);
-  return "usage: stepcalc [--kernels DIR] price [--mode NAME] [FILE|-]\n"
+  return "usage: stepcalc [--kernels DIR] price [--mode NAME] [--detail full|summary] [FILE|-]\n"
          "       stepcalc [--kernels DIR] serve [--mode NAME] [FILE|-]   (a request with a \"workload\"; "
          "docs/SERVING.md)\n"
          "       stepcalc sweep AXIS V1,V2,... [FILE|-]   (AXIS: " +
          axes +
          ")\n"
+         "       stepcalc sweep2d AXIS_X X1,X2,... AXIS_Y Y1,Y2,... [FILE|-]\n"
          "       stepcalc conformance FILE\n"
          "       stepcalc presets\n"
          "       stepcalc catalogue\n"
@@ -121,20 +126,32 @@ int usage() {
 
 /// price and serve: [--mode NAME] [FILE|-], a request object or an array of them.
 int cmd_document(const std::vector<std::string>& args, const stepcalc::KernelRegistry& kernels, bool serve) {
-  std::string mode, file = "-";
+  std::string mode, detail, file = "-";
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--mode" && i + 1 < args.size())
       mode = args[++i];
     else if (args[i].rfind("--mode=", 0) == 0)
       mode = args[i].substr(7);
+    else if (args[i] == "--detail" && i + 1 < args.size())
+      detail = args[++i];
+    else if (args[i].rfind("--detail=", 0) == 0)
+      detail = args[i].substr(9);
     else if (args[i].size() > 1 && args[i][0] == '-')
       return usage();
     else
       file = args[i];
   }
+  std::optional<stepcalc::Detail> level;
+  if (detail == "summary")
+    level = stepcalc::Detail::kSummary;
+  else if (detail == "full")
+    level = stepcalc::Detail::kFull;
+  else if (!detail.empty())
+    return fail({"invalid_value", "detail", "--detail must be full or summary."});
   std::string text;
   if (!read_input(file, &text)) return fail({"io_error", "", "Cannot read " + file + "."});
-  auto priced = serve ? stepcalc::serve_document(text, mode, kernels) : stepcalc::price_document(text, mode, kernels);
+  auto priced =
+      serve ? stepcalc::serve_document(text, mode, kernels) : stepcalc::price_document(text, mode, kernels, level);
   if (!priced) return fail(priced.error());
   std::cout << priced->json << "\n";
   if (priced->failures == 0) return 0;
@@ -148,16 +165,24 @@ int cmd_document(const std::vector<std::string>& args, const stepcalc::KernelReg
   return 2;
 }
 
-int cmd_sweep(const std::vector<std::string>& args, const stepcalc::KernelRegistry& kernels) {
-  if (args.size() < 2 || args.size() > 3) return usage();
-  std::vector<double> values;
-  std::stringstream list(args[1]);
+/// "1,2,3" -> {1, 2, 3}; false (and `bad` the item) when an item is not a number.
+bool parse_values(const std::string& text, std::vector<double>* values, std::string* bad) {
+  std::stringstream list(text);
   for (std::string item; std::getline(list, item, ',');) {
     char* end = nullptr;
     const double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0') return fail({"invalid_value", "values", "Sweep values must be numbers: " + item});
-    values.push_back(v);
+    if (item.empty() || *end != '\0') return *bad = item, false;
+    values->push_back(v);
   }
+  return true;
+}
+
+int cmd_sweep(const std::vector<std::string>& args, const stepcalc::KernelRegistry& kernels) {
+  if (args.size() < 2 || args.size() > 3) return usage();
+  std::vector<double> values;
+  std::string bad;
+  if (!parse_values(args[1], &values, &bad))
+    return fail({"invalid_value", "values", "Sweep values must be numbers: " + bad});
   std::string text;
   const std::string file = args.size() == 3 ? args[2] : "-";
   if (!read_input(file, &text)) return fail({"io_error", "", "Cannot read " + file + "."});
@@ -175,6 +200,23 @@ int cmd_resolve_model(const std::vector<std::string>& args) {
   auto resolved = stepcalc::resolve_model_json(text);
   if (!resolved) return fail(resolved.error());
   std::cout << resolved.value() << "\n";
+  return 0;
+}
+
+int cmd_sweep2d(const std::vector<std::string>& args) {
+  if (args.size() < 4 || args.size() > 5) return usage();
+  std::vector<double> xs, ys;
+  std::string bad;
+  if (!parse_values(args[1], &xs, &bad))
+    return fail({"invalid_value", "values_x", "Sweep values must be numbers: " + bad});
+  if (!parse_values(args[3], &ys, &bad))
+    return fail({"invalid_value", "values_y", "Sweep values must be numbers: " + bad});
+  std::string text;
+  const std::string file = args.size() == 5 ? args[4] : "-";
+  if (!read_input(file, &text)) return fail({"io_error", "", "Cannot read " + file + "."});
+  auto grid = stepcalc::sweep_2d(text, args[0], xs, args[2], ys);
+  if (!grid) return fail(grid.error());
+  std::cout << stepcalc::summary_columns_to_json(grid.value()) << "\n";
   return 0;
 }
 
@@ -219,6 +261,7 @@ int main(int argc, char** argv) {
     if (command == "sweep") return cmd_sweep(args, kernels);
     return cmd_document(args, kernels, command == "serve");
   }
+  if (command == "sweep2d") return cmd_sweep2d(args);
   if (command == "conformance") return cmd_conformance(args);
   if (command == "presets" && args.empty()) {
     std::cout << stepcalc::presets_json() << "\n";

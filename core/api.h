@@ -1,14 +1,16 @@
-// The calculator's front door: JSON text in, JSON text out. The CLI and the Wasm
-// bindings are thin shells over these functions.
+// The calculator's front door: JSON text in, JSON text (or summary columns) out. The
+// CLI and the Wasm bindings are thin shells over these functions.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "error.h"
+#include "estimators/step_summary.h"
 #include "kernels/kernel_registry.h"
 
 namespace stepcalc {
@@ -21,17 +23,26 @@ struct PricedDocument {
   size_t first_failure_index = 0;  ///< its position in an array document
 };
 
-/// Prices every request of `json`. `mode_override` (if non-empty) replaces each
-/// request's mode. A document-level failure is the error.
-Expected<PricedDocument> price_document(std::string_view json, const std::string& mode_override = "");
+/// request's mode, `detail` (if given) its detail level (else the request's own, full
+/// by default). A document-level failure is the error.
+Expected<PricedDocument> price_document(std::string_view json, const std::string& mode_override = "",
+                                        std::optional<Detail> detail = std::nullopt);
 /// The same with measured kernel tables: requests whose mode needs them get the
 /// database of their "gpu" and "kernels" from `kernels` (docs/KERNELS.md).
 Expected<PricedDocument> price_document(std::string_view json, const std::string& mode_override,
-                                        const KernelRegistry& kernels);
+                                        const KernelRegistry& kernels, std::optional<Detail> detail = std::nullopt);
 
-/// Prices exactly one request object; its result JSON or its error.
-Expected<std::string> price_json(std::string_view json);
-Expected<std::string> price_json(std::string_view json, const KernelRegistry& kernels);
+/// Prices exactly one request object; its result JSON (at `detail` if given, else
+/// the request's own, full by default) or its error.
+Expected<std::string> price_json(std::string_view json, std::optional<Detail> detail = std::nullopt);
+Expected<std::string> price_json(std::string_view json, const KernelRegistry& kernels,
+                                 std::optional<Detail> detail = std::nullopt);
+
+/// Summaries of every request of `json` (an object or an array), as columns; a bad
+/// element is a failed point. `mode_override` as for price_document.
+Expected<SummaryColumns> price_many(std::string_view json, const std::string& mode_override = "");
+Expected<SummaryColumns> price_many(std::string_view json, const std::string& mode_override,
+                                    const KernelRegistry& kernels);
 
 /// KV length of the decode request a decode_batch sweep repeats when the step has none.
 constexpr int64_t kSweepDefaultDecodeKv = 1024;
@@ -58,6 +69,22 @@ Expected<std::string> sweep_json(std::string_view request_json, const std::strin
 Expected<std::string> sweep_json(std::string_view request_json, const std::string& axis,
                                  const std::vector<double>& values, const KernelRegistry& kernels);
 
+/// The same sweep at summary detail, as columns (a value out of range is a failed point).
+Expected<SummaryColumns> sweep_columns(std::string_view request_json, const std::string& axis,
+                                       const std::vector<double>& values);
+Expected<SummaryColumns> sweep_columns(std::string_view request_json, const std::string& axis,
+                                       const std::vector<double>& values, const KernelRegistry& kernels);
+
+/// A 2-D sweep for heat maps: point i * values_x.size() + j sets `axis_y` to
+/// values_y[i] and `axis_x` to values_x[j] (decode_batch is applied first). The axes
+/// differ; at most limits::kMaxSweepPoints points in all.
+Expected<SummaryColumns> sweep_2d(std::string_view request_json, const std::string& axis_x,
+                                  const std::vector<double>& values_x, const std::string& axis_y,
+                                  const std::vector<double>& values_y);
+Expected<SummaryColumns> sweep_2d(std::string_view request_json, const std::string& axis_x,
+                                  const std::vector<double>& values_x, const std::string& axis_y,
+                                  const std::vector<double>& values_y, const KernelRegistry& kernels);
+
 /// Called during a serving estimate with the share of requests finished (0..1);
 /// returning false cancels it (error "cancelled").
 using ServeProgress = std::function<bool(double finished_share)>;
@@ -74,7 +101,7 @@ Expected<PricedDocument> serve_document(std::string_view json, const std::string
 Expected<std::string> serve_json(std::string_view json, const KernelRegistry& kernels = no_kernels(),
                                  const ServeProgress& progress = nullptr);
 
-/// {"models": [...], "gpus": [{name, TFlopsPeak, ...}], "modes": [...]}
+/// {"models": [...], "gpus": [{name, TFlopsPeak, ...}], "modes": [...], "warning_codes": [...]}
 std::string presets_json();
 
 /// A request's `model` value (JSON text of a preset name or a config object) resolved

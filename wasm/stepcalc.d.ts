@@ -92,6 +92,8 @@ export interface Request {
   quantization?: 'none' | 'fp8';
   /** Measured mode: the KV-cache dtype as vLLM names it; "auto" (default) is the model's. */
   kv_cache_dtype?: 'auto' | 'bf16' | 'bfloat16' | 'fp8' | 'fp8_e4m3' | 'fp8_e5m2';
+  /** 'summary': the result at summary detail (SummaryResult); default 'full'. */
+  detail?: Detail;
   corrected?: CorrectedOptions;
   id?: string;
   model_name?: string;
@@ -491,6 +493,51 @@ export interface KernelSet {
 
 export type KernelPart = 'gemm-bf16' | 'gemm-fp8' | 'attention-bf16' | 'attention-fp8' | 'allreduce' | 'moe' | 'mla';
 
+/** How much of a pricing to return: the headline only, or the whole breakdown. */
+export type Detail = 'summary' | 'full';
+
+/**
+ * A result at summary detail (docs/RESULT.md): each field equals its counterpart in the
+ * full Result (total_us = breakdown.total_us_before_rounding; prefill_s and decode_s =
+ * phases.*.time_s, 0 without that phase; warning_codes = the distinct warnings[].code
+ * in the catalogue's order, presets().warning_codes).
+ */
+export interface SummaryResult {
+  id?: string;
+  mode: Mode;
+  detail: 'summary';
+  step_time_us: number;
+  total_us: number;
+  bound: Result['bound'];
+  prefill_s: number;
+  decode_s: number;
+  overhead_us: number;
+  warning_codes: string[];
+}
+
+/**
+ * Summaries of many points as columns, entry i for point i: numbers as typed arrays
+ * (NaN where the point failed), `bound` null and the error in `errors` there. Equal
+ * warning sets share one frozen array.
+ */
+export interface SummaryColumns {
+  readonly length: number;
+  readonly step_time_us: Float64Array;
+  readonly total_us: Float64Array;
+  readonly prefill_s: Float64Array;
+  readonly decode_s: Float64Array;
+  readonly overhead_us: Float64Array;
+  readonly bound: Array<Result['bound'] | null>;
+  readonly warning_codes: ReadonlyArray<readonly string[]>;
+  readonly errors: Array<ErrorInfo & { index: number }>;
+}
+
+/** A 2-D sweep: entry i * width + j is y.values[i] with x.values[j]. */
+export interface SweepGrid extends SummaryColumns {
+  readonly width: number;
+  readonly height: number;
+}
+
 export interface Presets {
   models: ModelPreset[];
   /** The reference model's constants per GPU (blis-v2, corrected). */
@@ -498,6 +545,8 @@ export interface Presets {
   gpu_specs: GpuSpec[];
   kernels: KernelSet[];
   modes: Mode[];
+  /** Every warning code, in the order summaries list them. */
+  warning_codes: string[];
 }
 
 export type GpuPreset = Required<HardwareOverrides> & { name: string };
@@ -577,18 +626,36 @@ export interface Catalogue {
 
 /**
  * The API of an instantiated module; every call is synchronous. Inputs larger than the
- * core's limits (16 MiB of JSON, 1,024-byte mode names, 100,000 sweep points) are
+ * core's limits (catalogue().limits: document_bytes, string_bytes, sweep_points) are
  * refused before they are copied into the module. If the module ever traps, the call
  * throws StepCalcError `internal_error`, every later call on this object does too,
  * and the next load() makes a fresh instance.
  */
 export interface StepCalc {
-  /** Prices one request (object or JSON text). Throws StepCalcError on bad input. */
-  price(request: Request | string): Result;
+  /**
+   * Prices one request (object or JSON text). Throws StepCalcError on bad input.
+   * `detail` (default: the request's own, else 'full') chooses the result's detail.
+   */
+  price(request: Request | string, options?: { detail?: 'full' }): Result;
+  price(request: Request | string, options: { detail: 'summary' }): SummaryResult;
+  price(request: Request | string, options?: { detail?: Detail }): Result | SummaryResult;
   /** Prices several requests; a bad element becomes {error} in its slot. */
-  priceAll(requests: Request[], options?: { mode?: Mode | '' }): Array<Result | { id?: string; error: ErrorInfo }>;
+  priceAll(
+    requests: Request[],
+    options?: { mode?: Mode | ''; detail?: Detail },
+  ): Array<Result | SummaryResult | { id?: string; error: ErrorInfo }>;
+  /** Summaries of several requests as columns (one entry per request). */
+  priceMany(requests: Request[], options?: { mode?: Mode | '' }): SummaryColumns;
   /** Prices `request` once per value of `axis`, in order. */
   sweep(request: Request | string, axis: SweepAxis, values: number[]): SweepPoint[];
+  /** The same sweep as columns (summary detail). */
+  sweepColumns(request: Request | string, axis: SweepAxis, values: ArrayLike<number>): SummaryColumns;
+  /** A 2-D sweep for heat maps: every y.values[i] on y.axis with every x.values[j] on x.axis. */
+  sweep2d(
+    request: Request | string,
+    x: { axis: SweepAxis; values: ArrayLike<number> },
+    y: { axis: SweepAxis; values: ArrayLike<number> },
+  ): SweepGrid;
   /** Serving estimate: memory, scheduler simulation, TTFT/TPOT/ITL/E2E, throughput, cost. */
   serve(request: ServeRequest | string, options?: ServeOptions): ServeResult;
   serve(requests: Array<ServeRequest | string>, options?: ServeOptions): Array<ServeResult | { id?: string; error: ErrorInfo }>;
@@ -629,7 +696,8 @@ export function load(options?: {
   kernelsUrl?: string | URL;
 }): Promise<StepCalc>;
 export function loadKernels(gpu: GpuName | string, version?: string, parts?: KernelPart[]): ReturnType<StepCalc['loadKernels']>;
-export function price(request: Request | string): Promise<Result>;
+export function price(request: Request | string, options?: { detail?: 'full' }): Promise<Result>;
+export function price(request: Request | string, options: { detail: 'summary' }): Promise<SummaryResult>;
 export function sweep(request: Request | string, axis: SweepAxis, values: number[]): Promise<SweepPoint[]>;
 export function serve(request: ServeRequest | string, options?: ServeOptions): Promise<ServeResult>;
 export function presets(): Promise<Presets>;

@@ -177,16 +177,23 @@ function wrap(core, drop, kernelsUrl) {
    * instance unusable: it is dropped, this and every later call on it throws
    * StepCalcError 'internal_error', and load() makes a fresh one.
    */
-  function call(run) {
+  function guard(run) {
     if (broken) throw new StepCalcError('internal_error', '', broken);
-    let outcome;
     try {
-      outcome = run();
+      return run();
     } catch (error) {
       broken = `The pricing module failed (${error?.name ?? 'error'}: ${String(error?.message ?? error).slice(0, 200)}) ` +
         'and was discarded; load() again for a fresh one.';
       drop();
       throw new StepCalcError('internal_error', '', broken);
+    }
+  }
+
+  function call(run) {
+    const outcome = guard(run);
+    if (outcome && typeof outcome === 'object' && 'ok' in outcome && !('json' in outcome)) {
+      if (!outcome.ok) throw new StepCalcError(outcome.code, outcome.path, outcome.message);
+      return outcome;
     }
     if (outcome && typeof outcome === 'object' && 'ok' in outcome) {
       if (!outcome.ok) throw new StepCalcError(outcome.code, outcome.path, outcome.message);
@@ -208,18 +215,79 @@ function wrap(core, drop, kernelsUrl) {
     return mode;
   };
 
+  /** The detail option as the binding's number: 0 the request's own, 1 summary, 2 full. */
+  const detailOption = (options) => {
+    if (options === undefined || options === null || options.detail === undefined) return 0;
+    if (options.detail === 'summary') return 1;
+    if (options.detail === 'full') return 2;
+    throw new StepCalcError('invalid_value', 'detail', 'detail must be "summary" or "full".');
+  };
+  const summaries = summaryPath(core, limits, guard, () => presetsOnce().warning_codes);
+  const checkValues = (values, path) => {
+    if (!Array.isArray(values) && !ArrayBuffer.isView(values)) {
+      throw new StepCalcError('type_error', path, `${path} must be an array of numbers.`);
+    }
+    if (values.length > limits.sweep_points) {
+      throw new StepCalcError('out_of_range', path, `A sweep may have at most ${limits.sweep_points} points.`);
+    }
+    if (Array.prototype.some.call(values, (v) => typeof v !== 'number')) {
+      throw new StepCalcError('type_error', path, `${path} must be an array of numbers.`);
+    }
+    return Float64Array.from(values);
+  };
+  const columns = (run) => summaries.columns(call(run));
+
   return Object.freeze({
-    /** Prices one request; returns the result object (see docs/RESULT.md). */
-    price: (request) => {
+    /**
+     * Prices one request; returns the result object (docs/RESULT.md), at
+     * `options.detail` ('summary' or 'full'; default the request's own, full).
+     */
+    price: (request, options) => {
+      const detail = detailOption(options);
+      if (detail === 1 || (detail === 0 && request?.detail === 'summary')) {
+        const fast = summaries.price(request);
+        if (fast) return fast;
+      }
       const text = toJson(request);
-      return call(() => core.price(text));
+      return call(() => (detail ? core.priceAt(text, detail) : core.price(text)));
     },
     /** Prices an array of requests; failed elements are {error: {code, path, message}}. */
     priceAll(requests, options) {
       if (!Array.isArray(requests)) throw new StepCalcError('type_error', 'requests', 'requests must be an array.');
       const mode = modeOption(options);
+      const detail = detailOption(options);
       const text = toJson(requests, 'requests');
-      return call(() => core.priceDocument(text, mode));
+      return call(() => (detail ? core.priceDocumentAt(text, mode, detail) : core.priceDocument(text, mode)));
+    },
+    /** Summaries of many requests as columns (typed arrays), one entry per request. */
+    priceMany(requests, options) {
+      if (!Array.isArray(requests)) throw new StepCalcError('type_error', 'requests', 'requests must be an array.');
+      const mode = modeOption(options);
+      const text = toJson(requests, 'requests');
+      return columns(() => core.priceMany(text, mode));
+    },
+    /** A sweep at summary detail as columns: one entry per value of `axis`. */
+    sweepColumns(request, axis, values) {
+      const v = checkValues(values, 'values');
+      const text = toJson(request);
+      return columns(() => core.sweepColumns(text, axis, v));
+    },
+    /**
+     * A 2-D sweep for heat maps: entry i * x.values.length + j is y.values[i] on y.axis
+     * with x.values[j] on x.axis.
+     */
+    sweep2d(request, x, y) {
+      if (!x || !y || typeof x !== 'object' || typeof y !== 'object') {
+        throw new StepCalcError('type_error', 'axis', 'x and y must be {axis, values}.');
+      }
+      const xs = checkValues(x.values, 'values_x');
+      const ys = checkValues(y.values, 'values_y');
+      if (xs.length * ys.length > limits.sweep_points) {
+        throw new StepCalcError('out_of_range', 'values', `A sweep may have at most ${limits.sweep_points} points.`);
+      }
+      const text = toJson(request);
+      const grid = columns(() => core.sweep2d(text, String(x.axis), xs, String(y.axis), ys));
+      return Object.freeze({ ...grid, width: xs.length, height: ys.length });
     },
     /** Prices `request` once per value along `axis`; one point per value, in order. */
     sweep(request, axis, values) {
@@ -291,8 +359,162 @@ function wrap(core, drop, kernelsUrl) {
   });
 }
 
+const BOUNDS = ['overhead', 'prefill', 'decode'];
+
+/**
+ * Summaries without JSON: a request's pricing inputs (all but its step) are parsed
+ * once into one of the module's slots; each call writes only the step's lengths into
+ * the module and reads eight numbers back. Used only when the result is certain to
+ * equal the JSON path's: a plain request and step (no toJSON, items with exactly the
+ * known keys, whole numbers in range) whose pricing inputs, compared field by field,
+ * are those of a prepared slot; anything else takes the JSON path.
+ */
+function summaryPath(core, limits, guard, codeNames) {
+  const slotCount = core.slotCount();
+  const slots = [];
+  let last = null;
+  let clock = 0;
+  let stepBuffer = new Int32Array(0);
+  let results = new Float64Array(0);
+  const keys = new WeakMap();
+  const keysOf = (o) => keys.get(o) ?? (keys.set(o, Object.keys(o)), keys.get(o));
+
+  /** True when JSON.stringify(value) equals JSON.stringify(snap) (snap parsed from JSON); `skip` compares the key only. */
+  function same(value, snap, skip) {
+    if (snap === null || typeof snap !== 'object') return value === snap;
+    if (value === null || typeof value !== 'object' || value.toJSON !== undefined) return false;
+    if (Array.isArray(snap) !== Array.isArray(value)) return false;
+    if (Array.isArray(snap)) {
+      if (value.length !== snap.length) return false;
+      for (let i = 0; i < snap.length; i++) if (!same(value[i], snap[i])) return false;
+      return true;
+    }
+    const k = keysOf(snap);
+    let i = 0;
+    for (const key in value) {
+      if (key !== k[i] || (key !== skip && !same(value[key], snap[key]))) return false;
+      i++;
+    }
+    return i === k.length;
+  }
+
+  function slotFor(request) {
+    if (last && same(request, last.snap, 'step')) return last;
+    let json;
+    try {
+      json = JSON.stringify({ ...request, step: {} });
+    } catch {
+      return null;
+    }
+    let entry = slots.find((e) => e.json === json);
+    if (!entry) {
+      if (json.length * 3 > limits.document_bytes) return null;
+      let slot = slots.length;
+      if (slot >= slotCount) {
+        const oldest = slots.reduce((a, b) => (a.used <= b.used ? a : b));
+        slot = oldest.slot;
+        slots.splice(slots.indexOf(oldest), 1);
+      }
+      const outcome = guard(() => core.prepare(slot, json));
+      if (!outcome.ok) return null;
+      entry = { json, slot, snap: JSON.parse(json), head: JSON.parse(outcome.json) };
+      slots.push(entry);
+    }
+    entry.used = ++clock;
+    last = entry;
+    return entry;
+  }
+
+  const whole = (v) => Number.isInteger(v) && v >= 0 && v <= limits.tokens;
+
+  /** Writes the step's lengths into the module; false when it is not plain. */
+  function writeStep(step, counts) {
+    if (step === null || typeof step !== 'object' || Array.isArray(step) || step.toJSON !== undefined) return false;
+    let prefill = [];
+    let decode = [];
+    for (const key in step) {
+      const list = step[key];
+      if (!Array.isArray(list) || list.toJSON !== undefined) return false;
+      if (key === 'prefill_requests') prefill = list;
+      else if (key === 'decode_requests') decode = list;
+      else return false;
+    }
+    const np = prefill.length;
+    const nd = decode.length;
+    if (np + nd > limits.requests_per_step) return false;
+    if (stepBuffer.length < 2 * np + nd) stepBuffer = guard(() => core.stepView(2 * np + nd));
+    const b = stepBuffer;
+    for (let i = 0; i < np; i++) {
+      const item = prefill[i];
+      if (item === null || typeof item !== 'object' || Array.isArray(item) || item.toJSON !== undefined) return false;
+      const p = item.progress_index;
+      const n = item.num_new_prefill_tokens;
+      let fields = 0;
+      for (const _ in item) fields++;
+      if (fields !== 2 || !whole(p) || !whole(n)) return false;
+      b[2 * i] = p;
+      b[2 * i + 1] = n;
+    }
+    for (let i = 0; i < nd; i++) {
+      const item = decode[i];
+      if (item === null || typeof item !== 'object' || Array.isArray(item) || item.toJSON !== undefined) return false;
+      const p = item.progress_index;
+      const n = item.num_new_decode_tokens;
+      let fields = 0;
+      for (const _ in item) fields++;
+      if (fields !== (n === undefined ? 1 : 2) || !whole(p) || (n !== undefined && !whole(n))) return false;
+      b[2 * np + i] = p;
+    }
+    counts[0] = np;
+    counts[1] = nd;
+    return true;
+  }
+
+  let catalogue;
+  const codesOf = (low, high) => {
+    const names = (catalogue ??= codeNames());
+    const out = [];
+    for (let c = 0; c < names.length; c++) if ((c < 32 ? low >>> c : high >>> (c - 32)) & 1) out.push(names[c]);
+    return out;
+  };
+  const counts = [0, 0];
+
+  return {
+    /** The summary of `request` without JSON, or undefined (take the JSON path). */
+    price(request) {
+      if (request === null || typeof request !== 'object' || Array.isArray(request) || request.toJSON !== undefined) {
+        return undefined;
+      }
+      const entry = slotFor(request);
+      if (!entry || !writeStep(request.step, counts)) return undefined;
+      if (guard(() => core.priceSlot(entry.slot, counts[0], counts[1])) !== 0) return undefined;
+      if (results.length === 0) results = guard(() => core.resultView()); // new after memory growth
+      const r = results;
+      return {
+        ...entry.head, detail: 'summary', step_time_us: r[0], total_us: r[1], bound: BOUNDS[r[5]],
+        prefill_s: r[2], decode_s: r[3], overhead_us: r[4], warning_codes: codesOf(r[6], r[7]),
+      };
+    },
+    /** The binding's columns as the API's: bound names and warning codes per entry. */
+    columns(c) {
+      const sets = new Map();
+      const warning_codes = Array.from(c.warnings_low, (low, i) => {
+        const high = c.warnings_high[i];
+        const key = high * 4294967296 + low;
+        if (!sets.has(key)) sets.set(key, Object.freeze(codesOf(low, high)));
+        return sets.get(key);
+      });
+      return Object.freeze({
+        length: c.step_time_us.length, step_time_us: c.step_time_us, total_us: c.total_us, prefill_s: c.prefill_s,
+        decode_s: c.decode_s, overhead_us: c.overhead_us, bound: Array.from(c.bound, (b) => BOUNDS[b] ?? null),
+        warning_codes, errors: c.errors,
+      });
+    },
+  };
+}
+
 /** One-shot helpers: each awaits load() first. */
-export const price = async (request) => (await load()).price(request);
+export const price = async (request, options) => (await load()).price(request, options);
 export const serve = async (request, options) => (await load()).serve(request, options);
 export const sweep = async (request, axis, values) => (await load()).sweep(request, axis, values);
 export const presets = async () => (await load()).presets();

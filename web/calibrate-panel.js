@@ -68,7 +68,7 @@ export function calibratePanel(app, root) {
     for (let start = 0, end = 0; start < requests.length; start = end) {
       end = batchEnd(requests, start);
       const batch = requests.slice(start, end).map((r) => (params ? { ...r, corrected: { params } } : r));
-      const results = app.calc.priceAll(batch, { mode });
+      const results = app.calc.priceAll(batch, { mode, detail: 'summary' }); // step times only
       results.forEach((r, i) => {
         if (r.error) throw new Refusal([`line ${lines[start + i]}: ${r.error.path ? `${r.error.path}: ` : ''}${r.error.message}`]);
         times.push(r.step_time_us);
@@ -170,7 +170,7 @@ export function calibratePanel(app, root) {
   function openFile(file) {
     if (!file) return;
     if (file.size > MAX_BYTES) {
-      start(() => Promise.reject(new Error(`the file is ${(file.size / 2 ** 20).toFixed(0)} MiB; at most 16 MiB are read.`)), file.name);
+      start(() => Promise.reject(new Error(`the file is ${(file.size / 2 ** 20).toFixed(0)} MiB; at most ${MAX_BYTES / 2 ** 20} MiB are read.`)), file.name);
     } else {
       start(() => file.text(), file.name);
     }

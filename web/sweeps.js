@@ -77,7 +77,11 @@ export function sweepTasks(calc, request, state, result, root, width) {
     const pricing = chunks(plan.values, cost).map((values) => () => {
       if (failure) return;
       try {
-        points.push(...calc.sweep(request, plan.axis, values));
+        // Summary detail as typed columns (one row object per point only here, for the chart).
+        const columns = calc.sweepColumns(request, plan.axis, values);
+        const errors = new Map(columns.errors.map((e) => [e.index, e]));
+        values.forEach((value, j) => points.push(errors.has(j) ? { value, error: errors.get(j) }
+          : { value, step_time_us: columns.step_time_us[j], bound: columns.bound[j] }));
       } catch (error) {
         failure = error;
       }

@@ -51,7 +51,6 @@ struct PrefillBucket {
   double attn_mfu = 0;
   double attn_core_flops = 0;
   double attn_core_time_s = 0;
-  double attn_latency_scaled_s = 0;  ///< corrected mode: latency-based attention time
   PrefillLookup attn_lookup;
   GemmSet gemms;
 };

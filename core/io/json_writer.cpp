@@ -32,8 +32,9 @@ void append_double(std::string& out, double v) {
   } else if (std::fabs(v) < 9007199254740992.0 && v == std::trunc(v)) {
     append_integer(out, static_cast<int64_t>(v));
   } else {
-    // simdjson's Grisu2 to_chars (declared in simdjson.h): the shortest digits that
-    // read back as exactly v, without pulling printf's long-double code into the Wasm.
+    // simdjson's Grisu2 to_chars (declared in simdjson.h): digits that round-trip (read
+    // back as exactly v; Grisu2 is not always the shortest such text), without pulling
+    // printf's long-double code into the Wasm.
     char buf[40];
     char* end = simdjson::internal::to_chars(buf, buf + sizeof buf, v);
     out.append(buf, static_cast<size_t>(end - buf));
@@ -43,12 +44,6 @@ void append_double(std::string& out, double v) {
 void append_quoted(std::string& out, std::string_view text);
 
 }  // namespace
-
-std::string format_integer(int64_t v) {
-  std::string out;
-  append_integer(out, v);
-  return out;
-}
 
 std::string format_double(double v) {
   std::string out;

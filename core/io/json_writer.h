@@ -8,16 +8,14 @@
 
 namespace stepcalc {
 
-/// Shortest decimal text that reads back as exactly `v` (at most 17 digits).
+/// Decimal text that round-trips: reads back as exactly `v` (Grisu2, at most 17
+/// significant digits; not always the shortest such text).
 /// Non-finite values are written as null (JSON has no NaN/Infinity).
 std::string format_double(double v);
 
 /// `v` with exactly `decimals` digits after the point, rounded half away from zero
 /// (no locale, no printf), for messages: format_fixed(79.2249, 2) is "79.22".
 std::string format_fixed(double v, int decimals);
-
-/// Decimal text of an integer (no locale, no printf).
-std::string format_integer(int64_t v);
 
 /// At most `max_bytes` of `text`, cut at a UTF-8 character boundary (for echoing
 /// user text in messages without splitting a multi-byte character).

@@ -90,6 +90,14 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
       auto mode = json::read_string(field.value, where);
       if (!mode) return mode.error();
       r.mode = mode.value();
+    } else if (field.key == "detail") {
+      auto detail = json::read_string(field.value, where);
+      if (!detail) return detail.error();
+      if (detail.value() != "summary" && detail.value() != "full") {
+        const std::string at = where.str();
+        return make_error("invalid_value", at, at + " must be \"summary\" or \"full\".");
+      }
+      r.detail = detail.value() == "summary" ? Detail::kSummary : Detail::kFull;
     } else if (field.key == "corrected") {
       auto corrected = corrected_from_json(field.value, where);
       if (!corrected) return corrected.error();
@@ -178,8 +186,9 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
 
 const std::vector<const char*>& request_fields() {
   static const std::vector<const char*> kFields = {
-      "model",          "gpu",    "kernels",  "hardware",     "tp", "step",       "mode", "corrected", "quantization",
-      "kv_cache_dtype", "engine", "workload", "gpu_hour_usd", "id", "model_name", "tags", "expected"};
+      "model",  "gpu",        "kernels",      "hardware",       "tp",     "step",     "mode",
+      "detail", "corrected",  "quantization", "kv_cache_dtype", "engine", "workload", "gpu_hour_usd",
+      "id",     "model_name", "tags",         "expected"};
   return kFields;
 }
 

@@ -243,6 +243,64 @@ std::string result_to_json(const Request& q, const StepResult& r, const MfuTable
   return w.take();
 }
 
+void write_summary_fields(JsonWriter& w, const StepSummary& s) {
+  w.field("step_time_us", s.step_time_us)
+      .field("total_us", s.total_us)
+      .field("bound", step_bound_name(s.bound))
+      .field("prefill_s", s.prefill_s)
+      .field("decode_s", s.decode_s)
+      .field("overhead_us", s.overhead_us);
+  w.key("warning_codes").begin_array();
+  for (int c = 0; c < kNumWarningCodes; ++c)
+    if (s.warnings.has(static_cast<WarningCode>(c))) w.value(warning_code_name(c));
+  w.end_array();
+}
+
+std::string summary_to_json(const Request& q, const StepSummary& s) {
+  JsonWriter w;
+  w.begin_object();
+  if (q.has_id) w.field("id", q.id);
+  w.field("mode", q.mode).field("detail", "summary");
+  write_summary_fields(w, s);
+  w.end_object();
+  return w.take();
+}
+
+std::string summary_columns_to_json(const SummaryColumns& c) {
+  JsonWriter w;
+  w.begin_object();
+  const std::pair<const char*, const std::vector<double>*> numbers[] = {{"step_time_us", &c.step_time_us},
+                                                                        {"total_us", &c.total_us},
+                                                                        {"prefill_s", &c.prefill_s},
+                                                                        {"decode_s", &c.decode_s},
+                                                                        {"overhead_us", &c.overhead_us}};
+  for (const auto& [name, column] : numbers) {
+    w.key(name).begin_array();
+    for (double v : *column) w.value(v);  // NaN (a failed point) is written as null
+    w.end_array();
+  }
+  w.key("bound").begin_array();
+  for (uint8_t b : c.bound) b == SummaryColumns::kFailedPoint ? w.null() : w.value(step_bound_name(StepBound(b)));
+  w.end_array().key("warning_codes").begin_array();
+  for (uint64_t bits : c.warnings) {
+    w.begin_array();
+    for (const std::string& code : WarningSet{bits}.names()) w.value(code);
+    w.end_array();
+  }
+  w.end_array().key("errors").begin_array();
+  for (size_t i = 0; i < c.errors.size(); ++i) {
+    const Error& e = c.errors[i];
+    w.begin_object()
+        .field("index", static_cast<int64_t>(c.error_index[i]))
+        .field("code", e.code)
+        .field("path", e.path)
+        .field("message", e.message)
+        .end_object();
+  }
+  w.end_array().end_object();
+  return w.take();
+}
+
 void write_error(JsonWriter& w, const Error& e) {
   w.key("error").begin_object().field("code", e.code).field("path", e.path).field("message", e.message).end_object();
 }

@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "estimators/step_result.h"
+#include "estimators/step_summary.h"
 #include "io/json_writer.h"
 #include "kernels/tables.h"
 #include "model/model.h"
@@ -21,6 +22,18 @@ namespace stepcalc {
 std::string result_to_json(const Request& request, const StepResult& result, const MfuTables& tables,
                            bool* all_finite = nullptr, const ServingMemory* memory = nullptr,
                            const std::function<void(JsonWriter&)>& extra = {});
+
+/// The summary-detail result object (docs/RESULT.md): {id?, mode, detail, step_time_us,
+/// total_us, bound, prefill_s, decode_s, overhead_us, warning_codes}.
+std::string summary_to_json(const Request& request, const StepSummary& summary);
+
+/// Writes the summary's fields (all but id and mode) into the open object of `w`.
+void write_summary_fields(JsonWriter& w, const StepSummary& summary);
+
+/// Summary columns as one JSON object of arrays: step_time_us, total_us, prefill_s,
+/// decode_s, overhead_us (null where a point failed), bound (null where failed),
+/// warning_codes (an array of codes per point) and errors [{index, code, path, message}].
+std::string summary_columns_to_json(const SummaryColumns& columns);
 
 /// Writes the field "error": {"code", "path", "message"} into the open object of `w`.
 void write_error(JsonWriter& w, const Error& error);

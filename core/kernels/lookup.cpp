@@ -132,6 +132,48 @@ PrefillLookup prefill_mfu(const PrefillTable& table, double seq) {
   return out;
 }
 
+// Hot for big batches at long KV, where unmeasured corners read as 0. Every file row
+// is a cell of the (batch, KV) grid, so instead of scanning all rows this visits the
+// grid's KV lengths outwards from kv, all batch cells of each: no cell at a KV length
+// can be nearer than |kv_len - kv| (rounding is monotone), so each side stops at the
+// first length that is farther than the nearest cell so far. Ties keep the smallest
+// file row, as the reference's scan in file order does.
+int nearest_decode_row(const DecodeTable& t, double bs, double kv) {
+  const size_t columns = t.bs_axis.size(), cells = t.kv_axis.size();
+  double nearest = std::numeric_limits<double>::infinity();
+  double nearest_squared = nearest;  // a squared distance whose sqrt is `nearest`
+  int row = -1;
+  auto visit = [&](size_t k) {
+    const double dk = sq(t.kv_axis[k] - kv);
+    for (size_t ib = 0; ib < columns; ++ib) {
+      const size_t cell = ib * cells + k;
+      const int r = t.row[cell];
+      if (r < 0 || t.mfu[cell] < kMinMfu) continue;
+      const double squared = sq(t.bs_axis[ib] - bs) + dk;
+      if (squared > nearest_squared && r > row) continue;  // farther, or a tie it would lose
+      const double distance = std::sqrt(squared);
+      if (distance < nearest) {
+        nearest = distance, nearest_squared = squared, row = r;
+      } else if (distance == nearest && r < row) {
+        row = r;
+      }
+    }
+  };
+  const size_t pos = static_cast<size_t>(std::lower_bound(t.kv_axis.begin(), t.kv_axis.end(), kv) - t.kv_axis.begin());
+  size_t up = pos, down = pos;  // next lengths to visit: up, down - 1
+  for (;;) {
+    const double up_gap = up < cells ? std::sqrt(sq(t.kv_axis[up] - kv)) : 0;
+    const double down_gap = down > 0 ? std::sqrt(sq(t.kv_axis[down - 1] - kv)) : 0;
+    const bool use_up = up < cells && up_gap <= nearest;
+    const bool use_down = down > 0 && down_gap <= nearest;
+    if (!use_up && !use_down) return row;
+    if (use_up && (!use_down || up_gap <= down_gap))
+      visit(up++);
+    else
+      visit(--down);
+  }
+}
+
 DecodeLookup decode_mfu(const DecodeTable& table, double bs, double kv) {
   return decode_mfu(table, bracket(table.bs_axis.data(), table.bs_axis.size(), bs), bs, kv);
 }
@@ -163,19 +205,7 @@ DecodeLookup decode_mfu(const DecodeTable& table, const Bracket& bs_bracket, dou
     out.mfu = lerp(lerp(q00, q10, out.bs.t), lerp(q01, q11, out.bs.t), out.kv.t);
   }
   if (out.mfu < kMinMfu) {
-    // Hot for big batches at long KV (unmeasured corners read as 0). sqrt is monotone,
-    // so a row whose squared distance is not smaller cannot be nearer: the sqrt (and
-    // the reference's comparison of it) is only needed for the few that are.
-    int row = -1;
-    double nearest = std::numeric_limits<double>::infinity();
-    double nearest_squared = std::numeric_limits<double>::infinity();
-    for (size_t r = 0; r < table.file_mfu.size(); ++r) {
-      if (table.file_mfu[r] < kMinMfu) continue;
-      const double squared = sq(table.file_bs[r] - bs) + sq(table.file_kv[r] - kv);
-      if (!(squared < nearest_squared)) continue;
-      const double distance = std::sqrt(squared);
-      if (distance < nearest) nearest = distance, nearest_squared = squared, row = static_cast<int>(r);
-    }
+    const int row = nearest_decode_row(table, bs, kv);
     out.provenance.fallback = row >= 0;
     out.provenance.floor = row < 0;
     out.provenance.row = row;

@@ -77,6 +77,11 @@ GemmLookup gemm_mfu(const GemmTable& table, const GemmPairChoice& pair, double m
 /// (every decode request of a step shares the batch size): same answer.
 DecodeLookup decode_mfu(const DecodeTable& table, const Bracket& bs_bracket, double bs, double kv);
 
+/// The decode fallback: the file row with MFU >= 1e-4 nearest to (bs, kv) by the
+/// reference's sqrt((bs_r - bs)^2 + (kv_r - kv)^2), the first in file order on ties;
+/// -1 when the table has none.
+int nearest_decode_row(const DecodeTable& table, double bs, double kv);
+
 /// The attention config used for a model's key: itself if measured, else the
 /// nearest (Euclidean over H, Hkv, D; ties to the byte-wise first key).
 const PrefillTable* nearest_attention_config(const MfuTables& tables, int64_t heads, int64_t kv_heads,

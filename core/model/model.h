@@ -56,6 +56,10 @@ struct Step {
   std::vector<DecodeRequest> decode;
 };
 
+/// How much of a pricing to produce: `kSummary` the step and phase times, the bound
+/// and the warning codes (docs/RESULT.md, "Summary detail"); `kFull` everything.
+enum class Detail { kSummary, kFull };
+
 /// Everything one pricing needs, already validated.
 struct Request {
   std::string id;  ///< echoed in the result when non-empty
@@ -74,8 +78,9 @@ struct Request {
   bool has_step = true;          ///< false: a serving request without a step (price refuses it)
   Workload workload;             ///< `workload`: what a serving estimate simulates (`serve` only)
   bool has_workload = false;
-  double gpu_hour_usd = 0;    ///< `gpu_hour_usd`: price of one GPU-hour for serving costs (0: none)
-  bool has_expected = false;  ///< conformance files: the reference's answer
+  double gpu_hour_usd = 0;        ///< `gpu_hour_usd`: price of one GPU-hour for serving costs (0: none)
+  Detail detail = Detail::kFull;  ///< `"detail": "summary"`: the result at summary detail
+  bool has_expected = false;      ///< conformance files: the reference's answer
   int64_t expected_step_time_us = 0;
 };
 

@@ -9,11 +9,13 @@
 namespace stepcalc {
 namespace {
 
-/// Reuses one Request whose step vectors keep their capacity between calls, and
-/// prices at summary detail (no per-KV lookup groups, no warnings).
+/// Reuses one Request whose step vectors keep their capacity between calls, resolves
+/// the setup (model x GPU x TP x mode) once, and prices at summary detail with warm
+/// scratch: no allocation per step.
 class EstimatorPricer final : public StepPricer {
  public:
-  EstimatorPricer(const Request& base, const MfuTables& tables) : request_(base), tables_(tables) {
+  EstimatorPricer(const Request& base, const MfuTables& tables)
+      : request_(base), setup_(prepare_pricing(base, tables)) {
     request_.step = Step{};
     notes_ = base.model.notes;
     // The step-independent warning of a GPU priced with another GPU's tables, as price() words it.
@@ -29,15 +31,16 @@ class EstimatorPricer final : public StepPricer {
   std::vector<Warning> notes() const override { return notes_; }
 
   Expected<StepTimes> price(const Step& step) override {
+    if (!setup_) return setup_.error();
     request_.step.prefill.assign(step.prefill.begin(), step.prefill.end());
     request_.step.decode.assign(step.decode.begin(), step.decode.end());
-    auto priced = price_step(request_, tables_, false);
+    auto priced = price_summary(setup_.value(), request_, &scratch_);
     if (!priced) return priced.error();
-    const StepResult& r = priced.value();
+    const StepSummary& r = priced.value();
     StepTimes t;
-    t.total_us = r.total_us_before_rounding < 1 ? 1 : r.total_us_before_rounding;
-    t.prefill_us = r.prefill.present ? r.prefill.time_s() * 1e6 : 0;
-    t.decode_us = r.decode.present ? r.decode.time_s() * 1e6 : 0;
+    t.total_us = r.total_us < 1 ? 1 : r.total_us;
+    t.prefill_us = r.prefill_s * 1e6;  // 0 without prefill
+    t.decode_us = r.decode_s * 1e6;
     if (!std::isfinite(t.total_us) || !std::isfinite(t.prefill_us) || !std::isfinite(t.decode_us))
       return make_error(
           "out_of_range", "workload",
@@ -47,7 +50,8 @@ class EstimatorPricer final : public StepPricer {
 
  private:
   Request request_;
-  const MfuTables& tables_;
+  Expected<PricingSetup> setup_;
+  PricingScratch scratch_;
   std::vector<Warning> notes_;
 };
 

@@ -1,5 +1,8 @@
 // Every lookup rule of the reference: brackets, interpolation, clamps, the
 // zero-MFU fallbacks, missing corners, tie rules and the GEMM pair choice.
+#include <cmath>
+#include <limits>
+
 #include "doctest.h"
 #include "kernels/lookup.h"
 #include "test_support.h"
@@ -128,6 +131,52 @@ TEST_CASE("decode MFU: fallback ties go to the first row in file order") {
       "bf16,bf16,1,3000,5,0.0\n"
       "bf16,bf16,1,4000,5,0.4\n");
   CHECK(decode_mfu(d, 1, 3000).mfu == 0.3);
+}
+
+namespace {
+/// The reference's fallback scan over every file row, the oracle for nearest_decode_row.
+int scan_nearest_row(const DecodeTable& t, double bs, double kv) {
+  int row = -1;
+  double nearest = std::numeric_limits<double>::infinity();
+  for (size_t r = 0; r < t.file_mfu.size(); ++r) {
+    if (t.file_mfu[r] < kMinMfu) continue;
+    const double d = std::sqrt((t.file_bs[r] - bs) * (t.file_bs[r] - bs) + (t.file_kv[r] - kv) * (t.file_kv[r] - kv));
+    if (d < nearest) nearest = d, row = static_cast<int>(r);
+  }
+  return row;
+}
+}  // namespace
+
+TEST_CASE("decode fallback: the grid walk finds the reference's row in every H100 table") {
+  const double batches[] = {1, 2, 3, 5, 16, 31, 33, 100, 257, 511, 512, 513, 700, 4096, 65536};
+  int checked = 0;
+  for (const DecodeTable& t : embedded_h100_tables().decode) {
+    for (double bs : batches) {
+      for (double kv = 0; kv < 3e5; kv = kv * 1.37 + 17) {
+        CHECK_MESSAGE(nearest_decode_row(t, bs, kv) == scan_nearest_row(t, bs, kv), t.key << " " << bs << " " << kv);
+        ++checked;
+      }
+      for (double kv : {1e6, 1e9, 1e9 + 1, 123456789.0})  // far: rounding makes distances tie
+        CHECK_MESSAGE(nearest_decode_row(t, bs, kv) == scan_nearest_row(t, bs, kv), t.key << " " << bs << " " << kv);
+    }
+  }
+  CHECK(checked > 5000);
+}
+
+TEST_CASE("decode fallback: ties and gaps in a synthetic grid") {
+  // Unmeasured cells, zero cells and two rows at the same distance from (2, 3000).
+  const DecodeTable d = decode_table(
+      "dtype,kv_dtype,batch_size,kv_len,latency_us,mfu\n"
+      "bf16,bf16,3,3000,5,0.5\n"
+      "bf16,bf16,1,3000,5,0.3\n"
+      "bf16,bf16,1,2000,5,0.0\n"
+      "bf16,bf16,2,4000,5,0.00001\n"
+      "bf16,bf16,8,1000,5,0.2\n");
+  CHECK(nearest_decode_row(d, 2, 3000) == 0);  // rows 0 and 1 both at distance 1: the first
+  CHECK(scan_nearest_row(d, 2, 3000) == 0);
+  for (double bs : {0.0, 1.0, 2.0, 5.0, 8.0, 100.0})
+    for (double kv : {0.0, 999.0, 2500.0, 3000.0, 3500.0, 1e7})
+      CHECK(nearest_decode_row(d, bs, kv) == scan_nearest_row(d, bs, kv));
 }
 
 namespace {

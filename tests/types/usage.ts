@@ -1,7 +1,7 @@
 // Typechecked (never run) by `tsc -p tests/types`: the declarations describe the
 // loader as documented, and misuse is a type error.
 import { load, price, StepCalcError } from 'stepcalc';
-import type { Request, Result, ServeResult, SweepPoint } from 'stepcalc';
+import type { Request, Result, ServeResult, SummaryColumns, SummaryResult, SweepGrid, SweepPoint } from 'stepcalc';
 
 const request: Request = {
   model: 'llama-3.1-8b-instruct',
@@ -44,4 +44,17 @@ export async function demo(): Promise<number> {
   // @ts-expect-error: a serving request needs a workload
   calc.serve({ model: 'qwen3-32b' });
   return ttft + ms + mfu + viaHelper.step_time_us + calc.presets().models.length + (bad ? 0 : 1) + (bad2 ? 0 : 1);
+}
+
+// Detail levels and the batch entry points.
+export function detailDemo(calc: Awaited<ReturnType<typeof load>>): number {
+  const summary: SummaryResult = calc.price(request, { detail: 'summary' });
+  const full: Result = calc.price(request, { detail: 'full' });
+  const many: SummaryColumns = calc.priceMany([request, request], { mode: 'corrected' });
+  const cols: SummaryColumns = calc.sweepColumns(request, 'decode_kv', new Float64Array([1024, 2048]));
+  const grid: SweepGrid = calc.sweep2d(request, { axis: 'decode_kv', values: [1, 2] }, { axis: 'tp', values: [1, 2] });
+  const codes: readonly string[] = grid.warning_codes[0];
+  // @ts-expect-error a summary has no breakdown
+  summary.breakdown;
+  return summary.step_time_us + full.step_time_ms + many.step_time_us[0] + cols.total_us[0] + grid.width + codes.length;
 }
