@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmark workloads, shared by the native (Google Benchmark) and the Wasm
 // (node) harnesses: the conformance cases tagged bench:a, bench:b and bench:c, as
 // the JSON text a caller would send, and the sweeps the report times.

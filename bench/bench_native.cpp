@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Native benchmarks (Google Benchmark) of the calculator's hot paths for the three
 // bench cases. Two views of "one price()":
 //   price_step   a parsed Request -> StepResult, detail off: the pricing alone

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The native benchmarks' twin for Wasm under node (Google Benchmark does not build
 // for Emscripten): the same workloads, timed in batches with steady_clock
 // (performance.now() under node), printed as one JSON object on stdout:

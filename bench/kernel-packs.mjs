@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The "Measured kernel packs" section of BENCHMARKS.md: every pack's size, raw and
 // gzipped, from the build's kernels/index.json (written by tools/pack-kernels.mjs), the
 // dense-model budget per GPU and version, and the gzipped CSVs for comparison.

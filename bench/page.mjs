@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The page in headless Chromium, served from this tree on localhost by scripts/serve.mjs
 // (which sends the build's precompressed files):
 //   bytes      every response of a cold load: raw, as sent, and gzip -9 of each (the

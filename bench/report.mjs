@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BENCHMARKS.md from the figures bench/run.mjs gathered (build/bench/report.json).
 // The hand-written part (what was optimised and what it bought) is bench/NOTES.md,
 // included as is.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `npm run bench` (after scripts/install.sh and scripts/build.sh): builds and runs
 // the native Google Benchmark program, builds the Wasm module at -Oz, -Os, -O2 and
 // -O3 (each in build/wasm-<opt>, never touching wasm/dist), times it under node,

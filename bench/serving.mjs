@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The serving simulation's speed (issue 13): 1,000 requests of 1,024 tokens in and
 // 1,024 out from 64 closed-loop clients (Qwen3-32B TP 4 on the H100, about 16,000
 // engine steps), native (Google Benchmark BM_serve_json, bench/bench_native.cpp) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Wasm-in-Node benchmarks. Two views, like the native ones:
 //   core   the C++ harness bench/bench_wasm.cpp compiled to Wasm: price_step (pricing
 //          alone), price_json (JSON in/out inside Wasm) and the sweeps, timed in Wasm

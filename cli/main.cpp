@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stepcalc: the native command line over the core.
 //   stepcalc price [--mode NAME] [--detail full|summary] [FILE|-]
 //                                            result JSON for a request (or an array)

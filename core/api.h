@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The calculator's front door: JSON text in, JSON text (or summary columns) out. The
 // CLI and the Wasm bindings are thin shells over these functions.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The serving entry points of api.h: parse, run the estimate, write the result.
 #include <cmath>
 

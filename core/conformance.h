@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checking the reference's conformance cases: same integer step time, every case.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors as values: every fallible core function returns Expected<T>, never throws.
 #pragma once
 

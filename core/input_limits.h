@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Documented input limits (docs/INPUT.md): beyond them a request is refused with a
 // clear error ("too_large", "too_deep", "too_many_requests", "out_of_range") rather
 // than answered slowly, with a denormal, or with an infinity.

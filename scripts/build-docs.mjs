@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Renders the Markdown documentation (README.md, docs/*.md) to HTML pages under
 // web/dist/docs/, so the calculator can link to them and a browser shows them as
 // documents rather than plain text. Links between the documents point to their HTML

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds the page for serving: web/*.js (with the Wasm loader and its glue) bundled
 // and minified into web/dist/app.js, panels opened later in chunks of their own, the
 // stylesheet minified, and every file the page loads written beside itself as .gz and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds everything into build/: the native core, CLI (build/stepcalc) and tests,
 # then the Wasm module (wasm/dist/) and the core tests compiled to Wasm (build/wasm/),
 # then the page's bundle (web/dist/, scripts/build-page.mjs).

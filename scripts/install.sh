@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what stepcalc needs to build, test and serve, and nothing that is there
 # already. Safe to run any number of times; `npm start` and `npm test` both call it.
 # Debian 12 packages: emscripten (emcc + Embind), node-acorn (emcc's JS optimizer),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small static file server for the calculator page: serves the repo root on
 // localhost and prints the URL. Usage: node scripts/serve.mjs [PORT] (default 8080,
 // or the next free port). Only files below the root are served; a file with a

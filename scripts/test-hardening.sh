@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Hardening checks (issue 5), called by scripts/test.sh. One clang build in
 # build/sanitize with AddressSanitizer + UndefinedBehaviorSanitizer on the core, the
 # CLI, the tests and the libFuzzer target (the core also carries libFuzzer's coverage

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every test layer over a finished build (scripts/build.sh): native core and
 # conformance (ctest), the core suite compiled to Wasm under node, the Wasm module
 # and loader (node --test), the page in headless Chromium, and the loader's types.
@@ -8,6 +9,9 @@ cd "$(dirname "$0")/.."
 echo "== formatting (clang-format, .clang-format: Google style, 120 columns)"
 clang-format --dry-run --Werror $(find core -name '*.cpp' -o -name '*.h') cli/*.cpp wasm/*.cpp tests/core/*.cpp tests/core/*.h \
   tests/fuzz/*.cpp bench/*.cpp bench/*.h
+
+echo "== licence lines (SPDX-License-Identifier in every source file)"
+bash scripts/check-spdx.sh
 
 echo "== native core tests and conformance (ctest)"
 ctest --test-dir build --output-on-failure

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The measured mode's part of `npm run accuracy` (tools/accuracy.mjs): its two CPU
 // terms refitted from the priced GPU times (the fit that chose the core's rounded
 // values), held-out figures (fit on one workload, test on the other), and the

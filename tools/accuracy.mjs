@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // npm run accuracy: rebuilds every measured step of data/calibration/*.csv, prices it
 // in blis-v2, corrected (and corrected with each switch off in turn) and measured
 // (with its CPU fit, held-out figures and per-operator ablation: accuracy-measured.mjs)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The README and NOTICE that tools/import-aic.mjs writes next to the imported tables.
 
 export function noticeText(commit) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What tools/import-aic.mjs keeps from AIConfigurator's tables: the GPUs and vLLM
 // versions shipped, and per table the source Parquet files, the rows kept (a filter)
 // and the key columns written (in sort order). Shared with tools/pack-kernels.mjs.

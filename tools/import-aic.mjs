@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Imports NVIDIA AIConfigurator's measured vLLM kernel tables (Apache-2.0) into the
 // product's source of truth: bench_data/aic/<gpu>/vllm-<version>/*.csv, the GPU
 // constants presets/gpus/<gpu>.json, and the data's README, LICENSE and NOTICE.

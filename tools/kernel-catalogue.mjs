@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The coverage summary of the kernel packs, compiled into the core (kernels/kernel_catalogue.h)
 // so the catalogue lists every GPU's measured tables without loading a pack.
 

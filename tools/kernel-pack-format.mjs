@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel pack's encoding (docs/KERNELS.md, "Pack format"); the decoder is
 // core/kernels/kernel_pack.cpp and must compute every prediction the same way: only
 // IEEE double +, *, /, sqrt and floor, which JavaScript and C++ round identically.

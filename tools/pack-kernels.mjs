@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Packs the measured kernel database (bench_data/aic/<gpu>/vllm-<version>/*.csv) into
 // one small binary per GPU, version and part, losslessly (format: docs/KERNELS.md).
 // Run by CMake at build time. Writes into every OUT_DIR:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Generates the embedded data of the core from the repo's sources of truth:
 //   bench_data/**/*.csv  -> a packed, lossless table blob (format: docs/TABLES.md)
 //   presets/models/*.json -> model preset texts

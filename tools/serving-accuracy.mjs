@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // npm run accuracy (after tools/accuracy.mjs): simulates every measured serving run of
 // data/serving/*.csv with the native CLI's `serve` and writes the errors of mean TTFT
 // and mean TPOT, run by run and as MAPE, into the "Serving" section of docs/ACCURACY.md.

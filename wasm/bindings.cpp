@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Embind bindings: the core's JSON API as plain value objects. Nothing crosses that
 // the caller must delete; errors are values that the loader turns into StepCalcError.
 // Summaries cross as numbers: whole columns as typed-array copies, and a single

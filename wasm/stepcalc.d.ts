@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Types of the stepcalc ES module (wasm/stepcalc.js). Units are in field names:
 // _us microseconds, _s seconds, _bytes bytes; MFU is a fraction of peak (0..1).
 

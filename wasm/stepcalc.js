@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stepcalc: the step-time calculator as an ES module, for pages, workers and Node 20.
 //
 //   import { load } from 'stepcalc';

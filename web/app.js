@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The calculator page: loads the module, prices the linked (or default) step and shows
 // its number first, then builds the panels; reprices on every edit (coalesced to one
 // animation frame). The URL holds the priced state, except while it holds a link that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // "Calibrate with your own measurements": a CSV of measured steps, opened or dropped,
 // is rebuilt into requests, priced in blis-v2 and corrected, and the corrected mode's
 // two CPU parameters are fitted to it (web/calibration.js). Loaded when the panel is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Measured steps -> stepcalc requests, and the fit of the corrected mode's two CPU
 // parameters to them. Shared by the page (calibrate-panel.js) and tools/accuracy.mjs,
 // so there is one reconstruction of a step. No DOM, no dependencies; the caller prices.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hand-written SVG charts: the step's time breakdown as stacked bars, and a line
 // chart (log x) with the current step marked and a hover/keyboard readout. Every
 // chart has its values as a table too (under "Values as a table"), so nothing needs a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A/B comparison: the shown configuration pinned as A; anything changed afterwards is
 // B; both priced, side by side, with the difference per phase and per operator. A is
 // part of the share link (`a=`, the compact form of A's state).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DOM and number-format helpers. Text goes in through textContent, never innerHTML.
 
 const SVG_NS = 'http://www.w3.org/2000/svg';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Field-level errors under their inputs; a registry maps core JSON paths to inputs.
 import { h, parseNumber } from './dom.js';
 

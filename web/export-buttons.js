@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Export buttons beside a chart or table: CSV of its values, and the chart as SVG or
 // PNG. The buttons are built with the page; the code that writes the files
 // (web/export.js) loads on the first click.

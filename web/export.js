@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes the files of web/export-buttons.js: CSV (RFC 4180: quoted where needed, CRLF
 // lines), a chart as a standalone SVG (the page's CSS colours and fonts written into
 // it, so it looks the same anywhere) and as a PNG (that SVG drawn at twice the size).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every way a request or a config enters the page (a #json= link, JSON Import, an
 // opened request file, a pasted, opened or dropped config.json) goes through here:
 // the core checks the text as written (repeated keys, unknown fields in any object,

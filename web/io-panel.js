@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Share and move the step: copy a link, and import or export the request as JSON in
 // the CLI's format (the file `stepcalc price` reads).
 import { h } from './dom.js';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The page's state from what arrives from outside: the location hash (compact form or
 // a `#json=` request in the CLI's format) and imported request objects. Config models
 // are reduced by the core to the shape it prices; every state is priced once before

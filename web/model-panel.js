@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The model: a preset picker, the shape fields (editing one makes a custom model),
 // and a HuggingFace config.json pasted, opened or dropped onto the panel.
 import { h, field, parseTyped } from './dom.js';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every mode priced side by side, and the switches and parameters of the corrected
 // model, all read from presets().modes and the results' `corrected` object.
 import { h, int, parseTyped, timeUs, deltaTime, deltaPct } from './dom.js';

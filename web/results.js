@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The priced step in words and tables: the headline (step time, tokens, what binds),
 // every table lookup with its provenance, and the warnings.
 import { h, int, time, timeUs, pct } from './dom.js';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The roofline of one step: every operator the `measured` mode priced, at its
 // arithmetic intensity (FLOPs per byte moved) and the FLOP/s it achieved, under the
 // GPU's compute roof (dense BF16, and FP8 where the step runs FP8 kernels) and its

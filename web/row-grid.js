@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An editable list of rows as ONE keyboard stop: an ARIA grid with a roving tabindex.
 // Tab enters the grid at the cell last used; arrow keys move between rows and cells
 // (Left/Right leave an input only from its first/last character), Page Up/Down move

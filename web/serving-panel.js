@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // "Serving: does it fit, and how fast" (docs/SERVING.md): the workload inputs, the
 // memory bar of the shown step's model, GPU and TP (weights, reserves and KV cache
 // against the GPU's memory, "does not fit" in words), TTFT / TPOT / throughput / cost

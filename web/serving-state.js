@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Serving panel's state: the workload a user sets (lengths, load, request count,
 // GPU-hour price), its compact form in the share link (`sv=`), and the serving request
 // (the CLI's format, docs/SERVING.md) built from it and the page's model, GPU, TP and mode.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Serving panel's Web Worker: runs calc.serve off the page's thread, so a
 // simulation of thousands of engine steps never blocks input. One job at a time:
 //   in:  {id, baseUrl, request, curve: [{concurrency, request}]}

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The machine and the model of it: GPU with every hardware constant editable, the
 // tensor-parallel degree, and the step model's mode (its switches: modes.js).
 import { h, field, parseTyped } from './dom.js';

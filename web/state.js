@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The page state, its request (the CLI's JSON format) and its compact URL form.
 //
 // State: { model: preset name | shape object, modelName, gpu, kernels (measured table

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The step as rows: prefill rows (cached prefix, new tokens) and decode rows (KV
 // length), each editable, removable and duplicable, in two keyboard grids
 // (row-grid.js), plus the bulk actions a person pricing a scheduler step needs.

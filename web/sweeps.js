@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sweeps: step time against prefill length, decode batch size and KV length, each
 // priced by the module's sweep() around the current step, which is marked.
 import { h, int, timeUs, tokens } from './dom.js';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The page's words for the request's fields: labels shown beside inputs, and the
 // core's errors rewritten from JSON paths into them ("step.decode_requests[0].
 // progress_index must not be negative" -> "Decode row 1: KV length must not be

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The corrected mode's pieces (docs/CORRECTED-MODE.md). Every function here is
 // allocation-free: it reads the immutable tables and returns a number.
 #include "estimators/corrected.h"

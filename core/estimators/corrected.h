@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The "corrected" mode: named switches over the reference model, each fixing one
 // documented weakness (docs/CORRECTED-MODE.md). All switches off is exactly
 // "blis-v2"; these functions are only called for a switch that is on.

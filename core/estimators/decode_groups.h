@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decode requests grouped by KV length. A step's decode requests share the batch
 // size, so two requests with the same KV length get the same attention lookup and
 // the same per-request terms: each distinct length is looked up once, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seven weight GEMMs of a layer for m tokens (reference-model.md, gemmTimes).
 #pragma once
 

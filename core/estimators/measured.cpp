@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `measured` mode's step pricing: every operator of the list at the step's rows.
 #include "estimators/measured.h"
 

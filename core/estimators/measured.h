@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `measured` mode: the forward pass vLLM runs for this model, operator by
 // operator (ops/operators.h), each priced from the measured kernel tables of the GPU
 // (kernels/kernel_db.h), plus the host CPU time of an engine step. Rules, figures

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Attention of one layer in the `measured` mode (rules in measured_attention.h).
 #include "estimators/measured_attention.h"
 

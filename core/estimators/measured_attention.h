@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Attention of one layer in the `measured` mode: the one varlen kernel vLLM launches
 // for a step, priced request by request from the decode and prefill tables.
 //

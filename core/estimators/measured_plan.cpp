@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `measured` mode's plan: operator list, attention path and the constants the
 // GPU's own tables give (docs/MEASURED-MODE.md, "Figures from the tables").
 #include <algorithm>

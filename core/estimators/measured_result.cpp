@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A `measured` breakdown as the StepResult every mode fills, so the headline,
 // `breakdown` and `phases` of the result keep their meaning (docs/RESULT.md).
 #include "estimators/measured_result.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `measured` mode's result: its breakdown as the StepResult every mode fills
 // (headline, `breakdown`, `phases`), beside the operator list written by io/.
 #pragma once

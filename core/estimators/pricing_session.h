@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A pricing session: many steps that share their model, GPU, TP and mode (a sweep, a batch, a
 // serving simulation, a page's background work): the setup is resolved once per
 // distinct pricing inputs, and the scratch buffers are reused, so a warm summary

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "estimators/pricing_setup.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a pricing resolves before it looks at the step: the model's derived
 // constants, the mode's switches and the tables it reads (model x GPU x TP). A
 // sweep, a batch or a simulation resolves it once and prices every step against it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reference step model "blis-v2" (spec: docs/REFERENCE-MODEL.md). Every
 // expression keeps the reference's order of IEEE double operations, because the
 // integer step time must match it exactly; the build uses -ffp-contract=off.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pricing one engine step: the reference model "blis-v2" and its corrected variant.
 // One kernel serves every detail level: the summary is the full result's headline,
 // computed by the same code without the breakdown, its strings or allocations.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The priced step: the integer step time and everything that explains it.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The summary detail level: the few numbers a sweep, a simulation or a page's
 // background work needs, computed by the same kernel as the full result.
 #pragma once

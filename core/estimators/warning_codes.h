@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stable warning codes of a pricing (docs/RESULT.md), as a small set. A full
 // result explains each warning in words; a summary carries only the set of codes,
 // which every detail level computes the same way.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plain-language warnings for every fallback, clamp and approximation of a pricing.
 #pragma once
 

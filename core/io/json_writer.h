@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A minimal streaming JSON writer: exact numbers, escaped strings, no allocation
 // beyond the output string.
 #pragma once

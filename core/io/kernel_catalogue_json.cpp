@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON of the GPU presets and the kernel packs built (kernels/kernel_catalogue.h).
 #include "io/kernel_catalogue_json.h"
 

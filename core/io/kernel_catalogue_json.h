@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPUs and measured kernel tables as JSON, for the catalogue (presets) and the
 // JavaScript loader: per GPU its constants and versions, per GPU and version the pack
 // files with their sizes and what they cover (docs/KERNELS.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HF config -> ModelSpec (rules per model family in docs/MEASURED-MODE.md, "Models").
 #include "io/model_spec_config.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A HuggingFace config.json -> ModelSpec: everything vLLM needs to know to run the
 // model (head_dim, MoE layout per family, MLA ranks, FP8 quantization, windows), with
 // notes on what the operator list only approximates. Lenient by design: the shape the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text from a request made safe to print on a terminal line: an id or a key holding a
 // newline or an escape sequence must not fake or erase other output lines.
 #pragma once

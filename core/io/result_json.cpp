@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "io/result_json.h"
 
 #include "io/hardware_json.h"

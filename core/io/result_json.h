@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON out: a priced step (or an error) as the result object of docs/RESULT.md.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `measured` section of a result: every operator of the step with its shape,
 // table cells, time, bytes, FLOPs and bound (docs/RESULT.md, "measured").
 #include "io/result_json_measured.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON out for the `measured` mode: its own section of the result object.
 #pragma once
 

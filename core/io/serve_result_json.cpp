@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "io/serve_result_json.h"
 
 namespace stepcalc {

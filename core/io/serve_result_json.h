@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON out for serving: the memory object every result carries, and the result of
 // a serving estimate (docs/RESULT.md, "Serving").
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A serving request's `workload` and `engine` objects (docs/SERVING.md, limits in
 // docs/INPUT.md). Errors name the field (`workload.output_tokens.max`, ...).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Data compiled into the core by tools/pack-tables.mjs (build time, never by hand).
 #pragma once
 

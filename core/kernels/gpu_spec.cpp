@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GpuSpec from the GPU presets compiled in by tools/pack-tables.mjs.
 #include "kernels/gpu_spec.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KernelSet from the summary tools/pack-kernels.mjs compiled in.
 #include "kernels/kernel_catalogue.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the kernel packs of this build hold, compiled into the core by
 // tools/pack-kernels.mjs: per GPU and vLLM version the parts (files) with their sizes
 // and the shapes measured. Lets the catalogue and error messages list every GPU's

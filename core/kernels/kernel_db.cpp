@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KernelDb: decoding and merging packs, coverage, names and provenance text. The
 // lookups are in kernel_lookup_dense.cpp (GEMM, attention, all-reduce) and
 // kernel_lookup_sparse.cpp (MoE, MLA).

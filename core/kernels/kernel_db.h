@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The measured kernel database: vLLM kernel times of one GPU and one vLLM version
 // (bench_data/aic/, from NVIDIA AIConfigurator, Apache-2.0), behind one lookup
 // interface that always returns a time and where it came from. Immutable after

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KernelDb's insides, shared by the files that implement it (kernel_db.cpp, the
 // lookup files). Internal to core/kernels/.
 #pragma once

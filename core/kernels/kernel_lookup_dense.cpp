@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lookups of what a dense model needs: GEMM, decode and prefill attention, all-reduce.
 // Rules (docs/KERNELS.md): GEMM piecewise-linear in m over the lower monotone
 // envelope, efficiency (not time) interpolated between measured (n, k) in log n and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lookups for what only some models need: fused MoE (by tokens, for the measured
 // shape or the nearest one scaled) and MLA modules (bilinear in batch and tokens).
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel pack decoding: header, key tries and predicted latency codes. Mirrors
 // tools/kernel-pack-format.mjs operation for operation (the predictions must agree to
 // the last bit, so only +, *, /, sqrt and floor on doubles, as there).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decoding of one kernel pack (tools/pack-kernels.mjs; format in docs/KERNELS.md).
 // Internal to core/kernels/: KernelDb::unpack is the public entry.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KernelRegistry: packs by (GPU, version), re-decoded into one KernelDb per add.
 #include "kernels/kernel_registry.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel packs loaded so far, by GPU and vLLM version. The CLI fills one from a
 // directory, the Wasm module from bytes the loader fetched; pricing asks it for the
 // database of the request's GPU and version. Errors name the GPU, the version and

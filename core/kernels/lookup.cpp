@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MFU lookups, exactly as reference-model.md "MFU lookups" specifies.
 #include "kernels/lookup.h"
 

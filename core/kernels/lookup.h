@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The three MFU lookups of the reference model, with the provenance of each answer.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The trie navigation and the 1-D / 2-D interpolation shared by every lookup.
 #include "kernels/measured_table.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One measured kernel table as decoded from a pack: its key columns as a trie (one
 // level per column, in the CSV's sort order) and one latency per row, plus the 1-D and
 // 2-D interpolation the lookups share. Internal to core/kernels/.

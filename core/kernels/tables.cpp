@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Typed MFU tables built from raw (CSV-shaped) tables.
 #include "kernels/tables.h"
 

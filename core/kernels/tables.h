@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The measured H100 kernel tables (bench_data/), immutable after construction.
 #pragma once
 

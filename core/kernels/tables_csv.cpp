@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading bench_data CSV text into raw tables (tests prove the packed blob equal to it).
 #include <cstdlib>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decoding of the packed table blob.
 // The blob is written by tools/pack-tables.mjs; its layout is in docs/TABLES.md.
 #include <cmath>

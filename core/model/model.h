@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The inputs of one pricing: model shape, hardware, tensor parallelism, the step.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parameter counts and per-GPU sizes of a ModelSpec (see model_spec.h for the rules).
 #include "model/model_spec.h"
 

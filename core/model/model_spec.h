@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a model IS, resolved once from its HuggingFace config: widths, heads, head
 // size, experts, latent ranks, dtypes, and notes on what the config has that the
 // operator list only approximates. The reference (`blis-v2`) never reads this: it keeps

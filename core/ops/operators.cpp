@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The operator list of one vLLM forward step (docs/MEASURED-MODE.md, "Operators").
 #include "ops/operators.h"
 

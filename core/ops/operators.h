@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The operator list: what vLLM runs for one forward step of a model at a tensor-
 // parallel degree, per layer and once per step, with shapes per GPU. Written once
 // from a ModelSpec; a step only supplies the row counts (tokens, sampled sequences).

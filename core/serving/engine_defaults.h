@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How `vllm serve` fills the engine settings a user leaves out, and what CUDA
 // reports as a GPU's memory (the figure those defaults and the KV-cache budget
 // start from). Rules of vLLM 0.12-0.15, sources in docs/SERVING.md.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Summary statistics of latencies, as serving benchmarks report them: the mean and
 // the 50th, 90th and 99th percentiles, percentiles interpolated linearly between
 // the two nearest ranks (NumPy's default, which `vllm bench serve` uses).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one GPU holds when vLLM serves a model, and how many KV-cache blocks that
 // leaves: vLLM 0.12-0.15's start-up accounting (docs/SERVING.md). vLLM may use
 // `gpu_memory_utilization` of the memory CUDA reports; from that it subtracts the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A seeded random source whose every draw is the same on every platform: the
 // generator is integer arithmetic (xoshiro256**, seeded by splitmix64) and the
 // variates use only correctly rounded IEEE operations (+, -, *, /), with a

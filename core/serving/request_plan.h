@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The requests of a workload, drawn once before the simulation: each request's
 // prompt and output length, its cached prefix, and (open loop) when it is sent.
 // A pure function of the workload and its seed.

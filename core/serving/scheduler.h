@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vLLM's V1 scheduler, step by step (rules of vLLM 0.12-0.15, docs/SERVING.md):
 // continuous batching with chunked prefill inside a token budget; running requests
 // (decodes and unfinished prefills) are scheduled first, in admission order; then

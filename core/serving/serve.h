@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A serving estimate: the memory plan, then vLLM's scheduler simulated over the
 // workload with each step priced by the request's mode, summarised as serving
 // benchmarks report it (TTFT, TPOT, ITL, end-to-end latency, throughput, cost).

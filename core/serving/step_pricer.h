@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The narrow interface between the scheduler simulation and step pricing: the
 // simulator hands over one engine step (prefill chunks and decodes, as a `Step`)
 // and gets its times back, thousands of times per simulation. Nothing else of the

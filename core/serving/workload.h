@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a serving simulation is asked: the traffic (closed or open loop, request
 // lengths, prefix reuse) and the engine settings vLLM would run with. Plain data;
 // io/ fills it from JSON, serving/ validates and runs it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bad-input catalogue through the native CLI (build/stepcalc price -): each bad
 // input exits 2 with {"error": {code, path, message}} on stdout; each priced entry
 // exits 0 with a result.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Detail levels through the native CLI: `price --detail summary` gives, for every
 // public conformance case in every mode, exactly the full result's headline; sweep2d
 // prints a heat map's points as columns.

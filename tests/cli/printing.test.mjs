@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the CLI prints from its input cannot act on the terminal: conformance ids and
 // error paths holding newlines, escape sequences or bidi controls are escaped, so a
 // file cannot fake a "160 passed, 0 failed" line. A directory is an io_error.

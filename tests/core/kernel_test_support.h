@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for the kernel database tests: the packs of the build tree
 // (STEPCALC_KERNELS_DIR) and the CSVs they came from.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JSON front door: result documents, batches, sweeps, presets.
 #include <cstdlib>
 #include <string>

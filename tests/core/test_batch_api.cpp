@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Summary detail and the batch entry points of the front door: a summary result
 // object, priced documents at summary detail, price_many, sweep columns and 2-D
 // sweeps, each checked against pricing the same points one at a time in full.

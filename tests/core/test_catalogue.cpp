@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bad-input catalogue (tests/data/bad-inputs.json) through the core's front
 // door, plus the hardening checks that only the core can see (writer flags, limits
 // that need many requests, repeated keys inside a batch).

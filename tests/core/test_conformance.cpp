@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The arbiter: the reference's conformance cases, integer step time AND every
 // breakdown number bit-identical.
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The corrected mode: each switch changes the price for its documented reason and
 // fails without it; overrides parse with JSON paths; blis-v2 is untouched.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every detail level agrees with `full`: the summary kernel (and the pricer that
 // reuses setups and scratch) gives exactly the full result's headline, warning codes
 // and errors, over the public conformance cases in every mode and random steps.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU presets compiled in from presets/gpus/ (AIConfigurator's systems files).
 #include <string>
 

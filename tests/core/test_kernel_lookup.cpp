@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every lookup rule of the measured kernel database (docs/KERNELS.md), at the table's
 // own points (its latency comes back exactly) and between them, on the real packs.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel packs built from bench_data/aic/: every row of every CSV comes back
 // exactly (keys and latency) from its pack, and hostile bytes give errors, never crashes.
 #include <cmath>

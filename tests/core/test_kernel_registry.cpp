@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KernelRegistry: packs by GPU and version, default versions, and the errors for an
 // unknown GPU or version, a pack that was never loaded and a corrupt one.
 #include <string>

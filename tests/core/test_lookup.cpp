@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every lookup rule of the reference: brackets, interpolation, clamps, the
 // zero-MFU fallbacks, missing corners, tie rules and the GEMM pair choice.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `measured` mode on the real kernel packs: every preset on every GPU, and the
 // physics the tables must carry (MoE, FP8, GPU generations, TP, per-request lengths).
 #include <cmath>

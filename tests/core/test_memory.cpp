@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The memory plan against vLLM's own start-up figures.
 #include "doctest.h"
 #include "io/json_writer.h"

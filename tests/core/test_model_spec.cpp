@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ModelSpec sizes and the operator list, on specs written by hand from public configs.
 #include <cmath>
 #include <string>

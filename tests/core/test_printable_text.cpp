@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Printing user text safely: what the CLI prints from a request (plain lines and JSON)
 // can never act on the terminal.
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON in: HF config reading (text_config, fallbacks, dtypes, truncation), presets,
 // and errors that name their JSON path.
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scheduler simulation against a pricer whose step times are known in closed
 // form, so every latency below is worked out by hand from vLLM's rules.
 #include <cmath>

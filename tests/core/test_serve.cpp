@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A whole serving estimate: memory, simulation and the benchmark summary.
 #include "api.h"
 #include "doctest.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Serving on every GPU: each model preset on each of the five GPUs with measured
 // kernels (the measured mode, the only one that prices GPUs other than the H100),
 // at the smallest TP of 1, 2, 4, 8 whose memory plan fits.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The step model's own rules: bucketing, phases, overhead, the 1 us floor, rounding,
 // validation, and the warnings that accompany approximations.
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the core tests: small synthetic tables, file reading.
 #pragma once
 

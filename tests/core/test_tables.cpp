@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The packed tables are a lossless copy of bench_data/: every CSV value decodes to
 // exactly the double the CSV text denotes.
 #include <cstring>

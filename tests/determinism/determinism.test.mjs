@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Determinism: every conformance case gives the same integer step time (and the same
 // unrounded total, bit for bit) natively, in Node through the loader, and in Chromium
 // through the loader imported in a page, in both modes.

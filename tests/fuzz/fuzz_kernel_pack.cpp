@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target over the kernel-pack decoder: any bytes go to KernelDb::unpack, to
 // unpack_parts (the input cut in two), and to a KernelRegistry (decoded now and
 // deferred). Beyond "no crash, no sanitizer report, no huge allocation", it checks

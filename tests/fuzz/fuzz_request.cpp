@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target over the JSON front door: any bytes go to price_document (both
 // modes), price_json and two sweeps. Beyond "no crash, no sanitizer report", it
 // checks that every answer is valid JSON (so valid UTF-8), that a priced result

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bad-input catalogue (tests/data/bad-inputs.json) for the JavaScript test
 // layers: entries with their generated input text (or bytes, for invalid UTF-8).
 import { readFileSync } from 'node:fs';

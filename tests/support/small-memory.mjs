@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A copy of the Wasm module whose memory may grow only to `maxPages` 64 KiB pages: with
 // it, an input the core accepts runs out of memory inside the module and traps, the
 // way a >2 GB call does on the real one, so the loader's trap handling can be tested

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Typechecked (never run) by `tsc -p tests/types`: the declarations describe the
 // loader as documented, and misuse is a type error.
 import { load, price, StepCalcError } from 'stepcalc';

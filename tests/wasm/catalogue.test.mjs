@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bad-input catalogue through the Wasm module's loader under Node: each bad input
 // throws a StepCalcError with the catalogue's code and path, each priced entry gives
 // a result; then 1,000 bad inputs in a row leave the module pricing exactly.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Detail levels and batch entry points through the loader: every summary (the JSON
 // path and the loader's summary path without JSON) equals the full result's headline
 // on all public conformance cases in every mode; priceMany, sweepColumns and sweep2d

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // loadKernels: the measured kernel packs read from disk (Node) or fetched (any URL),
 // once per file however many calls ask; unknown names and bad packs as StepCalcError.
 import { test } from 'node:test';

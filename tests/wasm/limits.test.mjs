@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The loader's door (wasm/stepcalc.js): sizes are checked against the core's limits
 // before anything is copied into the module, a trap becomes a StepCalcError, and an
 // instance that trapped is dropped so the next load() makes a fresh one. The first

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The measured mode through the JS module: kernel packs loaded per GPU, every operator
 // in the result, sweeps, the request fields of the mode, and its errors.
 import { test } from 'node:test';

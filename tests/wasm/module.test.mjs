@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Wasm module through its ES-module loader, under Node: the same numbers as the
 // native CLI for every conformance case, errors as StepCalcError values, and a module
 // that stays healthy after bad input.

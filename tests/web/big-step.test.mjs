@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A step at the request limit must not freeze the page: a 60-character link holding
 // 65,536 prefill rows renders a bounded number of DOM nodes (every row list is paged
 // or capped; the priced step stays whole), and a keystroke in a row reprices it.

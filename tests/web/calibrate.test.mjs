@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The calibrate panel in headless Chromium: a CSV of measured steps is fitted in the
 // page, the fit does not do worse than the defaults, "Apply" prices the shown step
 // with it (and puts it in the link), the bundled sample fits the shipped CPU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // web/calibration.js in node: CSV errors name line and column, the step rebuild is the
 // one docs/ACCURACY.md describes, and the CPU fit recovers parameters the model itself
 // was priced with.

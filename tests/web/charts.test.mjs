@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The charts as a reader sees them: tick labels that do not overlap (measured in the
 // DOM), axis titles with units, round ticks, a palette that stands out from the card
 // and from itself in light and dark, and every value reachable without a mouse.

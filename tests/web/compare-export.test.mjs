@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A/B comparison (pin A, change anything, both priced with the difference per phase
 // and per operator, A in the share link) and exports (CSV of the breakdown, lookups,
 // sweeps and comparison; each chart as SVG and PNG), checked by their content.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every door of the page is as strict as the core: a pasted or dropped config, JSON
 // Import and a #json= link are checked by the core as written (repeated keys, unknown
 // keys in rows, long ids, too many tags, a too-long config name), with the CLI's error

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Editing as a first-time user does: errors in the page's words (the JSON path stays
 // in the API), no invalid value echoed, "1,000" accepted, the chunk of THIS step,
 // a pasted preset config recognised, a bad link kept in the address bar, a fit that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ?embed=1 as the README embeds it (480x440): it says what it prices in one line,
 // fits, shows the bars that bind in every mode, and a bad link shows an error and no
 // number at all.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the page tests: the static server in-process, headless
 // Chromium, the CLI, and a page that records console errors.
 import { execFileSync } from 'node:child_process';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hostile links: whatever a stranger puts in the URL (#json= or the compact form),
 // the page shows an error (data-testid="error"), runs nothing it was handed, loads
 // nothing remote, keeps Object.prototype clean, and still prices afterwards. Also:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Keyboard and screen readers: 300 decode rows are one tab stop (an ARIA grid with a
 // roving tabindex, arrow keys inside), the focus ring stands out (>= 3:1), and the
 // step's rows stay in the page's flow (no scroll box inside the page).

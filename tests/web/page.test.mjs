@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The calculator page in headless Chromium: it prices what the CLI prices, its links
 // round-trip, it embeds, and bad input gets an inline error without losing anything.
 import { test, before, after } from 'node:test';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The page at 390x844: nothing scrolls sideways (the lookup table included, all of
 // it), the number stays in sight in a slim sticky bar, not a quarter of the screen.
 import { test, before, after } from 'node:test';

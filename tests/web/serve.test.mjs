@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dev server (scripts/serve.mjs) as a separate process on 127.0.0.1: odd request
 // paths (NUL, "..", very long, bad percent-encoding, raw bytes, a double slash) each get
 // an HTTP response, none escapes the repository, and the server is still up afterwards.

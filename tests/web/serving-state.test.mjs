@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Serving panel's workload in the link (`sv=`) and the serving request it builds,
 // in node: round trips, refusals naming `sv`, and the request as the CLI takes it.
 import { test } from 'node:test';

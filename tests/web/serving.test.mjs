@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Serving panel (web/serving-panel.js): the workload inputs, the memory bar with
 // "does not fit" in words, TTFT/TPOT/throughput/cost cards equal to the CLI's `serve`,
 // the latency-throughput curve with the current point, the simulation in a Worker (the

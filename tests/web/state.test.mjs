@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The page's state and URL codec, in node (no browser): round trips and refusals.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The page's words and number format, in node: the core's errors rewritten from JSON
 // paths into field labels, numbers typed the way people type them, one time format,
 // and chart ticks that are round and never overlap.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The module in a browser module Worker: same integers as the CLI, errors as values.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
