@@ -72,12 +72,15 @@ void write_phase_common(JsonWriter& w, const PhaseResult& p) {
   write_bytes(w, p.bytes);
 }
 
+/// Writes `key` and, for an absent phase, null; true when the phase's object follows.
+bool phase_present(JsonWriter& w, const char* key, bool present) {
+  w.key(key);
+  if (!present) w.null();
+  return present;
+}
+
 void write_prefill(JsonWriter& w, const PrefillResult& p, const MfuTables& t, const std::string& attn_key) {
-  w.key("prefill");
-  if (!p.present) {
-    w.null();
-    return;
-  }
+  if (!phase_present(w, "prefill", p.present)) return;
   w.begin_object().field("num_requests", p.num_requests).field("new_tokens", p.new_tokens);
   write_phase_common(w, p);
   const PrefillTable* table = t.find_prefill(attn_key);
@@ -103,11 +106,7 @@ void write_prefill(JsonWriter& w, const PrefillResult& p, const MfuTables& t, co
 }
 
 void write_decode(JsonWriter& w, const DecodeResult& d, const MfuTables& t, const std::string& attn_key, int64_t tp) {
-  w.key("decode");
-  if (!d.present) {
-    w.null();
-    return;
-  }
+  if (!phase_present(w, "decode", d.present)) return;
   w.begin_object().field("batch_size", d.batch_size).field("attn_effective_mfu", d.attn_effective_mfu);
   write_phase_common(w, d);
   const DecodeTable* table = decode_table_for(t, attn_key, tp);
