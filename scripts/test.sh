@@ -23,8 +23,8 @@ echo "== loader types (tsc): usage, and the core's real results against wasm/ste
 node node_modules/typescript/bin/tsc -p tests/types/tsconfig.json
 node tests/types/check-results.mjs
 
-echo "== Wasm module and page (node --test)"
-node --test --test-concurrency=1 tests/wasm/ tests/web/
+echo "== CLI, Wasm module and page (node --test)"
+node --test --test-concurrency=1 tests/cli/ tests/wasm/ tests/web/
 
 if [ -f scripts/test-hardening.sh ]; then
   echo "== hardening: sanitizers and fuzzing"
