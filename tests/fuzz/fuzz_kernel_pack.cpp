@@ -61,8 +61,7 @@ void exercise(const KernelDb& db) {
       check_time(db, db.mla_prefill(2, seq, 16, dtype), "mla_prefill");
       check_time(db, db.mla_decode(64, seq, 16, dtype), "mla_decode");
     }
-    for (double tokens : {1.0, 4096.0, 1e7})
-      check_time(db, db.moe(dtype, tokens, 4096, 14336, 8, 2, 1, 1), "moe");
+    for (double tokens : {1.0, 4096.0, 1e7}) check_time(db, db.moe(dtype, tokens, 4096, 14336, 8, 2, 1, 1), "moe");
   }
   for (int tp : {1, 2, 3, 8, 64})
     for (double elements : {1.0, 4096.0 * 2048, 1e12}) check_time(db, db.allreduce(tp, elements), "allreduce");
