@@ -51,6 +51,7 @@ export async function buildPage({ ifStale = false } = {}) {
     throw new Error('wasm/dist/stepcalc-core.js is missing: run scripts/build.sh (the Wasm build) first.');
   }
   rmSync(out, { recursive: true, force: true });
+  /** @type {import('esbuild').BuildOptions} */
   const common = {
     absWorkingDir: root,
     outdir: out,

@@ -21,6 +21,10 @@ node build/wasm/stepcalc_tests_wasm.cjs --no-colors
 
 echo "== loader types (tsc): usage, and the core's real results against wasm/stepcalc.d.ts"
 node node_modules/typescript/bin/tsc -p tests/types/tsconfig.json
+
+echo "== JavaScript type-check (tsc checkJs: the page; the loader, tools and scripts with Node's types)"
+node node_modules/typescript/bin/tsc -p tests/types/tsconfig.web.json
+node node_modules/typescript/bin/tsc -p tests/types/tsconfig.tools.json
 node tests/types/check-results.mjs
 
 echo "== CLI, Wasm module and page (node --test)"

@@ -60,7 +60,7 @@ function table(rows, measured, predictions) {
       for (const [mode, p] of Object.entries(predictions)) byGroup.get(g)[mode].push((p[i] - measured[i]) / measured[i]);
     }
   });
-  return [...byGroup.keys()].sort(GROUP_ORDER).map((g) => ({
+  return [...byGroup.keys()].sort(GROUP_ORDER).map((g) => /** @type {{group: string} & Record<string, any>} */ ({
     group: g, ...Object.fromEntries(Object.entries(byGroup.get(g)).map(([m, e]) => [m, stats(e)])),
   }));
 }

@@ -95,7 +95,7 @@ for (const gpu of GPUS) {
       let all = [];
       for (const f of sources) all = all.concat(await readParquet(f));
       device ||= all[0]?.device || '';
-      const kept = all.map(table.map).filter(Boolean);
+      const kept = all.map(/** @type {(r: any) => any} */ (table.map)).filter(Boolean);
       const stats = { source: all.length };
       const csv = toCsv(table, kept, stats);
       const entry = { gpu: gpu.name, version, table: table.file, srcVersion, source: all.length };

@@ -228,13 +228,13 @@ function wrap(core, drop, kernelsUrl) {
     if (!Array.isArray(values) && !ArrayBuffer.isView(values)) {
       throw new StepCalcError('type_error', path, `${path} must be an array of numbers.`);
     }
-    if (values.length > limits.sweep_points) {
+    if (/** @type {ArrayLike<number>} */ (values).length > limits.sweep_points) {
       throw new StepCalcError('out_of_range', path, `A sweep may have at most ${limits.sweep_points} points.`);
     }
     if (Array.prototype.some.call(values, (v) => typeof v !== 'number')) {
       throw new StepCalcError('type_error', path, `${path} must be an array of numbers.`);
     }
-    return Float64Array.from(values);
+    return Float64Array.from(/** @type {ArrayLike<number>} */ (values));
   };
   const columns = (run) => summaries.columns(call(run));
 
@@ -319,6 +319,7 @@ function wrap(core, drop, kernelsUrl) {
       }
       const text = toJson(request, Array.isArray(request) ? 'requests' : 'request');
       // An exception in onProgress cancels the run (it must not unwind through Wasm) and is rethrown.
+      /** @type {{error: any} | undefined} */
       let thrown;
       const report = onProgress && ((share) => {
         try {
@@ -435,7 +436,7 @@ function summaryPath(core, limits, guard, codeNames) {
     let decode = [];
     for (const key in step) {
       const list = step[key];
-      if (!Array.isArray(list) || list.toJSON !== undefined) return false;
+      if (!Array.isArray(list) || /** @type {any} */ (list).toJSON !== undefined) return false;
       if (key === 'prefill_requests') prefill = list;
       else if (key === 'decode_requests') decode = list;
       else return false;

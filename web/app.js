@@ -123,7 +123,7 @@ async function main() {
     const errors = app.fields.typedErrors();
     let result = null;
     try {
-      result = calc.price(request);
+      result = calc.price(/** @type {any} */ (request));
     } catch (error) {
       if (error.code === 'kernels_not_loaded' && !errors.length && fetchKernels(request, error)) return;
       if (!errors.some((e) => e.path === error.path)) errors.push({ path: error.path, message: error.message });

@@ -44,9 +44,10 @@ function countProblem(row, maxRequests) {
  * left out and listed. `maxRequestsPerStep` bounds each row's requests (prefill +
  * decode) and `maxRequestsInFile` all of them, so no line expands beyond what is priced.
  */
+/** @param {string} text @param {{maxRequestsPerStep?: number, maxRequestsInFile?: number}} [limits] */
 export function parseStepsCsv(text, { maxRequestsPerStep, maxRequestsInFile } = {}) {
   const all = String(text).replace(/^\uFEFF/, '').split(/\r?\n/);
-  const numbered = all.map((line, i) => [i + 1, line]).filter(([, line]) => line.trim() !== '');
+  const numbered = all.map((line, i) => /** @type {[number, string]} */ ([i + 1, line])).filter(([, line]) => line.trim() !== '');
   if (!numbered.length) return { rows: [], lines: [], errors: ['The file is empty: expected a header line and one line per step.'] };
   const [headerLine, headerText] = numbered[0];
   const header = splitLine(headerText);
@@ -98,6 +99,7 @@ export function parseStepsCsv(text, { maxRequestsPerStep, maxRequestsInFile } = 
  * With `knownModels` (preset names), an unknown model throws, naming `line`; so do
  * request counts that are not whole numbers >= 0 or (with `maxRequests`) too many.
  */
+/** @param {Record<string, string>} row @param {{knownModels?: string[], line?: number, maxRequests?: number}} [options] */
 export function rebuildStep(row, { knownModels, line, maxRequests } = {}) {
   const num = (k) => Number(row[k]);
   const model = MODEL_PRESETS[row.model] || row.model;

@@ -10,6 +10,7 @@ const exporter = () => (loading ??= import('./export.js'));
 /**
  * Buttons for one exportable thing. `name`: the file name without extension;
  * `csv()`: {head, rows} of its values; `chart()`: the <svg> element to save, if any.
+ * @param {{name: string, label: string, csv?: () => {head: string[], rows: any[][]}, chart?: () => Element}} options
  */
 export function exportButtons({ name, label, csv, chart }) {
   const status = h('span', { class: 'status', role: 'status' });

@@ -37,6 +37,7 @@ export function requestFromText(calc, text) {
 }
 
 /** The config's display name: `_name_or_path`, `name` or `model_type`. */
+/** @type {(c: any) => string} */
 export const configName = (c) => [c._name_or_path, c.name, c.model_type].find((v) => typeof v === 'string' && v) || 'config.json';
 
 /**

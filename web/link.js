@@ -14,7 +14,7 @@ export function stateFromRequest(calc, request) {
   const s = fromRequest(request);
   if (typeof s.model === 'object') {
     s.modelName = s.modelName || derivedName(s.model, catalogue.limits.string_bytes);
-    s.model = trimConfig(calc, s.model);
+    s.model = /** @type {any} */ (trimConfig(calc, s.model)); // a shape object, not a preset name
   }
   return s;
 }

@@ -115,6 +115,7 @@ export function curveChart(points, current, width = 520, height = 220) {
 }
 
 /** Builds the panel into `root`; `app` gives calc, state, good, changed and listeners. */
+/** @param {any} app @param {HTMLElement} root @param {{view?: string}} [options] */
 export function servingPanel(app, root, { view } = {}) {
   if (view === 'serving') {
     document.body.classList.add('view-serving');

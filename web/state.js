@@ -85,7 +85,7 @@ export function fromRequest(req) {
   // Fields the core accepts that the page does not edit yet are refused, not dropped.
   const notEdited = ['quantization', 'kv_cache_dtype'];
   for (const key of Object.keys(req)) {
-    if (!catalogue.request_fields.includes(key)) fail(key, `Unknown field "${key}".`);
+    if (!/** @type {string[]} */ (catalogue.request_fields).includes(key)) fail(key, `Unknown field "${key}".`);
     if (notEdited.includes(key)) fail(key, `The page does not edit "${key}" yet; price this request with the CLI or calc.price().`);
   }
   const s = defaultState();
@@ -158,7 +158,7 @@ export function encodeHash(s, pinned = null) {
   if (typeof s.model === 'string') q.push(['m', s.model]);
   else {
     q.push(['ms', shapeFields().map((k) => s.model[k] ?? '').join('_')]);
-    const notes = Object.keys(s.model).filter((k) => !shapeFields().includes(k));
+    const notes = Object.keys(s.model).filter((k) => !/** @type {string[]} */ (shapeFields()).includes(k));
     if (notes.length) q.push(['mx', JSON.stringify(Object.fromEntries(notes.map((k) => [k, s.model[k]])))]);
     if (s.modelName) q.push(['mn', s.modelName]);
   }
