@@ -4,7 +4,7 @@
 // and from itself in light and dark, and every value reachable without a mouse.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, openPage } from './helpers.mjs';
+import { start, openPage, contrast } from './helpers.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -13,18 +13,6 @@ after(async () => { await env?.close(); });
 // The step the issue saw overlapping ticks on ("2k" over "2,528", "500" over "512").
 const HASH = '#v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&mode=blis-v2&p=0.2528&d=512~64*64';
 
-/** WCAG contrast of two CSS colours "rgb(r, g, b)". */
-function contrast(a, b) {
-  const lum = (c) => {
-    const [r, g, bl] = c.match(/[\d.]+/g).slice(0, 3).map((v) => {
-      const s = Number(v) / 255;
-      return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
-  };
-  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
-  return (hi + 0.05) / (lo + 0.05);
-}
 /** CIE76 colour difference of two "rgb(...)" colours (CIELAB, D65). */
 function deltaE(a, b) {
   const lab = (c) => {

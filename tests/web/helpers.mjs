@@ -71,3 +71,16 @@ export function artifactPath(name) {
   mkdirSync(artifacts, { recursive: true });
   return path.join(artifacts, name);
 }
+
+/** WCAG contrast ratio of two CSS colours "rgb(r, g, b)" (1 .. 21). */
+export function contrast(a, b) {
+  const lum = (c) => {
+    const [r, g, bl] = c.match(/[\d.]+/g).slice(0, 3).map((v) => {
+      const s = Number(v) / 255;
+      return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}

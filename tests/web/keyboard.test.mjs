@@ -4,7 +4,7 @@
 // step's rows stay in the page's flow (no scroll box inside the page).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, openPage } from './helpers.mjs';
+import { start, openPage, contrast } from './helpers.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -12,17 +12,6 @@ after(async () => { await env?.close(); });
 
 const HASH = '#v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&mode=blis-v2&p=0.2048,0.512&d=100~10*300';
 
-function contrast(a, b) {
-  const lum = (c) => {
-    const [r, g, bl] = c.match(/[\d.]+/g).slice(0, 3).map((v) => {
-      const s = Number(v) / 255;
-      return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
-  };
-  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
-  return (hi + 0.05) / (lo + 0.05);
-}
 
 test('300 decode rows are one tab stop; arrow keys move between rows and cells', async () => {
   const page = await openPage(env.browser, `${env.base}${HASH}`);
