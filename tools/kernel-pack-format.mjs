@@ -3,6 +3,8 @@
 // core/kernels/kernel_pack.cpp and must compute every prediction the same way: only
 // IEEE double +, *, /, sqrt and floor, which JavaScript and C++ round identically.
 
+export { Writer } from './byte-writer.mjs';
+
 export const PACK_MAGIC = [0x53, 0x43, 0x4b, 0x31]; // "SCK1"
 
 // A latency of 3 significant digits is mant * 10^s, 100 <= mant <= 999; its code is
@@ -17,34 +19,6 @@ const POW10 = Array.from({ length: 23 }, (_, i) => (i === 0 ? 1 : 0)).map((_, i)
   for (let k = 0; k < i; k += 1) p *= 10;
   return p;
 });
-
-export class Writer {
-  constructor() {
-    this.bytes = [];
-  }
-  raw(list) {
-    this.bytes.push(...list);
-  }
-  byte(b) {
-    this.bytes.push(b & 0xff);
-  }
-  varint(v) {
-    if (!Number.isSafeInteger(v) || v < 0) throw new Error(`varint out of range: ${v}`);
-    while (v >= 0x80) {
-      this.bytes.push((v % 0x80) | 0x80);
-      v = Math.floor(v / 0x80);
-    }
-    this.bytes.push(v);
-  }
-  zigzag(v) {
-    this.varint(v >= 0 ? 2 * v : -2 * v - 1);
-  }
-  text(s) {
-    const b = Buffer.from(s, 'utf8');
-    this.varint(b.length);
-    this.raw([...b]);
-  }
-}
 
 /// "12.2" -> code; throws when the text does not carry exactly DIGITS significant digits.
 export function codeOfText(text) {

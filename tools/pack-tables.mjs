@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { Writer } from './byte-writer.mjs';
 
 const [benchDir, presetDir, outCpp, outBin] = process.argv.slice(2);
 if (!benchDir || !presetDir || !outCpp) {
@@ -30,35 +31,6 @@ function listCsv(dir, prefix = '') {
     else if (entry.name.endsWith('.csv')) out.push(rel);
   }
   return out;
-}
-
-// A growing byte list with the blob's primitive encodings.
-class Writer {
-  constructor() {
-    this.bytes = [];
-  }
-  varint(v) {
-    if (!Number.isSafeInteger(v) || v < 0) fail(`varint out of range: ${v}`);
-    while (v >= 0x80) {
-      this.bytes.push((v % 0x80) | 0x80);
-      v = Math.floor(v / 0x80);
-    }
-    this.bytes.push(v);
-  }
-  zigzag(v) {
-    this.varint(v >= 0 ? 2 * v : -2 * v - 1);
-  }
-  byte(b) {
-    this.bytes.push(b);
-  }
-  text(s) {
-    const b = Buffer.from(s, 'utf8');
-    this.varint(b.length);
-    this.bytes.push(...b);
-  }
-  deltas(values) {
-    values.reduce((prev, v) => (this.zigzag(v - prev), v), 0);
-  }
 }
 
 const NUMBER = /^-?(\d+)(?:\.(\d+))?$/;
@@ -196,7 +168,7 @@ const files = listCsv(benchDir);
 if (files.length === 0) fail(`no CSV files under ${benchDir}`);
 const head = new Writer();
 const payloads = [];
-head.bytes.push(...Buffer.from('SCT4'));
+head.raw(Buffer.from('SCT4'));
 let csvBytes = 0;
 const parsed = files.map((rel) => {
   const raw = fs.readFileSync(path.join(benchDir, rel), 'utf8');
@@ -231,7 +203,7 @@ parsed.forEach(({ rel, header, rows }, t) => {
     head.varint(axis.length);
     head.deltas(axis);
   }
-  head.bytes.push(...grid.bitmap);
+  head.raw(grid.bitmap);
   const decoded = []; // per column: { ints, values, scale }, null for text
   header.forEach((name, c) => {
     if (grid.columns[c]) {
@@ -251,7 +223,7 @@ parsed.forEach(({ rel, header, rows }, t) => {
     // Keep the candidate that compresses best: the blob travels gzipped in the .wasm.
     const cost = (k) => zlib.deflateRawSync(Buffer.from(k.body), { level: 9 }).length + k.head.length;
     const best = candidates(column, decoded, header).reduce((a, b) => (cost(b) < cost(a) ? b : a));
-    head.bytes.push(...best.head);
+    head.raw(best.head);
     payloads.push({ rank: RANK[best.kind], table: t, column: c, body: best.body });
     decoded.push(column);
   });
