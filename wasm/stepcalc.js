@@ -380,6 +380,8 @@ function summaryPath(core, limits, guard, codeNames) {
   let results = new Float64Array(0);
   const keys = new WeakMap();
   const keysOf = (o) => keys.get(o) ?? (keys.set(o, Object.keys(o)), keys.get(o));
+  /** An object JSON.stringify writes as {...} from its own keys: not null, not an array, no toJSON. */
+  const plain = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && v.toJSON === undefined;
 
   /** True when JSON.stringify(value) equals JSON.stringify(snap) (snap parsed from JSON); `skip` compares the key only. */
   function same(value, snap, skip) {
@@ -428,10 +430,17 @@ function summaryPath(core, limits, guard, codeNames) {
   }
 
   const whole = (v) => Number.isInteger(v) && v >= 0 && v <= limits.tokens;
+  /** How many keys a step item has (for...in, as JSON.stringify would see them, without an array). */
+  function keyCount(item) {
+    let keys = 0;
+    // eslint-disable-next-line no-unused-vars -- only the keys' number matters
+    for (const key in item) keys++;
+    return keys;
+  }
 
   /** Writes the step's lengths into the module; false when it is not plain. */
   function writeStep(step, counts) {
-    if (step === null || typeof step !== 'object' || Array.isArray(step) || step.toJSON !== undefined) return false;
+    if (!plain(step)) return false;
     let prefill = [];
     let decode = [];
     for (const key in step) {
@@ -448,23 +457,19 @@ function summaryPath(core, limits, guard, codeNames) {
     const b = stepBuffer;
     for (let i = 0; i < np; i++) {
       const item = prefill[i];
-      if (item === null || typeof item !== 'object' || Array.isArray(item) || item.toJSON !== undefined) return false;
+      if (!plain(item) || keyCount(item) !== 2) return false;
       const p = item.progress_index;
       const n = item.num_new_prefill_tokens;
-      let fields = 0;
-      for (const _ in item) fields++;
-      if (fields !== 2 || !whole(p) || !whole(n)) return false;
+      if (!whole(p) || !whole(n)) return false;
       b[2 * i] = p;
       b[2 * i + 1] = n;
     }
     for (let i = 0; i < nd; i++) {
       const item = decode[i];
-      if (item === null || typeof item !== 'object' || Array.isArray(item) || item.toJSON !== undefined) return false;
+      if (!plain(item)) return false;
       const p = item.progress_index;
       const n = item.num_new_decode_tokens;
-      let fields = 0;
-      for (const _ in item) fields++;
-      if (fields !== (n === undefined ? 1 : 2) || !whole(p) || (n !== undefined && !whole(n))) return false;
+      if (keyCount(item) !== (n === undefined ? 1 : 2) || !whole(p) || (n !== undefined && !whole(n))) return false;
       b[2 * np + i] = p;
     }
     counts[0] = np;
@@ -484,9 +489,7 @@ function summaryPath(core, limits, guard, codeNames) {
   return {
     /** The summary of `request` without JSON, or undefined (take the JSON path). */
     price(request) {
-      if (request === null || typeof request !== 'object' || Array.isArray(request) || request.toJSON !== undefined) {
-        return undefined;
-      }
+      if (!plain(request)) return undefined;
       const entry = slotFor(request);
       if (!entry || !writeStep(request.step, counts)) return undefined;
       if (guard(() => core.priceSlot(entry.slot, counts[0], counts[1])) !== 0) return undefined;
