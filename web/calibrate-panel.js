@@ -66,7 +66,7 @@ export function calibratePanel(app, root) {
   /** Step times of `requests` in `mode`, a batch per task; null once a newer file came. */
   async function priceAllIn(id, requests, lines, mode, params, done) {
     const times = [];
-    for (let start = 0, end = 0; start < requests.length; start = end) {
+    for (let start = 0, end; start < requests.length; start = end) {
       end = batchEnd(requests, start);
       const batch = requests.slice(start, end).map((r) => (params ? { ...r, corrected: { params } } : r));
       const results = app.calc.priceAll(batch, { mode, detail: 'summary' }); // step times only

@@ -19,6 +19,7 @@ const run = (args, input) => {
   return { status: r.status, stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8') };
 };
 /** Control characters other than the newline ending each line (C0, DEL, C1, bidi). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
 const step = { decode_requests: [{ progress_index: 512 }] };
 

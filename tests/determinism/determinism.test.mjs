@@ -2,12 +2,12 @@
 // Determinism: every conformance case gives the same integer step time (and the same
 // unrounded total, bit for bit) natively, in Node through the loader, and in Chromium
 // through the loader imported in a page, in both modes.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { start } from '../web/helpers.mjs';
+import { startForTests } from '../web/helpers.mjs';
 import { load } from '../../wasm/stepcalc.js';
 
 const casesPath = fileURLToPath(new URL('../data/conformance-cases.json', import.meta.url));
@@ -30,21 +30,14 @@ async function node(mode) {
   return numbers(calc.priceAll(cases, { mode }));
 }
 
-let browser;
-let base;
-let env;
-before(async () => {
-  env = await start();
-  ({ browser, base } = env);
-});
-after(async () => env?.close());
+const env = startForTests();
 
 async function chromiumResults(mode) {
-  const page = await browser.newPage();
+  const page = await env.browser.newPage();
   try {
     // Any same-origin document will do (this one is the server's 404 text): the
     // loader is imported by URL, as a page would.
-    await page.goto(`${base}determinism-blank`);
+    await page.goto(`${env.base}determinism-blank`);
     const results = await page.evaluate(async ({ cases, mode }) => {
       const { load } = await import('/wasm/stepcalc.js');
       const calc = await load();

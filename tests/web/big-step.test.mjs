@@ -3,10 +3,10 @@
 // 65,536 prefill rows renders a bounded number of DOM nodes (every row list is paged
 // or capped; the priced step stays whole), and a keystroke in a row reprices it.
 // Counted in nodes, not timed.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { start, root, shownStepTime } from './helpers.mjs';
+import { root, shownStepTime, startForTests } from './helpers.mjs';
 import { decodeHash, toRequest } from '../../web/state.js';
 import { useCatalogue } from '../../web/catalogue.js';
 import { load } from '../../wasm/stepcalc.js';
@@ -15,9 +15,7 @@ useCatalogue((await load()).catalogue()); // the page's limits come from the cor
 
 const LINK = '#v=1&m=llama-3.1-8b-instruct&p=0.1~15259.1*65536&d=';
 const MAX_NODES = 6000; // the default view has ~2,000 elements
-let env;
-before(async () => { env = await start(); });
-after(async () => env?.close());
+const env = startForTests();
 
 /** The CLI's step time (results of big steps exceed the default 1 MB buffer). */
 const cliStepTime = (request) => JSON.parse(execFileSync(`${root}/build/stepcalc`, ['price'],

@@ -8,17 +8,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { start, openPage, artifactPath, root } from './helpers.mjs';
+import { startForTests, openPage, artifactPath, root } from './helpers.mjs';
 
-let env, dir;
-before(async () => {
-  env = await start();
-  dir = mkdtempSync(path.join(tmpdir(), 'stepcalc-calibrate-'));
-});
-after(async () => {
-  await env?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const env = startForTests();
+let dir;
+before(() => { dir = mkdtempSync(path.join(tmpdir(), 'stepcalc-calibrate-')); });
+after(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
 
 /** The first `n` steps of the bundled file, as a CSV file in a temp folder. */
 function sampleFile(n) {

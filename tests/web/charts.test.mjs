@@ -2,13 +2,11 @@
 // The charts as a reader sees them: tick labels that do not overlap (measured in the
 // DOM), axis titles with units, round ticks, a palette that stands out from the card
 // and from itself in light and dark, and every value reachable without a mouse.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, openPage, contrast } from './helpers.mjs';
+import { openPage, contrast, startForTests } from './helpers.mjs';
 
-let env;
-before(async () => { env = await start(); });
-after(async () => { await env?.close(); });
+const env = startForTests();
 
 // The step the issue saw overlapping ticks on ("2k" over "2,528", "500" over "512").
 const HASH = '#v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&mode=blis-v2&p=0.2528&d=512~64*64';

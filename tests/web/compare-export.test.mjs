@@ -2,19 +2,16 @@
 // A/B comparison (pin A, change anything, both priced with the difference per phase
 // and per operator, A in the share link) and exports (CSV of the breakdown, lookups,
 // sweeps and comparison; each chart as SVG and PNG), checked by their content.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { start, openPage, cliStepTime, pageRequest } from './helpers.mjs';
+import { openPage, cliStepTime, pageRequest, startForTests, settle } from './helpers.mjs';
 
-let env;
-before(async () => { env = await start(); });
-after(async () => { await env?.close(); });
+const env = startForTests();
 
 // The reference model's bars (per phase, compute and memory); the measured mode's
 // grouping of operators is checked in measured-page.test.mjs.
 const BLIS = '#v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&mode=blis-v2&p=0.2048&d=512~64*64';
-const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
 
 /** Clicks `locator` and returns the downloaded file's bytes and name. */
 async function downloaded(page, locator) {

@@ -4,16 +4,13 @@
 // keys in rows, long ids, too many tags, a too-long config name), with the CLI's error
 // path; the page works when served under "//"; a dropped config updates a focused
 // shape field; a bad link opened over the user's step keeps that step.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { start, openPage, shownStepTime, cliStepTime, root } from './helpers.mjs';
+import { openPage, shownStepTime, nextStepTime, cliStepTime, root, startForTests, settle, useConfig, closeWithoutErrors } from './helpers.mjs';
 
-let env;
-before(async () => { env = await start(); });
-after(async () => env?.close());
+const env = startForTests();
 
-const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
 const STEP = '"step":{"decode_requests":[{"progress_index":512}]}';
 const CONFIG = '"hidden_size":512,"num_attention_heads":8,"torch_dtype":"bfloat16"';
 
@@ -79,8 +76,7 @@ test('a pasted config is checked by the core as written and refused with its fie
   const before = await shownStepTime(page);
   await page.locator('details.config summary').click();
   for (const [label, text, field] of CONFIGS) {
-    await page.fill('#config-text', text);
-    await page.getByRole('button', { name: 'Use this config' }).click();
+    await useConfig(page, text);
     const shown = await page.locator('.config [data-testid="error"]').allTextContents();
     assert.equal(shown.length, 1, `${label}: no error`);
     if (field) assert.ok(shown[0].includes(`(${field})`), `${label}: "${shown[0].slice(0, 160)}" does not name ${field}`);
@@ -89,14 +85,11 @@ test('a pasted config is checked by the core as written and refused with its fie
     assert.equal(await page.locator('#errors [data-testid="error"]').count(), 0, `${label}: a reprice failed afterwards`);
   }
   // A name at the limit is taken, and every reprice after it works.
-  await page.fill('#config-text', `{"_name_or_path":"${'p'.repeat(1024)}","num_hidden_layers":2,${CONFIG}}`);
-  await page.getByRole('button', { name: 'Use this config' }).click();
-  await page.waitForFunction((b) => document.querySelector('[data-testid="step-time-us"]').getAttribute('value') !== String(b), before);
+  await useConfig(page, `{"_name_or_path":"${'p'.repeat(1024)}","num_hidden_layers":2,${CONFIG}}`);
+  await nextStepTime(page, before);
   await page.fill('#tp', '2');
   await settle(page);
-  assert.equal(await page.locator('[data-testid="error"]').count(), 0);
-  assert.deepEqual(page.problems, []);
-  await page.close();
+  await closeWithoutErrors(page);
 });
 
 test('a config dropped while a shape field has focus updates that field', async () => {

@@ -3,17 +3,14 @@
 // in the API), no invalid value echoed, "1,000" accepted, the chunk of THIS step,
 // a pasted preset config recognised, a bad link kept in the address bar, a fit that
 // says what it was fitted on, and file:// explained.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { start, openPage, shownStepTime, nextStepTime, cliStepTime, pageRequest, root } from './helpers.mjs';
+import { openPage, shownStepTime, nextStepTime, cliStepTime, pageRequest, root, startForTests, settle, useConfig } from './helpers.mjs';
 
-let env;
-before(async () => { env = await start(); });
-after(async () => { await env?.close(); });
+const env = startForTests();
 
-const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 test('a bad field shows an error in the page\'s words; the summary echoes no invalid value', async () => {
   const page = await openPage(env.browser, env.base);
@@ -98,15 +95,13 @@ test('a pasted config identical to a preset is recognised as that preset', async
   const page = await openPage(env.browser, env.base);
   const config = readFileSync(path.join(root, 'presets/models/qwen2.5-7b-instruct.json'), 'utf8');
   await page.locator('details.config summary').click();
-  await page.fill('#config-text', config);
-  await page.getByRole('button', { name: 'Use this config' }).click();
+  await useConfig(page, config);
   await page.waitForFunction(() => /qwen2\.5-7b-instruct/.test(location.hash));
   assert.match(page.url(), /&m=qwen2\.5-7b-instruct&/);
   assert.equal(await page.inputValue('#model-preset'), 'qwen2.5-7b-instruct');
   assert.match(await page.locator('#model-panel p.muted').first().textContent(), /is the preset qwen2\.5-7b-instruct/);
   // One change and it is a config of its own again.
-  await page.fill('#config-text', config.replace(/"num_hidden_layers":\s*28/, '"num_hidden_layers": 27'));
-  await page.getByRole('button', { name: 'Use this config' }).click();
+  await useConfig(page, config.replace(/"num_hidden_layers":\s*28/, '"num_hidden_layers": 27'));
   await page.waitForFunction(() => /&ms=27_/.test(location.hash));
   await page.close();
 });

@@ -2,13 +2,11 @@
 // ?embed=1 as the README embeds it (480x440): it says what it prices in one line,
 // fits, shows the bars that bind in every mode, and a bad link shows an error and no
 // number at all.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, openPage, shownStepTime, cliStepTime, artifactPath } from './helpers.mjs';
+import { openPage, shownStepTime, cliStepTime, artifactPath, startForTests } from './helpers.mjs';
 
-let env;
-before(async () => { env = await start(); });
-after(async () => { await env?.close(); });
+const env = startForTests();
 
 const SIZE = { width: 480, height: 440 };
 const link = (request) => `${env.base}?embed=1#json=${encodeURIComponent(JSON.stringify(request))}`;

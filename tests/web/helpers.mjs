@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shared by the page tests: the static server in-process, headless
 // Chromium, the CLI, and a page that records console errors.
+import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -32,6 +34,17 @@ export async function start() {
   };
 }
 
+/**
+ * For a test file: starts the server and Chromium before its tests and closes them after.
+ * The object returned gets `base` and `browser` (and `close`) once they have started.
+ */
+export function startForTests() {
+  const env = {};
+  before(async () => { Object.assign(env, await start()); });
+  after(async () => { await env.close?.(); });
+  return env;
+}
+
 /** A new page whose console errors and page errors land in `page.problems`. */
 export async function openPage(browser, url, viewport = { width: 1280, height: 900 }, options = {}) {
   const page = await browser.newPage({ viewport, ...options });
@@ -52,6 +65,23 @@ export async function shownStepTime(page) {
 export async function nextStepTime(page, before) {
   await page.waitForFunction((b) => document.querySelector('[data-testid="step-time-us"]')?.getAttribute('value') !== String(b), before);
   return shownStepTime(page);
+}
+
+/** Resolves after two animation frames and a task: the page has handled the input before it. */
+export const settle = (page) =>
+  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
+
+/** Puts `text` in the Model panel's config box and presses "Use this config". */
+export async function useConfig(page, text) {
+  await page.fill('#config-text', text);
+  await page.getByRole('button', { name: 'Use this config' }).click();
+}
+
+/** Asserts that the page shows no error and logged none, then closes it. */
+export async function closeWithoutErrors(page) {
+  assert.equal(await page.locator('[data-testid="error"]').count(), 0);
+  assert.deepEqual(page.problems, []);
+  await page.close();
 }
 
 /** The CLI's step_time_us for a request object (build/stepcalc price). */

@@ -3,11 +3,11 @@
 // the page shows an error (data-testid="error"), runs nothing it was handed, loads
 // nothing remote, keeps Object.prototype clean, and still prices afterwards. Also:
 // the Content-Security-Policy meta tag, and every catalogue entry through #json=.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { start } from './helpers.mjs';
+import { startForTests, settle } from './helpers.mjs';
 import { entriesFor, inputText } from '../support/bad-inputs.mjs';
 import { decodeHash, LIMITS } from '../../web/state.js';
 
@@ -15,14 +15,7 @@ const cli = fileURLToPath(new URL('../../build/stepcalc', import.meta.url));
 const GOOD = { model: 'llama-2-7b-hf', tp: 2, step: { decode_requests: [{ progress_index: 777 }, { progress_index: 3000 }] } };
 const goodStepTime = JSON.parse(execFileSync(cli, ['price', '-'], { input: JSON.stringify(GOOD) })).step_time_us;
 
-let browser;
-let base;
-let env;
-before(async () => {
-  env = await start();
-  ({ browser, base } = env);
-});
-after(async () => env?.close());
+const env = startForTests();
 
 const json = (text) => `#json=${encodeURIComponent(text)}`;
 
@@ -31,24 +24,23 @@ const json = (text) => `#json=${encodeURIComponent(text)}`;
  * the test server; `__pwned` is what hostile payloads try to set.
  */
 async function openPage(hash, query = '') {
-  const page = await browser.newPage();
+  const page = await env.browser.newPage();
   page.seen = { dialogs: [], errors: [], violations: [], remote: [] };
   page.on('dialog', (d) => { page.seen.dialogs.push(d.message()); d.dismiss().catch(() => {}); });
   page.on('pageerror', (e) => page.seen.errors.push(e.message));
-  page.on('request', (r) => { if (!r.url().startsWith(base) && !r.url().startsWith('data:')) page.seen.remote.push(r.url()); });
+  page.on('request', (r) => { if (!r.url().startsWith(env.base) && !r.url().startsWith('data:')) page.seen.remote.push(r.url()); });
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => {
       (window.__violations ??= []).push(`${e.violatedDirective} ${e.blockedURI}`);
     });
   });
-  await page.goto(`${base}index.html${query}${hash}`);
+  await page.goto(`${env.base}index.html${query}${hash}`);
   await page.waitForSelector('[data-testid="step-time-us"]');
   await settle(page);
   return page;
 }
 
 /** Two animation frames and a task: the page reprices and renders within them. */
-const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
 
 /** Sets the hash in place (the page listens for hashchange) and lets it render. */
 async function goHash(page, hash) {
@@ -79,7 +71,7 @@ async function assertNothingHappened(page, label) {
   assert.equal(state.pollutedEmpty, 'undefined', `${label}: Object.prototype was polluted`);
   assert.equal(state.injectedImgs, 0, `${label}: an injected <img> is in the DOM`);
   assert.equal(state.handlers, 0, `${label}: an element carries an on* attribute`);
-  assert.ok(state.scripts.every((s) => s.startsWith(base)), `${label}: unexpected script ${state.scripts}`);
+  assert.ok(state.scripts.every((s) => s.startsWith(env.base)), `${label}: unexpected script ${state.scripts}`);
   assert.deepEqual(page.seen.remote, [], `${label}: a request left the origin`);
 }
 

@@ -2,13 +2,11 @@
 // Keyboard and screen readers: 300 decode rows are one tab stop (an ARIA grid with a
 // roving tabindex, arrow keys inside), the focus ring stands out (>= 3:1), and the
 // step's rows stay in the page's flow (no scroll box inside the page).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, openPage, contrast } from './helpers.mjs';
+import { openPage, contrast, startForTests } from './helpers.mjs';
 
-let env;
-before(async () => { env = await start(); });
-after(async () => { await env?.close(); });
+const env = startForTests();
 
 const HASH = '#v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&mode=blis-v2&p=0.2048,0.512&d=100~10*300';
 

@@ -2,16 +2,14 @@
 // The page starts in the `measured` mode with the reference model's figure beside it,
 // offers the five GPUs (their kernel tables fetched on first use), and plots every
 // operator of the step on the GPU's roofline. Each figure is checked against the CLI.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { breakdownRows } from '../../web/charts.js';
-import { start, openPage, shownStepTime, nextStepTime, cliStepTime, pageRequest, root } from './helpers.mjs';
+import { openPage, shownStepTime, nextStepTime, cliStepTime, pageRequest, root, startForTests } from './helpers.mjs';
 
-let env;
-before(async () => { env = await start(); });
-after(async () => { await env?.close(); });
+const env = startForTests();
 
 const cliResult = (request) =>
   JSON.parse(execFileSync(path.join(root, 'build/stepcalc'), ['price'], { input: JSON.stringify(request) }).toString());

@@ -1,19 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The calculator page in headless Chromium: it prices what the CLI prices, its links
 // round-trip, it embeds, and bad input gets an inline error without losing anything.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { start, openPage, shownStepTime, cliStepTime, pageRequest, artifactPath, root } from './helpers.mjs';
+import { openPage, shownStepTime, cliStepTime, pageRequest, artifactPath, root, startForTests, settle, useConfig, closeWithoutErrors } from './helpers.mjs';
 
-let env;
-before(async () => { env = await start(); });
-after(async () => { await env?.close(); });
+const env = startForTests();
 
 /** Two animation frames: the page reprices within one. */
-const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 async function assertMatchesCli(page) {
   await settle(page);
@@ -103,9 +100,7 @@ test('a #json= link prices the given request, config object and all', async () =
   assert.equal(await shownStepTime(page), cliStepTime(request));
   assert.match(await page.textContent('.warnings'), /mixture-of-experts/);
   assert.match(page.url(), /#v=1&ms=27_2048_16_16_10944_102400_2&mx=/, 'the page rewrites the link in its compact form');
-  assert.equal(await page.locator('[data-testid="error"]').count(), 0);
-  assert.deepEqual(page.problems, []);
-  await page.close();
+  await closeWithoutErrors(page);
 });
 
 test('the page shows exactly the core\'s warnings, none of its own', async () => {
@@ -146,12 +141,10 @@ test('a malformed config or a bad field shows an inline error; the last result a
   const page = await openPage(env.browser, env.base);
   const before = await shownStepTime(page);
   await page.locator('details.config summary').click();
-  await page.fill('#config-text', '{"num_hidden_layers": 32, "hidden_size": ');
-  await page.getByRole('button', { name: 'Use this config' }).click();
+  await useConfig(page, '{"num_hidden_layers": 32, "hidden_size": ');
   await page.waitForSelector('.config [data-testid="error"]');
   assert.match(await page.textContent('.config [data-testid="error"]'), /not a config\.json/);
-  await page.fill('#config-text', '{"num_hidden_layers": 2, "hidden_size": 512, "num_attention_heads": 8}');
-  await page.getByRole('button', { name: 'Use this config' }).click();
+  await useConfig(page, '{"num_hidden_layers": 2, "hidden_size": 512, "num_attention_heads": 8}');
   assert.match(await page.textContent('.config [data-testid="error"]'), /torch_dtype/);
   assert.equal(await shownStepTime(page), before);
 
@@ -168,12 +161,9 @@ test('a malformed config or a bad field shows an inline error; the last result a
 
   await page.fill('#tp', '1');
   await page.getByLabel('Decode 5 KV length').fill('120000');
-  await page.fill('#config-text', '{"num_hidden_layers": 2, "hidden_size": 512, "num_attention_heads": 8, "torch_dtype": "bfloat16"}');
-  await page.getByRole('button', { name: 'Use this config' }).click();
+  await useConfig(page, '{"num_hidden_layers": 2, "hidden_size": 512, "num_attention_heads": 8, "torch_dtype": "bfloat16"}');
   await assertMatchesCli(page);
-  assert.equal(await page.locator('[data-testid="error"]').count(), 0);
-  assert.deepEqual(page.problems, []);
-  await page.close();
+  await closeWithoutErrors(page);
 });
 
 test('hostile or broken links show an error and keep the defaults', async () => {

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The page at 390x844: nothing scrolls sideways (the lookup table included, all of
 // it), the number stays in sight in a slim sticky bar, not a quarter of the screen.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, openPage, shownStepTime, artifactPath } from './helpers.mjs';
+import { openPage, shownStepTime, artifactPath, startForTests } from './helpers.mjs';
 
-let env;
-before(async () => { env = await start(); });
-after(async () => { await env?.close(); });
+const env = startForTests();
 
 const PHONE = { width: 390, height: 844 };
 

@@ -4,16 +4,14 @@
 // the latency-throughput curve with the current point, the simulation in a Worker (the
 // page answers while it runs; Cancel stops it), the workload in the share link, errors
 // naming the field, and `?embed=1&view=serving`.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { start, openPage, root } from './helpers.mjs';
+import { openPage, root, startForTests } from './helpers.mjs';
 
-let env;
-before(async () => { env = await start(); });
-after(async () => { await env?.close(); });
+const env = startForTests();
 
 /** build/stepcalc serve of `request`. */
 const cliServe = (request) => JSON.parse(execFileSync(path.join(root, 'build/stepcalc'), ['serve', '-'], { input: JSON.stringify(request) }).toString());

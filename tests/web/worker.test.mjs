@@ -1,16 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The module in a browser module Worker: same integers as the CLI, errors as values.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { root, start } from './helpers.mjs';
+import { root, startForTests } from './helpers.mjs';
 
-let env;
-before(async () => {
-  env = await start();
-});
-after(async () => env?.close());
+const env = startForTests();
 
 test('the loader prices in a module Worker exactly as the reference', async () => {
   const cases = JSON.parse(readFileSync(path.join(root, 'tests/data/conformance-cases.json'), 'utf8'));
