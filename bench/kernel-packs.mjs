@@ -16,12 +16,14 @@ const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 
 function csvGzip(gpu, version, names) {
   const dir = path.join(root, 'bench_data/aic', gpu.toLowerCase(), version);
-  const text = names.filter((n) => existsSync(path.join(dir, `${n}.csv`))).map((n) => readFileSync(path.join(dir, `${n}.csv`)));
+  const text = names.filter((n) => existsSync(path.join(dir, `${n}.csv`)))
+    .map((n) => readFileSync(path.join(dir, `${n}.csv`)));
   return gzipSync(Buffer.concat(text), { level: 9 }).length;
 }
 
 export function kernelPackSection() {
-  const indexFile = [path.join(root, 'build/kernels/index.json'), path.join(root, 'wasm/dist/kernels/index.json')].find(existsSync);
+  const indexFile = [path.join(root, 'build/kernels/index.json'),
+    path.join(root, 'wasm/dist/kernels/index.json')].find(existsSync);
   if (!indexFile) return `${HEADING}\n\nNot measured: no build/kernels/index.json (run npm run build).`;
   const index = JSON.parse(readFileSync(indexFile, 'utf8'));
   const rows = [];
@@ -38,11 +40,14 @@ export function kernelPackSection() {
       const gz = (name) => parts[name]?.gzip_bytes ?? 0;
       const combos = ['bf16', 'fp8'].flatMap((w) => ['bf16', 'fp8'].map((kv) => [w, kv]))
         .filter(([w, kv]) => parts[`gemm-${w}`] && parts[`attention-${kv}`])
-        .map(([w, kv]) => ({ name: `gemm-${w} + attention-${kv} + allreduce`, bytes: gz(`gemm-${w}`) + gz(`attention-${kv}`) + gz('allreduce') }));
+        .map(([w, kv]) =>
+          ({ name: `gemm-${w} + attention-${kv} + allreduce`,
+          bytes: gz(`gemm-${w}`) + gz(`attention-${kv}`) + gz('allreduce') }));
       const worst = combos.reduce((a, b) => (b.bytes > a.bytes ? b : a));
       const all = Object.values(parts).reduce((s, p) => s + p.gzip_bytes, 0);
       const denseCsv = csvGzip(gpu, version, ['gemm', 'decode_attention', 'prefill_attention', 'allreduce']);
-      budgetRows.push([gpu, version, `${worst.name}: ${kb(worst.bytes)}`, worst.bytes <= BUDGET ? '**met**' : '**not met**',
+      budgetRows.push([gpu, version, `${worst.name}: ${kb(worst.bytes)}`,
+        worst.bytes <= BUDGET ? '**met**' : '**not met**',
         kb(all), kb(denseCsv)]);
     }
   }
@@ -56,7 +61,8 @@ attention part, the all-reduce) <= 80 KB gzipped per GPU and version; the larges
 combination is shown. "All parts" is every pack of that GPU and version (bf16 and fp8,
 MoE, MLA); "dense CSV" the same tables as gzipped CSV, for comparison.
 
-${table(['GPU', 'tables', 'largest dense-model set, gzipped', 'budget', 'all parts, gzipped', 'dense CSV, gzipped'], budgetRows)}
+${table(['GPU', 'tables', 'largest dense-model set, gzipped', 'budget', 'all parts, gzipped', 'dense CSV, gzipped'],
+  budgetRows)}
 
 Every pack (bytes; gzip -9):
 

@@ -144,7 +144,8 @@ export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.e
     for (let i = 0; i < repeats * 3; i++) {
       const t = await page.evaluate(([sel, inputSel, kv]) => new Promise((resolve, reject) => {
         const field = document.querySelector(inputSel);
-        const valueOf = () => { const el = document.querySelector(sel); return el && (el.getAttribute('value') ?? el.textContent); };
+        const valueOf = () => { const el = document.querySelector(sel); return el &&
+          (el.getAttribute('value') ?? el.textContent); };
         const before = valueOf();
         let changedAt = 0;
         performance.clearMeasures('stepcalc:update');
@@ -157,7 +158,8 @@ export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.e
           void document.body.offsetHeight;
           const laidOut = performance.now();
           const start = performance.getEntriesByName('stepcalc:update').at(-1)?.startTime ?? changedAt;
-          requestAnimationFrame(() => resolve({ updated: changedAt - t0, drawn: laidOut - start, painted: performance.now() - t0 }));
+          requestAnimationFrame(() =>
+            resolve({ updated: changedAt - t0, drawn: laidOut - start, painted: performance.now() - t0 }));
         });
         observer.observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true });
         setTimeout(() => reject(new Error('the step time did not change')), 5000);
@@ -169,7 +171,8 @@ export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.e
       drawn.push(t.drawn);
       painted.push(t.painted);
     }
-    out.edit_512 = { updated_ms: median(updated), drawn_ms: median(drawn), drawn_all: drawn, painted_ms: median(painted),
+    out.edit_512 = { updated_ms: median(updated), drawn_ms: median(drawn), drawn_all: drawn,
+      painted_ms: median(painted),
       repeats: updated.length };
     await context.close();
     return out;

@@ -23,7 +23,8 @@ const started = Date.now();
 const log = (message) => process.stderr.write(`bench [${((Date.now() - started) / 1000).toFixed(0)} s]: ${message}\n`);
 
 function run(cmd, args, options = {}) {
-  return execFileSync(cmd, args, { cwd: root, maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'pipe'], ...options }).toString();
+  return execFileSync(cmd, args, { cwd: root, maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'pipe'], ...options })
+    .toString();
 }
 
 function loadAverage() {
@@ -102,7 +103,8 @@ const report = {
   },
   git: (() => {
     try {
-      return run('git', ['rev-parse', '--short', 'HEAD']).trim() + (run('git', ['status', '--porcelain', '--untracked-files=no']).trim() ? ' (with local changes)' : '');
+      return run('git', ['rev-parse', '--short', 'HEAD'])
+        .trim() + (run('git', ['status', '--porcelain', '--untracked-files=no']).trim() ? ' (with local changes)' : '');
     } catch {
       return 'unknown';
     }
@@ -123,7 +125,8 @@ const seconds = quick ? 0.15 : 0.5;
 for (const opt of process.argv.includes('--no-opt-levels') ? ['-Oz'] : OPT_LEVELS) {
   const build = wasmBuild(opt);
   log(`wasm ${opt}: timing under node`);
-  const timings = await runWasm({ dist: build.dist, harness: build.harness, seconds: opt === '-Oz' ? seconds : seconds / 2 });
+  const timings = await runWasm({ dist: build.dist, harness: build.harness,
+    seconds: opt === '-Oz' ? seconds : seconds / 2 });
   report.opt_levels.push({ opt, sizes: moduleSizes(build.dist), ...timings });
 }
 

@@ -74,11 +74,13 @@ export function servingBudgetRows(serving) {
   const rows = [];
   for (const mode of SERVE_MODES) {
     const n = serving?.native?.[mode]?.cpu_ms;
-    rows.push([`Native serving simulation, 1,000 requests (${mode})`, ms(n), `<= ${NATIVE_BUDGET_MS} ms`, verdict(n, NATIVE_BUDGET_MS)]);
+    rows.push([`Native serving simulation, 1,000 requests (${mode})`, ms(n), `<= ${NATIVE_BUDGET_MS} ms`,
+      verdict(n, NATIVE_BUDGET_MS)]);
   }
   for (const mode of SERVE_MODES) {
     const w = serving?.wasm?.[mode]?.cpu_ms;
-    rows.push([`Wasm calc.serve, 1,000 requests (${mode})`, ms(w), `<= ${WASM_BUDGET_MS} ms`, verdict(w, WASM_BUDGET_MS)]);
+    rows.push([`Wasm calc.serve, 1,000 requests (${mode})`, ms(w), `<= ${WASM_BUDGET_MS} ms`,
+      verdict(w, WASM_BUDGET_MS)]);
   }
   return rows;
 }
@@ -101,7 +103,8 @@ closed-loop clients (Qwen3-32B, TP 4, H100; \`bench/bench_cases.h\` serve_bench_
 simulated step by step with each step priced in the mode: natively <= ${NATIVE_BUDGET_MS} ms, in
 Wasm <= ${WASM_BUDGET_MS} ms. Native: Google Benchmark \`BM_serve_json\` (serve_json, JSON in and
 out), CPU time, median of the repetitions. Wasm: \`calc.serve(request)\` through wasm/stepcalc.js
-under node on the shipped module, CPU time, median of ${serving?.wasm?.['blis-v2']?.repeats ?? 'n/a'} runs after a warm-up
+under node on the shipped module, CPU time, median of ${serving?.wasm?.['blis-v2']?.repeats ??
+  'n/a'} runs after a warm-up
 (the page runs the same call in a Web Worker; its default mode is measured). Measured
 ${serving?.date ?? 'n/a'}, load average before ${serving?.load ?? 'n/a'} (2 cores). This section alone:
 \`node bench/serving.mjs\` after building build/bench (\`npm run bench\` does both).
@@ -124,17 +127,20 @@ export function writeServingSection(serving) {
   const section = servingSection(serving);
   const a = text.indexOf(START);
   const b = text.indexOf(END);
-  const next = a >= 0 && b > a ? text.slice(0, a) + section + text.slice(b + END.length) : `${text.trimEnd()}\n\n${section}\n`;
+  const next = a >= 0 && b > a
+    ? text.slice(0, a) + section + text.slice(b + END.length) : `${text.trimEnd()}\n\n${section}\n`;
   writeFileSync(file, next);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const i = process.argv.indexOf('--native');
   const bin = i > 0 ? process.argv[i + 1] : path.join(root, 'build/bench/stepcalc_bench');
-  const serving = { date: new Date().toISOString().slice(0, 10), load: (await import('node:os')).default.loadavg().map((x) => x.toFixed(2)).join(' ') };
+  const serving = { date: new Date().toISOString().slice(0, 10),
+    load: (await import('node:os')).default.loadavg().map((x) => x.toFixed(2)).join(' ') };
   if (existsSync(bin)) {
     const out = path.join(root, 'build/bench/serving-native.json');
-    execFileSync(bin, ['--benchmark_filter=BM_serve_json', '--benchmark_repetitions=5', '--benchmark_report_aggregates_only=true',
+    execFileSync(bin,
+      ['--benchmark_filter=BM_serve_json', '--benchmark_repetitions=5', '--benchmark_report_aggregates_only=true',
       `--benchmark_out=${out}`, '--benchmark_out_format=json'], { stdio: ['ignore', 'ignore', 'inherit'] });
     const results = {};
     for (const b of JSON.parse(readFileSync(out, 'utf8')).benchmarks) {

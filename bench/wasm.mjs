@@ -111,12 +111,15 @@ export async function runWasm({ dist, harness, seconds = 0.5 } = {}) {
     out.api.push({ name: 'blank/version', ...time(() => { sink += calc.version().length; }, seconds) });
     for (const { tag, request } of cases) {
       const r = plain(request);
-      out.api.push({ name: `summary/${tag}`, ...time(() => { sink += calc.price(r, { detail: 'summary' }).step_time_us; }, seconds) });
-      out.api.push({ name: `full/${tag}`, ...time(() => { sink += calc.price(r, { detail: 'full' }).step_time_us; }, seconds) });
+      out.api.push({ name: `summary/${tag}`,
+        ...time(() => { sink += calc.price(r, { detail: 'summary' }).step_time_us; }, seconds) });
+      out.api.push({ name: `full/${tag}`,
+        ...time(() => { sink += calc.price(r, { detail: 'full' }).step_time_us; }, seconds) });
     }
     for (const s of SWEEPS) {
       const request = plain(cases.find((c) => c.tag === s.tag).request);
-      out.api.push({ name: `columns/${s.name}`, ...time(() => { sink += calc.sweepColumns(request, s.axis, s.values).length; }, seconds) });
+      out.api.push({ name: `columns/${s.name}`,
+        ...time(() => { sink += calc.sweepColumns(request, s.axis, s.values).length; }, seconds) });
     }
     const a = plain(cases[0].request);
     const x = { axis: 'decode_kv', values: Array.from({ length: 100 }, (_, i) => 128 + 160 * i) };

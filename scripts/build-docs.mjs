@@ -12,7 +12,8 @@ const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt
 
 /** The Markdown files rendered, relative to `root`, each to web/dist/docs/<name>.html. */
 export function docSources(root) {
-  return ['README.md', ...readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+  return ['README.md',
+    ...readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 }
 const htmlName = (source) => (source === 'README.md' ? 'index.html' : `${path.basename(source, '.md')}.html`);
 
@@ -35,7 +36,8 @@ export function buildDocs(root, outDir) {
     const marked = new Marked({ gfm: true, async: false });
     marked.use({
       walkTokens(token) {
-        if ((token.type === 'link' || token.type === 'image') && token.href) token.href = relink(token.href, source, sources);
+        if ((token.type === 'link' || token.type === 'image') && token.href) token.href = relink(token.href, source,
+          sources);
       },
     });
     const text = readFileSync(path.join(root, source), 'utf8');
@@ -47,7 +49,8 @@ export function buildDocs(root, outDir) {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'none'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'none'; style-src 'self'; img-src ` +
+  `'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'">
 <title>${escapeHtml(title)} · stepcalc</title>
 <link rel="stylesheet" href="../style.css">
 </head>

@@ -70,7 +70,8 @@ export async function buildPage({ ifStale = false } = {}) {
   const lazy = {
     name: 'lazy-panels',
     setup(build) {
-      build.onResolve({ filter: /^\.\/[\w-]+\.js$/ }, (args) => (args.kind === 'dynamic-import' && LAZY.includes(args.path.slice(2))
+      build.onResolve({ filter: /^\.\/[\w-]+\.js$/ },
+        (args) => (args.kind === 'dynamic-import' && LAZY.includes(args.path.slice(2))
         ? { path: args.path, external: true } : undefined));
     },
   };
@@ -82,7 +83,8 @@ export async function buildPage({ ifStale = false } = {}) {
   for (const file of readdirSync(out)) if (/\.(js|css)$/.test(file)) compress(path.join(out, file));
   for (const file of ALSO_COMPRESSED) if (existsSync(path.join(root, file))) compress(path.join(root, file));
   writeFileSync(stamp, '');
-  return Object.fromEntries(builds.flatMap((b) => Object.entries(b.metafile.outputs)).map(([file, o]) => [file, o.bytes]));
+  return Object.fromEntries(builds.flatMap((b) => Object.entries(b.metafile.outputs))
+    .map(([file, o]) => [file, o.bytes]));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -43,7 +43,8 @@ function resolveFile(url) {
   return { file };
 }
 
-const TEXTS = { 400: 'bad request', 403: 'forbidden', 404: 'not found', 405: 'method not allowed', 500: 'server error' };
+const TEXTS = { 400: 'bad request', 403: 'forbidden', 404: 'not found', 405: 'method not allowed',
+  500: 'server error' };
 
 /** Ends `res` with a short plain-text status, unless headers already went out. */
 function refuse(res, status) {

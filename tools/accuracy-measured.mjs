@@ -61,7 +61,8 @@ export function operatorAblation(results, measuredUs, stats) {
   const names = [];
   for (const r of results) for (const op of r.measured.operators) if (!names.includes(op.name)) names.push(op.name);
   return names.map((name) => {
-    const time = results.map((r) => r.measured.operators.filter((o) => o.name === name).reduce((s, o) => s + o.time_us, 0));
+    const time = results.map((r) => r.measured.operators.filter((o) => o.name === name)
+      .reduce((s, o) => s + o.time_us, 0));
     const without = results.map((r, i) => r.measured.gpu_time_us + r.measured.cpu_time_us - time[i]);
     const share = 100 * time.reduce((s, t, i) => s + t / (without[i] + t), 0) / time.length;
     return { name, share, ...stats(without, measuredUs) };
@@ -76,8 +77,10 @@ export function measuredReport(s, { f1, f2, sg }) {
     '',
     'Each step is priced operator by operator from the measured vLLM kernel tables of the H100',
     '(vllm-0.14.0, the closest to the steps\' vLLM 0.15.1; docs/MEASURED-MODE.md). Its two CPU terms',
-    `are the only fitted values: ${s.used.step_us} us per step and ${s.used.per_request_us} us per request in the core,`,
-    `rounded from the fit below (${f1(s.fit.step_us)} and ${f2(s.fit.per_request_us)}): the values minimising the MAPE of`,
+    `are the only fitted values: ${s.used.step_us} us per step and ${s.used.per_request_us} us per request in ` +
+      'the core,',
+    `rounded from the fit below (${f1(s.fit.step_us)} and ${f2(s.fit.per_request_us)}): the values minimising ` +
+      'the MAPE of',
     'GPU time + CPU terms over all steps of this file (iteratively reweighted least squares on the',
     'relative error, tools/accuracy-measured.mjs). Everything else comes from the tables, the model\'s',
     'config and datasheet facts.',
@@ -85,7 +88,8 @@ export function measuredReport(s, { f1, f2, sg }) {
     '| CPU terms | n | MAPE | median | bias | p90 |',
     '| --- | ---: | ---: | ---: | ---: | ---: |',
     row('the fit, unrounded, on this file', s.fitStats),
-    ...s.heldOut.map((h) => row(`fitted on ${h.train} (${f1(h.params.step_us)} + ${f2(h.params.per_request_us)}/request), ` +
+    ...s.heldOut.map((h) =>
+      row(`fitted on ${h.train} (${f1(h.params.step_us)} + ${f2(h.params.per_request_us)}/request), ` +
       `tested on ${h.test}`, h)),
     '',
     'The held-out rows fit the two terms on one workload and test on the other: the same model and',

@@ -22,7 +22,8 @@ const docsDir = join(root, 'docs');
 /** The corrected switches, from the core's catalogue (never retyped here). */
 function switchNames() {
   const run = spawnSync(cli, ['catalogue'], { encoding: 'utf8' });
-  if (run.error || run.status !== 0) throw new Error(`cannot run ${cli} catalogue (build it first: cmake --build build)`);
+  if (run.error ||
+    run.status !== 0) throw new Error(`cannot run ${cli} catalogue (build it first: cmake --build build)`);
   return JSON.parse(run.stdout).corrected.switches.map((s) => s.name);
 }
 
@@ -50,14 +51,16 @@ function groupsOf(row) {
   const kind = Number(row['batch.num_prefill_reqs']) > 0 ? 'mixed' : 'decode-only';
   return ['all', kind, `${row.workload}`, `${row.workload} / ${kind}`];
 }
-const GROUP_ORDER = (a, b) => (a === 'all' ? -1 : b === 'all' ? 1 : a.split(' / ').length - b.split(' / ').length || a.localeCompare(b));
+const GROUP_ORDER = (a, b) =>
+  (a === 'all' ? -1 : b === 'all' ? 1 : a.split(' / ').length - b.split(' / ').length || a.localeCompare(b));
 
 function table(rows, measured, predictions) {
   const byGroup = new Map();
   rows.forEach((row, i) => {
     for (const g of groupsOf(row)) {
       if (!byGroup.has(g)) byGroup.set(g, Object.fromEntries(Object.keys(predictions).map((m) => [m, []])));
-      for (const [mode, p] of Object.entries(predictions)) byGroup.get(g)[mode].push((p[i] - measured[i]) / measured[i]);
+      for (const [mode,
+        p] of Object.entries(predictions)) byGroup.get(g)[mode].push((p[i] - measured[i]) / measured[i]);
     }
   });
   return [...byGroup.keys()].sort(GROUP_ORDER).map((g) => /** @type {{group: string} & Record<string, any>} */ ({
@@ -74,9 +77,11 @@ function svgPlot(measured, predictions) {
   const x = (ms) => pad + frac(ms) * (W - 2 * pad);
   const y = (ms) => H - pad - frac(ms) * (H - 2 * pad);
   const colors = { 'blis-v2': '#d62728', corrected: '#1f77b4', measured: '#2ca02c' };
-  const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
+  const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" ` +
+      'font-family="sans-serif" font-size="12">',
     `<rect width="${W}" height="${H}" fill="white"/>`,
-    `<text x="${W / 2}" y="24" text-anchor="middle" font-size="15">Predicted vs measured step cycle (${measured.length} steps, Llama-2-70B TP4, H100)</text>`];
+    `<text x="${W / 2}" y="24" text-anchor="middle" font-size="15">` +
+      `Predicted vs measured step cycle (${measured.length} steps, Llama-2-70B TP4, H100)</text>`];
   const ticks = [5, 7.5, 10, 12.5, 15, 17.5, 20, 25, 30, 40, 50, 75, 100, 150, 200].filter((t) => t >= lo && t <= hi);
   for (const t of ticks) {
     out.push(`<line x1="${x(t)}" y1="${y(lo)}" x2="${x(t)}" y2="${y(hi)}" stroke="#eee"/>`,
@@ -87,17 +92,20 @@ function svgPlot(measured, predictions) {
   out.push(`<rect x="${pad}" y="${pad}" width="${W - 2 * pad}" height="${H - 2 * pad}" fill="none" stroke="#333"/>`,
     `<line x1="${x(lo)}" y1="${y(lo)}" x2="${x(hi)}" y2="${y(hi)}" stroke="#333" stroke-dasharray="4 3"/>`,
     `<text x="${W / 2}" y="${H - 20}" text-anchor="middle">measured cycle (ms, log scale)</text>`,
-    `<text transform="translate(18 ${H / 2}) rotate(-90)" text-anchor="middle">predicted step time (ms, log scale)</text>`);
+    `<text transform="translate(18 ${H / 2}) rotate(-90)" text-anchor="middle">predicted step time (ms, log ` +
+      `scale)</text>`);
   for (const [mode, p] of Object.entries(predictions)) {
     out.push(`<g fill="${colors[mode]}" fill-opacity="0.35">`);
-    p.forEach((v, i) => out.push(`<circle cx="${x(measured[i] / 1000).toFixed(1)}" cy="${y(v / 1000).toFixed(1)}" r="2.2"/>`));
+    p.forEach((v, i) =>
+      out.push(`<circle cx="${x(measured[i] / 1000).toFixed(1)}" cy="${y(v / 1000).toFixed(1)}" r="2.2"/>`));
     out.push('</g>');
   }
   Object.keys(predictions).forEach((mode, k) => {
     out.push(`<circle cx="${pad + 16}" cy="${pad + 18 + 18 * k}" r="5" fill="${colors[mode]}"/>`,
       `<text x="${pad + 28}" y="${pad + 22 + 18 * k}">${mode}</text>`);
   });
-  out.push(`<text x="${pad + 16}" y="${pad + 22 + 18 * Object.keys(predictions).length}">dashed: y = x</text>`, '</svg>');
+  out.push(`<text x="${pad + 16}" y="${pad + 22 + 18 * Object.keys(predictions).length}">dashed: y = x</text>`,
+    '</svg>');
   return out.join('\n') + '\n';
 }
 
@@ -158,12 +166,16 @@ function main() {
 function accuracySummary(files, requests, t) {
   const all = t[0];
   const modes = Object.fromEntries(Object.entries(all).filter(([, v]) => v && typeof v === 'object' && 'mape' in v)
-    .map(([mode, v]) => [mode, { mape: Number(v.mape.toFixed(2)), median_ape: Number(v.median.toFixed(2)), bias: Number(v.bias.toFixed(2)) }]));
+    .map(([mode, v]) =>
+      [mode, { mape: Number(v.mape.toFixed(2)), median_ape: Number(v.median.toFixed(2)),
+      bias: Number(v.bias.toFixed(2)) }]));
   const models = [...new Set(requests.map((r) => r.model))].join(', ');
   const tps = [...new Set(requests.map((r) => r.tp))].join(', ');
   return `${JSON.stringify({
-    generated_by: 'npm run accuracy (tools/accuracy.mjs)', data: files.map((f) => `data/calibration/${f}`), steps: requests.length,
-    setup: `${models}, TP ${tps}, H100`, fitted: 'the corrected and measured modes\' two CPU terms each were fitted on these steps', modes,
+    generated_by: 'npm run accuracy (tools/accuracy.mjs)', data: files.map((f) => `data/calibration/${f}`),
+      steps: requests.length,
+    setup: `${models}, TP ${tps}, H100`,
+      fitted: 'the corrected and measured modes\' two CPU terms each were fitted on these steps', modes,
   }, null, 1)}\n`;
 }
 
@@ -183,7 +195,8 @@ function report(files, rows, t, ablation, lone, measuredSection) {
     `Overall: blis-v2 ${f2(all['blis-v2'].mape)}% MAPE, corrected ${f2(all.corrected.mape)}% MAPE, ` +
       `measured ${f2(all.measured.mape)}% MAPE (bias ${sg(all.measured.bias)}%).`,
     '',
-    '| steps | n | blis-v2 MAPE | median | bias | p90 | corrected MAPE | median | bias | p90 | measured MAPE | median | bias | p90 |',
+    '| steps | n | blis-v2 MAPE | median | bias | p90 | corrected MAPE | median | bias | p90 ' +
+      '| measured MAPE | median | bias | p90 |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...t.map((r) => `| ${r.group} | ${r['blis-v2'].n} | ` + ['blis-v2', 'corrected', 'measured']
       .map((m) => `${f2(r[m].mape)} | ${f2(r[m].median)} | ${sg(r[m].bias)} | ${f2(r[m].p90)}`).join(' | ') + ' |'),
@@ -214,8 +227,10 @@ function report(files, rows, t, ablation, lone, measuredSection) {
     '',
     `| switch | corrected without it | bias | blis-v2 with only it | bias |`,
     '| --- | ---: | ---: | ---: | ---: |',
-    `| (none: corrected / blis-v2 as they are) | ${f2(all.corrected.mape)} | ${sg(all.corrected.bias)} | ${f2(all['blis-v2'].mape)} | ${sg(all['blis-v2'].bias)} |`,
-    ...ablation.map((a, i) => `| ${a.name} | ${f2(a.mape)} | ${sg(a.bias)} | ${f2(lone[i].mape)} | ${sg(lone[i].bias)} |`),
+    `| (none: corrected / blis-v2 as they are) | ${f2(all.corrected.mape)} | ${sg(all.corrected.bias)} ` +
+      `| ${f2(all['blis-v2'].mape)} | ${sg(all['blis-v2'].bias)} |`,
+    ...ablation.map((a, i) =>
+      `| ${a.name} | ${f2(a.mape)} | ${sg(a.bias)} | ${f2(lone[i].mape)} | ${sg(lone[i].bias)} |`),
     '',
     'On this file `decode_harmonic_mean` and `prefill_attention_length` change nothing by',
     'construction: the reconstruction gives every decode request the same KV length (the harmonic and',

@@ -17,13 +17,25 @@ see README.md. Only data was copied, no code.
 }
 
 const TABLE_DOC = {
-  gemm: '`dtype,n,k,m,latency_us`: one GEMM Y = X W with X m x k and W k x n, weights and activations of `dtype` (bf16; fp8 = per-tensor scaled FP8). Averaged over several weight copies, so caches do not flatter small shapes.',
-  decode_attention: '`kv_dtype,head_dim,kv_heads,heads,batch,cached_tokens,latency_us`: one decode attention kernel over `batch` sequences, each with `cached_tokens` tokens already in the KV cache before the new one; `heads`/`kv_heads` are per GPU (after tensor parallelism). Includes writing the new token\'s K/V. No sliding window.',
-  prefill_attention: '`kv_dtype,head_dim,kv_heads,heads,batch,seq,latency_us`: one causal prefill attention kernel over `batch` sequences of `seq` tokens, no cached prefix; heads per GPU. No sliding window.',
-  allreduce: '`tp,elements,latency_us`: one vLLM custom all-reduce of `elements` bf16 values (2 bytes each) over `tp` GPUs, launched inside a CUDA graph (the way vLLM\'s forward pass runs).',
-  moe: '`dtype,hidden,inter,experts,topk,moe_tp,moe_ep,tokens,latency_us`: one fused-MoE layer (both expert GEMMs and the activation) for `tokens` tokens, `experts` experts of hidden size `hidden` and intermediate size `inter` (full, before MoE TP), `topk` experts per token, split by `moe_tp` x `moe_ep`; balanced routing (every expert gets the same number of tokens).',
-  mla_prefill: '`kv_dtype,heads,batch,seq,latency_us`: DeepSeek-V3 multi-head latent attention, prefill, `heads` of its 128 heads on this GPU. 0.24.0 tables: the whole MLA module (projections included, BF16 weights); 0.14.0 tables: the attention kernel only.',
-  mla_decode: '`kv_dtype,heads,batch,cached_tokens,latency_us`: as `mla_prefill`, for one decode token per sequence after `cached_tokens` cached tokens.',
+  gemm: '`dtype,n,k,m,latency_us`: one GEMM Y = X W with X m x k and W k x n, weights and activations of `dtype` ' +
+    '(bf16; fp8 = per-tensor scaled FP8). Averaged over several weight copies, so caches do not flatter small shapes.',
+  decode_attention: '`kv_dtype,head_dim,kv_heads,heads,batch,cached_tokens,latency_us`: one decode attention kernel ' +
+    'over `batch` sequences, each with `cached_tokens` tokens already in the KV cache before the new one; ' +
+    '`heads`/`kv_heads` are per GPU (after tensor parallelism). Includes writing the new token\'s K/V. ' +
+    'No sliding window.',
+  prefill_attention: '`kv_dtype,head_dim,kv_heads,heads,batch,seq,latency_us`: one causal prefill attention kernel ' +
+    'over `batch` sequences of `seq` tokens, no cached prefix; heads per GPU. No sliding window.',
+  allreduce: '`tp,elements,latency_us`: one vLLM custom all-reduce of `elements` bf16 values (2 bytes each) ' +
+    'over `tp` GPUs, launched inside a CUDA graph (the way vLLM\'s forward pass runs).',
+  moe: '`dtype,hidden,inter,experts,topk,moe_tp,moe_ep,tokens,latency_us`: one fused-MoE layer (both expert ' +
+    'GEMMs and the activation) for `tokens` tokens, `experts` experts of hidden size `hidden` and intermediate ' +
+    'size `inter` (full, before MoE TP), `topk` experts per token, split by `moe_tp` x `moe_ep`; balanced routing ' +
+    '(every expert gets the same number of tokens).',
+  mla_prefill: '`kv_dtype,heads,batch,seq,latency_us`: DeepSeek-V3 multi-head latent attention, prefill, `heads` of ' +
+    'its 128 heads on this GPU. 0.24.0 tables: the whole MLA module (projections included, BF16 weights); 0.14.0 ' +
+    'tables: the attention kernel only.',
+  mla_decode: '`kv_dtype,heads,batch,cached_tokens,latency_us`: as `mla_prefill`, for one decode token per sequence ' +
+    'after `cached_tokens` cached tokens.',
 };
 
 export function readmeText(commit, report) {

@@ -6,10 +6,14 @@
 /// GPUs shipped. `dir` names the bench_data/aic and presets/gpus entries; `aic` the
 /// AIConfigurator system; `commVersion` a version whose all-reduce table stands in.
 export const GPUS = [
-  { name: 'H100', dir: 'h100', aic: 'h100_sxm', versions: ['0.14.0', '0.24.0'], defaultVersion: '0.14.0', interconnect: 'NVLink' },
-  { name: 'H200', dir: 'h200', aic: 'h200_sxm', versions: ['0.14.0', '0.24.0'], defaultVersion: '0.14.0', interconnect: 'NVLink' },
-  { name: 'B200', dir: 'b200', aic: 'b200_sxm', versions: ['0.24.0'], defaultVersion: '0.24.0', interconnect: 'NVLink' },
-  { name: 'A100', dir: 'a100', aic: 'a100_sxm', versions: ['0.14.0'], defaultVersion: '0.14.0', interconnect: 'NVLink' },
+  { name: 'H100', dir: 'h100', aic: 'h100_sxm', versions: ['0.14.0', '0.24.0'], defaultVersion: '0.14.0',
+    interconnect: 'NVLink' },
+  { name: 'H200', dir: 'h200', aic: 'h200_sxm', versions: ['0.14.0', '0.24.0'], defaultVersion: '0.14.0',
+    interconnect: 'NVLink' },
+  { name: 'B200', dir: 'b200', aic: 'b200_sxm', versions: ['0.24.0'], defaultVersion: '0.24.0',
+    interconnect: 'NVLink' },
+  { name: 'A100', dir: 'a100', aic: 'a100_sxm', versions: ['0.14.0'], defaultVersion: '0.14.0',
+    interconnect: 'NVLink' },
   {
     name: 'L40S', dir: 'l40s', aic: 'l40s', versions: ['0.24.0'], defaultVersion: '0.24.0', interconnect: 'PCIe',
     commVersion: { '0.24.0': '0.22.0' },
@@ -18,7 +22,8 @@ export const GPUS = [
 
 const DTYPE = { bfloat16: 'bf16', fp8: 'fp8' };
 const windowZero = (r) => (r.window_size ?? 0) === 0;
-const bf16Attention = (r) => r.attn_dtype === 'bfloat16' && r.beam_width === 1 && windowZero(r) && DTYPE[r.kv_cache_dtype];
+const bf16Attention = (r) => r.attn_dtype === 'bfloat16' && r.beam_width === 1 && windowZero(r) &&
+  DTYPE[r.kv_cache_dtype];
 
 // MLA: DeepSeek-V3's 128 heads split over GPUs (0.14.0 tables say so with tp_size;
 // 0.24.0 module tables have tp_size 1 and heads per GPU), BF16 compute and projections.
@@ -67,18 +72,22 @@ export const TABLES = [
     },
   },
   {
-    file: 'mla_prefill', op: 'mla', sources: ['mla_context_module_perf', 'context_mla_perf'], part: 'mla', optional: true,
+    file: 'mla_prefill', op: 'mla', sources: ['mla_context_module_perf', 'context_mla_perf'], part: 'mla',
+      optional: true,
     columns: ['kv_dtype', 'heads', 'batch', 'seq'],
     prefer: MLA_KERNELS,
     map: (r) => mlaRow(r) && r.step === 0 &&
-      { kv_dtype: DTYPE[r.kv_cache_dtype], heads: r.num_heads, batch: r.batch_size, seq: r.isl, latency: r.latency, kernel: r.kernel_source },
+      { kv_dtype: DTYPE[r.kv_cache_dtype], heads: r.num_heads, batch: r.batch_size, seq: r.isl, latency: r.latency,
+        kernel: r.kernel_source },
   },
   {
-    file: 'mla_decode', op: 'mla', sources: ['mla_generation_module_perf', 'generation_mla_perf'], part: 'mla', optional: true,
+    file: 'mla_decode', op: 'mla', sources: ['mla_generation_module_perf', 'generation_mla_perf'], part: 'mla',
+      optional: true,
     columns: ['kv_dtype', 'heads', 'batch', 'cached_tokens'],
     prefer: MLA_KERNELS,
     map: (r) => mlaRow(r) && r.isl === 1 && {
-      kv_dtype: DTYPE[r.kv_cache_dtype], heads: r.num_heads, batch: r.batch_size, cached_tokens: r.step, latency: r.latency,
+      kv_dtype: DTYPE[r.kv_cache_dtype], heads: r.num_heads, batch: r.batch_size, cached_tokens: r.step,
+        latency: r.latency,
       kernel: r.kernel_source,
     },
   },

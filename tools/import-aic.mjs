@@ -27,7 +27,8 @@ async function readParquet(file) {
   const arrayBuffer = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
   const rows = await parquetReadObjects({ file: arrayBuffer, compressors });
   // Integers come back as BigInt; every key in these tables fits a double exactly.
-  return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])));
+  return rows.map((r) =>
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])));
 }
 
 // Rows of one table -> sorted CSV text. Rows whose key repeats (re-measurements of the
@@ -132,7 +133,8 @@ for (const gpu of GPUS) {
       `aic-core/src/aiconfigurator_core/systems/${gpu.aic}.yaml, Apache-2.0; device name from its measured tables`,
   };
   for (const [k, v] of Object.entries(spec)) {
-    if (v === undefined || (Array.isArray(v) && v.some((x) => x === undefined))) fail(`${gpu.aic}.yaml: no value for ${k}`);
+    if (v === undefined ||
+      (Array.isArray(v) && v.some((x) => x === undefined))) fail(`${gpu.aic}.yaml: no value for ${k}`);
   }
   writeIfChanged(path.join(presetDir, `${gpu.dir}.json`), `${JSON.stringify(spec, null, 2)}\n`);
 }

@@ -8,12 +8,14 @@ const DTYPE_ID = { bf16: 'KernelDtype::kBf16', fp8: 'KernelDtype::kFp8' };
 function catalogueJson(sets) {
   return JSON.stringify(sets.map(({ gpu, version, isDefault, coverage: c }) => ({
     gpu, version, default: isDefault,
-    parts: c.parts.map((p) => ({ name: p.name, file: `${gpu.toLowerCase()}-${version}-${p.name}.bin`, bytes: p.bytes, gzip_bytes: p.gz })),
+    parts: c.parts.map((p) =>
+      ({ name: p.name, file: `${gpu.toLowerCase()}-${version}-${p.name}.bin`, bytes: p.bytes, gzip_bytes: p.gz })),
     coverage: {
       gemm_dtypes: [...c.gemm].sort(), kv_dtypes: [...c.kv].sort(),
       attention_head_dims: [...c.head_dims].sort((a, b) => a - b), allreduce_tps: [...c.tps].sort((a, b) => a - b),
       moe_dtypes: [...c.moeDtypes].sort(),
-      moe_shapes: [...c.moe.values()].sort(byKeys).map(([hidden, intermediate, experts, topk]) => ({ hidden, intermediate, experts, topk })),
+      moe_shapes: [...c.moe.values()].sort(byKeys)
+        .map(([hidden, intermediate, experts, topk]) => ({ hidden, intermediate, experts, topk })),
       mla: c.mla,
     },
   })));
@@ -29,7 +31,8 @@ export function catalogueCpp(sets) {
   const arrays = [];
   sets.forEach(({ gpu, version, coverage: c }, i) => {
     const id = `k${i}`;
-    arrays.push(`const KernelPartInfo ${id}Parts[] = {${c.parts.map((p) => `{"${p.name}", ${p.bytes}, ${p.gz}}`).join(', ')}};`);
+    const parts = c.parts.map((p) => `{"${p.name}", ${p.bytes}, ${p.gz}}`).join(', ');
+    arrays.push(`const KernelPartInfo ${id}Parts[] = {${parts}};`);
     const list = (name, type, values) =>
       values.length && arrays.push(`const ${type} ${id}${name}[] = {${values.join(', ')}};`);
     list('HeadDims', 'int', [...c.head_dims].sort((a, b) => a - b));

@@ -64,7 +64,8 @@ function buildTrie(keyRows, ncols) {
     if (r > 0) while (key[d] === keyRows[r - 1][d]) d += 1;
     for (; d < ncols; d += 1) {
       const L = levels[d];
-      if (!Number.isSafeInteger(key[d]) || key[d] < 0) throw new Error(`row ${r + 2}: key ${key[d]} not a whole number`);
+      if (!Number.isSafeInteger(key[d]) ||
+        key[d] < 0) throw new Error(`row ${r + 2}: key ${key[d]} not a whole number`);
       L.parent.push(d === 0 ? 0 : levels[d - 1].value.length - 1);
       L.value.push(key[d]);
       if (d < ncols - 1) L.begin.push(levels[d + 1].value.length);

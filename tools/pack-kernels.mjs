@@ -29,7 +29,8 @@ const fail = (msg) => {
 };
 
 // Table kinds, as KernelTable in core/kernels/kernel_db.h; dtype ids as KernelDtype.
-const KIND = { gemm: 0, decode_attention: 1, prefill_attention: 2, allreduce: 3, moe: 4, mla_prefill: 5, mla_decode: 6 };
+const KIND = { gemm: 0, decode_attention: 1, prefill_attention: 2, allreduce: 3, moe: 4, mla_prefill: 5,
+  mla_decode: 6 };
 const DTYPE = { bf16: 0, fp8: 1 };
 // Parts: what one file holds. A dense model needs one GEMM part, one attention part
 // and (TP > 1) the all-reduce; MoE and MLA models add theirs.
@@ -59,14 +60,17 @@ const gpuNames = Object.fromEntries(
 const index = {};
 const catalogue = [];
 const outputs = new Map();
-for (const dir of fs.readdirSync(aicDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
+for (const dir of fs.readdirSync(aicDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)
+  .sort()) {
   const gpu = gpuNames[dir];
   if (!gpu) fail(`bench_data/aic/${dir}: no presets/gpus/${dir}.json`);
   for (const version of fs.readdirSync(path.join(aicDir, dir)).filter((v) => v.startsWith('vllm-')).sort()) {
     const folder = path.join(aicDir, dir, version);
     const csv = {};
-    for (const f of fs.readdirSync(folder).filter((f) => f.endsWith('.csv'))) csv[f.replace(/\.csv$/, '')] = readCsv(path.join(folder, f));
-    const coverage = { parts: [], head_dims: new Set(), gemm: new Set(), kv: new Set(), tps: new Set(), moe: new Map(), moeDtypes: new Set(), mla: false };
+    for (const f of fs.readdirSync(folder)
+      .filter((f) => f.endsWith('.csv'))) csv[f.replace(/\.csv$/, '')] = readCsv(path.join(folder, f));
+    const coverage = { parts: [], head_dims: new Set(), gemm: new Set(), kv: new Set(), tps: new Set(), moe: new Map(),
+      moeDtypes: new Set(), mla: false };
     for (const part of PARTS) {
       const tables = [];
       for (const name of part.tables) {
@@ -79,7 +83,8 @@ for (const dir of fs.readdirSync(aicDir, { withFileTypes: true }).filter((d) => 
           if (!(dtype in DTYPE)) fail(`${folder}/${name}.csv: unknown dtype ${dtype}`);
           const first = hasDtype ? t.rows.findIndex((r) => r[0] === dtype) : 0;
           const rows = hasDtype ? t.rows.filter((r) => r[0] === dtype) : t.rows;
-          if (hasDtype && t.rows[first + rows.length - 1]?.[0] !== dtype) fail(`${folder}/${name}.csv: ${dtype} rows not contiguous`);
+          if (hasDtype &&
+            t.rows[first + rows.length - 1]?.[0] !== dtype) fail(`${folder}/${name}.csv: ${dtype} rows not contiguous`);
           const keys = t.header.slice(hasDtype ? 1 : 0, -1);
           const keyRows = rows.map((r) => r.slice(hasDtype ? 1 : 0, -1).map(Number));
           const latencies = rows.map((r) => r[r.length - 1]);

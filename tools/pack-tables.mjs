@@ -87,7 +87,8 @@ function candidates(column, decoded, header) {
   const out = [make(KIND.delta, () => {}, (w) => w.deltas(ints))];
   const dict = [...new Set(ints)].sort((a, b) => a - b);
   if (dict.length <= 64) {
-    out.push(make(KIND.dict, (w) => (w.varint(dict.length), w.deltas(dict)), (w) => ints.forEach((v) => w.varint(dict.indexOf(v)))));
+    out.push(make(KIND.dict, (w) => (w.varint(dict.length), w.deltas(dict)),
+      (w) => ints.forEach((v) => w.varint(dict.indexOf(v)))));
   }
   const numericBefore = decoded.map((d, i) => (d ? i : -1)).filter((i) => i >= 0);
   // Series: a row predicted from the previous rows with the same key columns, by
@@ -290,10 +291,12 @@ for (const p of presets) if (/[^\x20-\x7e]/.test(p.json)) fail(`preset ${p.name}
 
 // GPU constants, compiled in as data (the core reads no JSON for them).
 const gpuDir = path.join(presetDir, '..', 'gpus');
-const GPU_FIELDS = ['memory_bytes', 'hbm_bw_bytes_per_s', 'bf16_tflops', 'fp8_tflops', 'int8_tflops', 'nvlink_bw_bytes_per_s',
+const GPU_FIELDS = ['memory_bytes', 'hbm_bw_bytes_per_s', 'bf16_tflops', 'fp8_tflops', 'int8_tflops',
+  'nvlink_bw_bytes_per_s',
   'pcie_bw_bytes_per_s', 'mem_bw_empirical_scaling', 'mem_empirical_latency_s', 'p2p_latency_s', 'other_mem_bytes'];
 const gpuJson = [];  // presets().gpu_specs, written verbatim by the core
-const GPU_JSON_FIELDS = ['name', 'device', 'memory_bytes', 'hbm_bw_bytes_per_s', 'bf16_tflops', 'fp8_tflops', 'int8_tflops',
+const GPU_JSON_FIELDS = ['name', 'device', 'memory_bytes', 'hbm_bw_bytes_per_s', 'bf16_tflops', 'fp8_tflops',
+  'int8_tflops',
   'interconnect', 'nvlink_bw_bytes_per_s', 'pcie_bw_bytes_per_s', 'other_mem_bytes', 'nccl_mem_bytes', 'kernels',
   'default_kernels', 'source'];
 const gpus = fs.existsSync(gpuDir) ? fs.readdirSync(gpuDir).filter((f) => f.endsWith('.json')).sort().map((f) => {
@@ -304,7 +307,8 @@ const gpus = fs.existsSync(gpuDir) ? fs.readdirSync(gpuDir).filter((f) => f.ends
     return Number.isInteger(v) ? `${v}.0` : String(v);
   };
   const nccl = g.nccl_mem_bytes;
-  if (!Array.isArray(nccl) || nccl.length !== 4) fail(`presets/gpus/${f}: nccl_mem_bytes needs 4 numbers (TP 1, 2, 4, 8)`);
+  if (!Array.isArray(nccl) ||
+    nccl.length !== 4) fail(`presets/gpus/${f}: nccl_mem_bytes needs 4 numbers (TP 1, 2, 4, 8)`);
   const fields = [
     cString(g.name), cString(g.device), cString(g.interconnect),
     ...GPU_FIELDS.map((k) => num(g[k], k)),

@@ -76,6 +76,9 @@ function section(mode, apiMs, errs) {
   const worstTpot = [...errs].sort((a, b) => Math.abs(b.tpot) - Math.abs(a.tpot)).slice(0, 3);
   const name = (e) => `${e.row.isl}/${e.row.osl} at concurrency ${e.row.concurrency}`;
   const lockstep = errs.filter((e) => e.row.isl === '1024' && e.result.ttft_ms.p50 === e.result.ttft_ms.p99);
+  const firstLockstep = lockstep[0]
+    ? `${lockstep[0].result.ttft_ms.p50.toFixed(1)} ms at concurrency ${lockstep[0].row.concurrency}` : 'none';
+  const longAt8 = pct(errs.find((e) => e.row.isl === '4096' && e.row.concurrency === '8')?.ttft ?? NaN);
   return [
     SECTION_START,
     '## Serving: TTFT and TPOT against measured vLLM runs',
@@ -85,16 +88,19 @@ function section(mode, apiMs, errs) {
     'Data: `data/serving/h100-vllm-qwen3-32b-tp4.csv`, 30 closed-loop benchmark runs of Qwen3-32B (bf16),',
     'TP 4 on H100 SXM, vLLM 0.12.0 (provenance in `data/serving/README.md`). Each run is simulated with',
     '`stepcalc serve` (docs/SERVING.md): vLLM 0.12\'s default engine settings on an H100 (8,192 tokens,',
-    `1,024 sequences), fixed lengths, 10 requests per client, all clients starting at t = 0, steps priced in \`${mode}\`.`,
+    '1,024 sequences), fixed lengths, 10 requests per client, all clients starting at t = 0, steps priced in ' +
+      `\`${mode}\`.`,
     `The API-server time per request is ${apiMs} ms: the one serving constant allowed to be fitted on this file, ` +
       'scanned and left at 0 (see "Why the largest misses").',
     'Errors are (simulated - measured) / measured of the run\'s mean.',
     '',
-    `**TTFT: MAPE ${mape(t).toFixed(1)}%, bias ${bias(t).toFixed(1)}%. TPOT: MAPE ${mape(p).toFixed(1)}%, bias ${bias(p).toFixed(1)}%.**`,
+    `**TTFT: MAPE ${mape(t).toFixed(1)}%, bias ${bias(t).toFixed(1)}%. ` +
+      `TPOT: MAPE ${mape(p).toFixed(1)}%, bias ${bias(p).toFixed(1)}%.**`,
     '',
     '| ISL | OSL | concurrency | TTFT measured ms | simulated | error | TPOT measured ms | simulated | error | steps |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...errs.map((e) => `| ${e.row.isl} | ${e.row.osl} | ${e.row.concurrency} | ${Number(e.row.silicon_ttft_ms).toFixed(1)} | ` +
+    ...errs.map((e) =>
+      `| ${e.row.isl} | ${e.row.osl} | ${e.row.concurrency} | ${Number(e.row.silicon_ttft_ms).toFixed(1)} | ` +
       `${e.result.ttft_ms.mean.toFixed(1)} | ${pct(e.ttft)} | ${Number(e.row.silicon_tpot_ms).toFixed(2)} | ` +
       `${e.result.tpot_ms.mean.toFixed(2)} | ${pct(e.tpot)} | ${e.result.steps} |`),
     '',
@@ -104,23 +110,26 @@ function section(mode, apiMs, errs) {
     '### Why the largest misses',
     '',
     `- **Short prompts at low concurrency are overestimated because the simulated clients stay in lockstep.** ` +
-      `All clients start at t = 0 with the same lengths, so they finish together and send their next requests together: ` +
+      'All clients start at t = 0 with the same lengths, so they finish together and send their next requests ' +
+      'together: ' +
       `every wave of ${lockstep.map((e) => e.row.concurrency).filter((c, i, a) => a.indexOf(c) === i).join(' and ')} ` +
       `prompts of 1,024 tokens shares one prefill step, and each request's TTFT is that whole step ` +
-      `(simulated TTFT p50 = p99 in ${lockstep.length} of the 1,024-token runs, e.g. ${lockstep[0] ? `${lockstep[0].result.ttft_ms.p50.toFixed(1)} ms at concurrency ${lockstep[0].row.concurrency}` : 'none'}). ` +
-      'The measured mean of 126 ms at concurrency 8 is below what one 8,192-token prefill of Qwen3-32B at TP 4 can take ' +
-      'even at the H100\'s peak (8,192 tokens x 2 FLOP x 32.8 G parameters, Qwen3-32B\'s model card, / 4 GPUs / ' +
+      `(simulated TTFT p50 = p99 in ${lockstep.length} of the 1,024-token runs, e.g. ${firstLockstep}). ` +
+      'The measured mean of 126 ms at concurrency 8 is below what one 8,192-token prefill of Qwen3-32B at TP 4 can ' +
+      'take even at the H100\'s peak (8,192 tokens x 2 FLOP x 32.8 G parameters, Qwen3-32B\'s model card, / 4 GPUs / ' +
       '989 TFLOP/s, the H100 SXM\'s dense BF16 datasheet figure = 136 ms), so the real requests did not ' +
       'all arrive together: the benchmark client, the API server (one request at a time: parsing, chat template, ' +
       'tokenization) and detokenization spread them. The one constant that would model this, the API server\'s time ' +
       'per request (`workload.api_overhead_ms`), was scanned (`node tools/serving-accuracy.mjs --fit`) and no value ' +
       'from 1 to 30 ms lowers the MAPE: a fixed serial delay staggers only the first wave and then re-synchronises ' +
-      'at different boundaries. It stays at 0, i.e. nothing is fitted; modelling the drift (jitter in arrivals) is open.',
-    `- **Long prompts at low concurrency are underestimated** (4,096 tokens at concurrency 8: ${pct(errs.find((e) => e.row.isl === '4096' && e.row.concurrency === '8')?.ttft ?? NaN)} in the first such run). ` +
-      'Here the waves do desynchronise (four 8,192-token chunks per wave, so the requests finish at different steps), ' +
-      'and a new request usually shares its first step with the others\' decodes. The measured 420 ms is about four ' +
-      'of those steps; what the real requests wait for beyond the simulated queue (the API server\'s tokenization of ' +
-      '4,096-token prompts, prefix-cache lookups, output processing between steps) is not modelled.',
+      'at different boundaries. It stays at 0, i.e. nothing is fitted; modelling the drift (jitter in arrivals) is ' +
+      'open.',
+    `- **Long prompts at low concurrency are underestimated** (4,096 tokens at concurrency 8: ${longAt8} in the ` +
+      'first such run). ' +
+      'Here the waves do desynchronise (four 8,192-token chunks per wave, so the requests finish at different ' +
+      'steps), and a new request usually shares its first step with the others\' decodes. The measured 420 ms is ' +
+      'about four of those steps; what the real requests wait for beyond the simulated queue (the API server\'s ' +
+      'tokenization of 4,096-token prompts, prefix-cache lookups, output processing between steps) is not modelled.',
     `- **TPOT is underestimated almost everywhere (bias ${bias(p).toFixed(1)}%)**, most at concurrency 128: the ` +
       'per-step CPU time of the measured mode (fitted on the Llama-2-70B calibration steps of vLLM 0.15.1) is ' +
       'lower than vLLM 0.12\'s with 128 running requests, whose scheduling and output processing grow with the batch.',
@@ -138,7 +147,9 @@ function main() {
     for (const ms of [0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30]) {
       const errs = errorsOf(runs, simulate(runs, mode, ms));
       const t = mape(errs.map((e) => e.ttft)), p = mape(errs.map((e) => e.tpot));
-      console.log(`api_overhead_ms ${String(ms).padStart(3)}: TTFT MAPE ${t.toFixed(1)}%  TPOT MAPE ${p.toFixed(1)}%  mean ${((t + p) / 2).toFixed(1)}%`);
+      console.log(`api_overhead_ms ${String(ms).padStart(3)}: TTFT MAPE ${t.toFixed(1)}%  ` +
+        `TPOT MAPE ${p.toFixed(1)}%  ` +
+        `mean ${((t + p) / 2).toFixed(1)}%`);
     }
     return;
   }
@@ -148,7 +159,8 @@ function main() {
   const current = existsSync(ACCURACY) ? readFileSync(ACCURACY, 'utf8') : '';
   const before = current.includes(SECTION_START) ? current.slice(0, current.indexOf(SECTION_START)) : current;
   writeFileSync(ACCURACY, `${before.trimEnd()}\n\n${section(mode, apiMs, errs)}`);
-  console.log(`serving (${mode}): TTFT MAPE ${mape(errs.map((e) => e.ttft)).toFixed(1)}%, TPOT MAPE ${mape(errs.map((e) => e.tpot)).toFixed(1)}%`);
+  const ttftMape = mape(errs.map((e) => e.ttft)).toFixed(1);
+  console.log(`serving (${mode}): TTFT MAPE ${ttftMape}%, TPOT MAPE ${mape(errs.map((e) => e.tpot)).toFixed(1)}%`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) main();

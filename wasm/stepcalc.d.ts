@@ -52,7 +52,10 @@ export interface Step {
   decode_requests?: DecodeRequest[];
 }
 
-/** blis-v2: the reference (default); corrected: its fixes as switches; measured: vLLM's operators from measured kernels (docs/MEASURED-MODE.md). */
+/**
+ * blis-v2: the reference (default); corrected: its fixes as switches; measured: vLLM's operators from measured
+ * kernels (docs/MEASURED-MODE.md).
+ */
 export type Mode = 'blis-v2' | 'corrected' | 'measured';
 
 export type CorrectedSwitch =
@@ -352,7 +355,8 @@ export interface Result {
   breakdown: Breakdown;
   phases: {
     prefill: (Phase & { num_requests: number; new_tokens: number; buckets: PrefillBucket[] }) | null;
-    decode: (Phase & { batch_size: number; attn_effective_mfu: number; attn_lookups: DecodeLookup[]; gemms: GemmTerm[] }) | null;
+    decode: (Phase & { batch_size: number; attn_effective_mfu: number; attn_lookups: DecodeLookup[];
+      gemms: GemmTerm[] }) | null;
   };
   corrected?: {
     switches: Record<CorrectedSwitch, boolean>;
@@ -400,7 +404,8 @@ export interface MeasuredOperator {
   fixed_us?: number;
   decode_us?: number;
   prefill_us?: number;
-  lookups?: Array<{ phase: 'prefill' | 'decode'; batch: number; length: number; prefix: number; count: number; time_us: number; table: string; how: string; cells: string }>;
+  lookups?: Array<{ phase: 'prefill' | 'decode'; batch: number; length: number; prefix: number; count: number;
+    time_us: number; table: string; how: string; cells: string }>;
 }
 
 export interface MeasuredSection {
@@ -410,8 +415,10 @@ export interface MeasuredSection {
   cpu_time_us: number;
   cpu: { step_us: number; per_request_us: number; requests: number };
   rows: { tokens: number; padded_tokens: number; sampled: number };
-  totals_us: { gemm: number; attention: number; moe: number; communication: number; elementwise: number; prefill: number; decode: number };
-  constants: { hbm_bytes_per_s: number; launch_floor_us: number; decode_fixed_us: number; prefill_fixed_us: number; max_graph_tokens: number };
+  totals_us: { gemm: number; attention: number; moe: number; communication: number; elementwise: number;
+    prefill: number; decode: number };
+  constants: { hbm_bytes_per_s: number; launch_floor_us: number; decode_fixed_us: number; prefill_fixed_us: number;
+    max_graph_tokens: number };
   weight_bytes_per_gpu: number;
   kv_bytes_per_token_per_gpu: number;
   kv_cache_dtype: KernelDtype;
@@ -427,7 +434,8 @@ export interface ErrorInfo {
 export type SweepAxis = 'prefill_tokens' | 'decode_batch' | 'decode_kv' | 'tp';
 
 export type SweepPoint =
-  | { value: number; step_time_us: number; total_us: number; bound: Result['bound']; prefill_s: number; decode_s: number }
+  | { value: number; step_time_us: number; total_us: number; bound: Result['bound']; prefill_s: number;
+    decode_s: number }
   | { value: number; error: ErrorInfo };
 
 /** A model's shape as the core resolves it (after the KV-head and FFN fallbacks). */
@@ -571,7 +579,8 @@ export interface Catalogue {
   default_mode: Mode;
   corrected: {
     switches: Array<{ name: CorrectedSwitch; description: string }>;
-    params: Array<{ name: CorrectedParam; unit: string; default: number; min: number; max: number; description: string }>;
+    params: Array<{ name: CorrectedParam; unit: string; default: number; min: number; max: number;
+      description: string }>;
   };
   sweep: {
     axes: Array<{ name: SweepAxis; unit: string; min: number; max: number }>;
@@ -659,7 +668,8 @@ export interface StepCalc {
   ): SweepGrid;
   /** Serving estimate: memory, scheduler simulation, TTFT/TPOT/ITL/E2E, throughput, cost. */
   serve(request: ServeRequest | string, options?: ServeOptions): ServeResult;
-  serve(requests: Array<ServeRequest | string>, options?: ServeOptions): Array<ServeResult | { id?: string; error: ErrorInfo }>;
+  serve(requests: Array<ServeRequest | string>, options?: ServeOptions):
+    Array<ServeResult | { id?: string; error: ErrorInfo }>;
   /** A fresh copy on every call: changing it affects no other caller. */
   presets(): Presets;
   /**
@@ -669,7 +679,8 @@ export interface StepCalc {
    * unknown_gpu, unknown_kernels, invalid_value (parts), io_error or corrupt_kernels.
    * Pricing that needs tables not loaded throws kernels_not_loaded naming the GPU.
    */
-  loadKernels(gpu: GpuName | string, version?: string, parts?: KernelPart[]): Promise<{ gpu: GpuName; version: string; parts: KernelPart[] }>;
+  loadKernels(gpu: GpuName | string, version?: string, parts?: KernelPart[]):
+    Promise<{ gpu: GpuName; version: string; parts: KernelPart[] }>;
   /** A fresh copy on every call. */
   catalogue(): Catalogue;
   /** A preset name or config object resolved to the model the core prices. Throws StepCalcError. */
@@ -696,7 +707,8 @@ export function load(options?: {
   baseUrl?: string | URL;
   kernelsUrl?: string | URL;
 }): Promise<StepCalc>;
-export function loadKernels(gpu: GpuName | string, version?: string, parts?: KernelPart[]): ReturnType<StepCalc['loadKernels']>;
+export function loadKernels(
+  gpu: GpuName | string, version?: string, parts?: KernelPart[]): ReturnType<StepCalc['loadKernels']>;
 export function price(request: Request | string, options?: { detail?: 'full' }): Promise<Result>;
 export function price(request: Request | string, options: { detail: 'summary' }): Promise<SummaryResult>;
 export function sweep(request: Request | string, axis: SweepAxis, values: number[]): Promise<SweepPoint[]>;

@@ -129,7 +129,8 @@ function wrap(core, drop, kernelsUrl) {
     const wanted = version || spec.default_kernels;
     const set = sets.find((s) => s.gpu === spec.name && s.version === wanted);
     if (!set) {
-      throw new StepCalcError('unknown_kernels', 'kernels', `No measured kernel tables '${String(wanted).slice(0, 64)}' ` +
+      throw new StepCalcError('unknown_kernels', 'kernels',
+        `No measured kernel tables '${String(wanted).slice(0, 64)}' ` +
         `for ${spec.name}; available: ${spec.kernels.join(', ')} (default ${spec.default_kernels}).`);
     }
     const names = set.parts.map((p) => p.name);
@@ -150,7 +151,8 @@ function wrap(core, drop, kernelsUrl) {
       call(() => core.addKernelPack(bytes[i]));
       packsAdded.add(p.file);
     });
-    return { gpu: spec.name, version: wanted, parts: set.parts.filter((p) => packsAdded.has(p.file)).map((p) => p.name) };
+    return { gpu: spec.name, version: wanted,
+      parts: set.parts.filter((p) => packsAdded.has(p.file)).map((p) => p.name) };
   }
 
   /** The JSON text of a request or list, refused here if the core would refuse its size. */
@@ -168,7 +170,8 @@ function wrap(core, drop, kernelsUrl) {
       }
     }
     if (text === null || !fitsUtf8(text, limits.document_bytes)) {
-      throw new StepCalcError('too_large', '', `The JSON document is longer than the limit of ${limits.document_bytes} bytes.`);
+      throw new StepCalcError('too_large', '',
+        `The JSON document is longer than the limit of ${limits.document_bytes} bytes.`);
     }
     return text;
   }
@@ -183,7 +186,8 @@ function wrap(core, drop, kernelsUrl) {
     try {
       return run();
     } catch (error) {
-      broken = `The pricing module failed (${error?.name ?? 'error'}: ${String(error?.message ?? error).slice(0, 200)}) ` +
+      const why = String(error?.message ?? error).slice(0, 200);
+      broken = `The pricing module failed (${error?.name ?? 'error'}: ${why}) ` +
         'and was discarded; load() again for a fresh one.';
       drop();
       throw new StepCalcError('internal_error', '', broken);
@@ -295,7 +299,8 @@ function wrap(core, drop, kernelsUrl) {
       if (!sweepAxes.includes(axis)) {
         throw new StepCalcError('invalid_value', 'axis', `axis must be one of ${sweepAxes.join(', ')}.`);
       }
-      if (!Array.isArray(values)) throw new StepCalcError('type_error', 'values', 'values must be an array of numbers.');
+      if (!Array.isArray(values)) throw new StepCalcError('type_error', 'values',
+        'values must be an array of numbers.');
       if (values.length > limits.sweep_points) {
         throw new StepCalcError('out_of_range', 'values', `A sweep may have at most ${limits.sweep_points} points.`);
       }
@@ -383,7 +388,10 @@ function summaryPath(core, limits, guard, codeNames) {
   /** An object JSON.stringify writes as {...} from its own keys: not null, not an array, no toJSON. */
   const plain = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && v.toJSON === undefined;
 
-  /** True when JSON.stringify(value) equals JSON.stringify(snap) (snap parsed from JSON); `skip` compares the key only. */
+  /**
+   * True when JSON.stringify(value) equals JSON.stringify(snap) (snap parsed from JSON); `skip` compares the
+   * key only.
+   */
   function same(value, snap, skip) {
     if (snap === null || typeof snap !== 'object') return value === snap;
     if (value === null || typeof value !== 'object' || value.toJSON !== undefined) return false;

@@ -40,7 +40,8 @@ function errorNote(text) {
 async function main() {
   const calc = await load({ baseUrl: new URL('wasm/', document.baseURI) });
   useCatalogue(calc.catalogue());
-  const app = { calc, presets: calc.presets(), state: defaultState(), pinned: null, fields: new FieldRegistry($('#errors')), embed,
+  const app = { calc, presets: calc.presets(), state: defaultState(), pinned: null,
+    fields: new FieldRegistry($('#errors')), embed,
     listeners: [] }; // listeners: called with {state, request, result} after each priced edit (the Serving panel)
   let scheduled = false;
   let good = null; // {state, request, result} of the last priced state
@@ -247,12 +248,14 @@ async function main() {
   window.addEventListener('hashchange', () => fromLocation(false));
   const observer = new ResizeObserver((entries) => {
     for (const entry of entries) widths.set(entry.target, Math.floor(entry.contentRect.width));
-    if (drawn.breakdown !== widthOf($('#breakdown')) || (panels && drawn.sweeps !== widthOf($('#sweeps')))) renderCharts();
+    if (drawn.breakdown !== widthOf($('#breakdown')) ||
+      (panels && drawn.sweeps !== widthOf($('#sweeps')))) renderCharts();
   });
   observer.observe($('#breakdown'));
   observer.observe($('#sweeps'));
   // The Serving panel (and its worker) loads after the first view, or at once as an embed's only view.
-  const servingPanel = () => import('./serving-panel.js').then((m) => m.servingPanel(app, $('#serving-panel'), { view }))
+  const servingPanel = () => import('./serving-panel.js')
+    .then((m) => m.servingPanel(app, $('#serving-panel'), { view }))
     .catch((error) => $('#serving-panel').append(errorNote(`The serving panel did not load: ${error.message}`)));
   if (embed) {
     if (view === 'serving') servingPanel();
@@ -261,7 +264,8 @@ async function main() {
 
   // The number is on screen: build the panels after it has been painted.
   await nextPaint();
-  const list = [modelPanel(app, $('#model-panel')), setupPanel(app, $('#setup-panel')), stepEditor(app, $('#step-panel'))];
+  const list = [modelPanel(app, $('#model-panel')), setupPanel(app, $('#setup-panel')),
+    stepEditor(app, $('#step-panel'))];
   $('#breakdown').after(exportButtons({ name: 'stepcalc-breakdown', label: 'the breakdown',
     csv: () => breakdownCsv(good.result), chart: () => $('#breakdown svg.breakdown') }));
   panels = { list, io: ioPanel(app, $('#share'), $('#io-panel')), modes: modesSection(app, $('#modes')),

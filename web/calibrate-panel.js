@@ -4,7 +4,8 @@
 // two CPU parameters are fitted to it (web/calibration.js). Loaded when the panel is
 // first opened. The file is read with Blob.text() in this browser; nothing is sent.
 import { h, int } from './dom.js';
-import { parseStepsCsv, rebuildStep, fitCpuParams, linearityGapUs, errorStats, CPU_ZERO, TARGET, NUMERIC_COLUMNS, MAX_ROWS }
+import { parseStepsCsv, rebuildStep, fitCpuParams, linearityGapUs, errorStats, CPU_ZERO, TARGET, NUMERIC_COLUMNS,
+  MAX_ROWS }
   from './calibration.js';
 
 const SAMPLE = 'data/calibration/h100-vllm-steps-llama-2-70b-tp4.csv';
@@ -71,7 +72,9 @@ export function calibratePanel(app, root) {
       const batch = requests.slice(start, end).map((r) => (params ? { ...r, corrected: { params } } : r));
       const results = app.calc.priceAll(batch, { mode, detail: 'summary' }); // step times only
       results.forEach((r, i) => {
-        if (r.error) throw new Refusal([`line ${lines[start + i]}: ${r.error.path ? `${r.error.path}: ` : ''}${r.error.message}`]);
+        if (r.error) {
+          throw new Refusal([`line ${lines[start + i]}: ${r.error.path ? `${r.error.path}: ` : ''}${r.error.message}`]);
+        }
         times.push(r.step_time_us);
       });
       done(batch.length, mode);
@@ -102,7 +105,8 @@ export function calibratePanel(app, root) {
     const step = (n, mode) => {
       done += n;
       progress.value = done;
-      status.textContent = `${name}: pricing ${requests.length} steps in ${mode}, ${Math.round((100 * done) / progress.max)}%…`;
+      const percent = Math.round((100 * done) / progress.max);
+      status.textContent = `${name}: pricing ${requests.length} steps in ${mode}, ${percent}%…`;
     };
     const blis = await priceAllIn(id, requests, lines, 'blis-v2', null, step);
     const defaults = blis && await priceAllIn(id, requests, lines, 'corrected', null, step);
@@ -116,7 +120,8 @@ export function calibratePanel(app, root) {
     status.textContent = `${name}: ${requests.length} steps.`;
     const gap = linearityGapUs(fitted, base, requests, params);
     show([['blis-v2', blis], ['corrected (defaults)', defaults],
-      [`corrected (fitted: cpu_step_us=${params.cpu_step_us}, cpu_per_request_us=${params.cpu_per_request_us})`, fitted]]
+      [`corrected (fitted: cpu_step_us=${params.cpu_step_us}, cpu_per_request_us=${params.cpu_per_request_us})`,
+        fitted]]
       .map(([label, p]) => ({ label, ...errorStats(p, measured) })), params, gap, source(name, requests));
   }
 
@@ -129,10 +134,12 @@ export function calibratePanel(app, root) {
 
   function show(table, params, gap, from) {
     const f2 = (x) => x.toFixed(2);
-    const shown = `${typeof app.state.model === 'string' ? app.state.model : app.state.modelName || 'a custom shape'} at TP ${app.state.tp}`;
+    const model = typeof app.state.model === 'string' ? app.state.model : app.state.modelName || 'a custom shape';
+    const shown = `${model} at TP ${app.state.tp}`;
     const caveat = from.setups.includes(shown) ? ''
       : ` The step shown is ${shown}: CPU costs fitted on other models or TP degrees may not carry over to it.`;
-    const apply = h('button', { type: 'button', 'data-testid': 'apply-fit', text: 'Apply fitted parameters to the corrected mode',
+    const apply = h('button',
+      { type: 'button', 'data-testid': 'apply-fit', text: 'Apply fitted parameters to the corrected mode',
       onclick: () => {
         const keep = app.state.mode === 'corrected' ? app.state.corrected || {} : {};
         app.state.corrected = { ...keep, params: { ...(keep.params || {}), ...params } };
@@ -143,11 +150,13 @@ export function calibratePanel(app, root) {
       } });
     out.replaceChildren(
       h('table', { class: 'modes calibration' },
-        h('thead', {}, h('tr', {}, ['Model', 'Steps', 'MAPE', 'Median APE', 'Bias'].map((t) => h('th', { scope: 'col', text: t })))),
+        h('thead', {},
+          h('tr', {}, ['Model', 'Steps', 'MAPE', 'Median APE', 'Bias'].map((t) => h('th', { scope: 'col', text: t })))),
         h('tbody', {}, table.map((r) => h('tr', {}, h('th', { scope: 'row', text: r.label }),
           [String(r.n), `${f2(r.mape)}%`, `${f2(r.median_ape)}%`, `${r.bias >= 0 ? '+' : ''}${f2(r.bias)}%`]
             .map((t) => h('td', { class: 'num', text: t })))))),
-      h('p', { class: 'muted', text: 'Errors are (predicted - measured) / measured; bias > 0: the model overestimates. ' +
+      h('p',
+        { class: 'muted', text: 'Errors are (predicted - measured) / measured; bias > 0: the model overestimates. ' +
         (gap <= 1 ? 'The CPU term added linearly (checked to within 1 us on every step).'
           : `The CPU term did not add linearly (up to ${gap.toFixed(0)} us off); the fit is approximate.`) }),
       h('div', { class: 'actions' }, apply),
@@ -171,7 +180,9 @@ export function calibratePanel(app, root) {
   function openFile(file) {
     if (!file) return;
     if (file.size > MAX_BYTES) {
-      start(() => Promise.reject(new Error(`the file is ${(file.size / 2 ** 20).toFixed(0)} MiB; at most ${MAX_BYTES / 2 ** 20} MiB are read.`)), file.name);
+      const tooBig = `the file is ${(file.size / 2 ** 20).toFixed(0)} MiB; ` +
+        `at most ${MAX_BYTES / 2 ** 20} MiB are read.`;
+      start(() => Promise.reject(new Error(tooBig)), file.name);
     } else {
       start(() => file.text(), file.name);
     }

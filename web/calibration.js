@@ -47,18 +47,24 @@ function countProblem(row, maxRequests) {
 /** @param {string} text @param {{maxRequestsPerStep?: number, maxRequestsInFile?: number}} [limits] */
 export function parseStepsCsv(text, { maxRequestsPerStep, maxRequestsInFile } = {}) {
   const all = String(text).replace(/^\uFEFF/, '').split(/\r?\n/);
-  const numbered = all.map((line, i) => /** @type {[number, string]} */ ([i + 1, line])).filter(([, line]) => line.trim() !== '');
-  if (!numbered.length) return { rows: [], lines: [], errors: ['The file is empty: expected a header line and one line per step.'] };
+  const numbered = all.map((line, i) => /** @type {[number, string]} */ ([i + 1, line]))
+    .filter(([, line]) => line.trim() !== '');
+  if (!numbered.length) return { rows: [], lines: [],
+    errors: ['The file is empty: expected a header line and one line per step.'] };
   const [headerLine, headerText] = numbered[0];
   const header = splitLine(headerText);
   const missing = ['model', ...NUMERIC_COLUMNS].filter((c) => !header.includes(c));
   if (missing.length) {
-    return { rows: [], lines: [], errors: [`line ${headerLine}: the header lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`] };
+    return { rows: [], lines: [],
+      errors: [`line ${headerLine}: the header lacks the column${missing.length > 1 ? 's' : ''} ` +
+        `${missing.join(', ')}.`] };
   }
   const body = numbered.slice(1);
-  if (!body.length) return { rows: [], lines: [], errors: [`The file has a header but no steps (line ${headerLine} is the last).`] };
+  if (!body.length) return { rows: [], lines: [],
+    errors: [`The file has a header but no steps (line ${headerLine} is the last).`] };
   if (body.length > MAX_ROWS) {
-    return { rows: [], lines: [], errors: [`The file has ${body.length} steps; at most ${MAX_ROWS} are accepted (sample it first).`] };
+    return { rows: [], lines: [],
+      errors: [`The file has ${body.length} steps; at most ${MAX_ROWS} are accepted (sample it first).`] };
   }
   const rows = [], lines = [], errors = [];
   let requests = 0;
@@ -71,7 +77,8 @@ export function parseStepsCsv(text, { maxRequestsPerStep, maxRequestsInFile } = 
     const row = Object.fromEntries(header.map((h, i) => [h, cells[i]]));
     const bad = NUMERIC_COLUMNS.find((c) => row[c] === '' || !Number.isFinite(Number(row[c])));
     if (bad) {
-      errors.push(`line ${line}, column ${header.indexOf(bad) + 1} (${bad}): "${row[bad].slice(0, 40)}" is not a number.`);
+      const where = `line ${line}, column ${header.indexOf(bad) + 1} (${bad})`;
+      errors.push(`${where}: "${row[bad].slice(0, 40)}" is not a number.`);
     } else if (!(Number(row[TARGET]) > 0)) {
       errors.push(`line ${line}, column ${header.indexOf(TARGET) + 1} (${TARGET}): must be above 0 us.`);
     } else if (!row.model) {
@@ -86,7 +93,8 @@ export function parseStepsCsv(text, { maxRequestsPerStep, maxRequestsInFile } = 
     }
   }
   if (maxRequestsInFile !== undefined && requests > maxRequestsInFile) {
-    return { rows: [], lines: [], errors: [`The file's steps hold ${requests} requests in all; at most ${maxRequestsInFile} ` +
+    return { rows: [], lines: [],
+      errors: [`The file's steps hold ${requests} requests in all; at most ${maxRequestsInFile} ` +
       'are priced (each is priced four times): sample it first.'] };
   }
   return { rows, lines, errors };
@@ -99,7 +107,10 @@ export function parseStepsCsv(text, { maxRequestsPerStep, maxRequestsInFile } = 
  * With `knownModels` (preset names), an unknown model throws, naming `line`; so do
  * request counts that are not whole numbers >= 0 or (with `maxRequests`) too many.
  */
-/** @param {Record<string, string>} row @param {{knownModels?: string[], line?: number, maxRequests?: number}} [options] */
+/**
+ * @param {Record<string, string>} row
+ * @param {{knownModels?: string[], line?: number, maxRequests?: number}} [options]
+ */
 export function rebuildStep(row, { knownModels, line, maxRequests } = {}) {
   const num = (k) => Number(row[k]);
   const model = MODEL_PRESETS[row.model] || row.model;
@@ -158,7 +169,8 @@ export function fitCpuParams(measuredUs, baseUs, requests) {
  */
 export function linearityGapUs(pricedUs, baseUs, requests, params) {
   return pricedUs.reduce((gap, p, i) =>
-    Math.max(gap, Math.abs(p - (baseUs[i] + params.cpu_step_us + params.cpu_per_request_us * requestsIn(requests[i])))), 0);
+    Math.max(gap, Math.abs(p - (baseUs[i] + params.cpu_step_us + params.cpu_per_request_us * requestsIn(requests[i])))),
+      0);
 }
 
 /** Errors of predicted vs measured, in percent: MAPE, median APE, mean signed (bias). */

@@ -19,7 +19,8 @@ const OP_GROUP = { qkv_proj: 'qkv', o_proj: 'o', gate_up_proj: 'gate_up', down_p
 const KIND_GROUP = { attention: 'attn', mla: 'attn', all_reduce: 'comm', gather: 'comm', gemm: 'gemm', moe: 'gemm',
   elementwise: 'memory' };
 const GROUP_NAME = { qkv: 'QKV GEMM', o: 'output GEMM', gate_up: 'gate/up GEMM', down: 'down GEMM', attn: 'attention',
-  comm: 'all-reduce and gathers', gemm: 'MoE, router and LM-head GEMMs', memory: 'small kernels (norms, rotary, activation)',
+  comm: 'all-reduce and gathers', gemm: 'MoE, router and LM-head GEMMs',
+    memory: 'small kernels (norms, rotary, activation)',
   other: 'other operators' };
 
 function measuredRows(result) {
@@ -33,9 +34,11 @@ function measuredRows(result) {
   const overhead_s = result.overhead_us * 1e-6;
   return [
     { label: 'Step', total_s: result.step_time_us * 1e-6, binds: true,
-      segments: [{ key: 'step', name: 'GPU forward pass', s: m.gpu_time_us * 1e-6 }, { key: 'overhead', name: 'CPU overhead', s: overhead_s }] },
+      segments: [{ key: 'step', name: 'GPU forward pass', s: m.gpu_time_us * 1e-6 },
+        { key: 'overhead', name: 'CPU overhead', s: overhead_s }] },
     { label: 'GPU forward pass (measured kernels)', total_s: m.gpu_time_us * 1e-6, binds: true, segments },
-    { label: 'CPU overhead', total_s: overhead_s, binds: true, segments: [{ key: 'overhead', name: 'CPU overhead', s: overhead_s }] },
+    { label: 'CPU overhead', total_s: overhead_s, binds: true,
+      segments: [{ key: 'overhead', name: 'CPU overhead', s: overhead_s }] },
   ];
 }
 
@@ -60,11 +63,13 @@ export function breakdownRows(result) {
     if (rest > p.compute_s * 1e-6) compute.push({ key: 'other', name: 'other compute', s: rest });
     const bytes = p.memory_bytes || {};
     const totalBytes = Object.values(bytes).reduce((a, b) => a + b, 0);
-    const memory = Object.entries(bytes).map(([key, b]) => ({ key, name: MEMORY[key] || key, s: totalBytes ? (p.memory_s * b) / totalBytes : 0 }));
+    const memory = Object.entries(bytes)
+      .map(([key, b]) => ({ key, name: MEMORY[key] || key, s: totalBytes ? (p.memory_s * b) / totalBytes : 0 }));
     const computeBound = p.bound_by === 'compute';
     rows.push({ label: `${title} compute`, total_s: p.compute_s, binds: computeBound, segments: compute });
     rows.push({ label: `${title} memory`, total_s: p.memory_s, binds: !computeBound, segments: memory });
-    if (p.comm_s > 0) rows.push({ label: `${title} all-reduce (added)`, total_s: p.comm_s, binds: true, segments: [{ key: 'comm', name: 'all-reduce', s: p.comm_s }] });
+    if (p.comm_s > 0) rows.push({ label: `${title} all-reduce (added)`, total_s: p.comm_s, binds: true,
+      segments: [{ key: 'comm', name: 'all-reduce', s: p.comm_s }] });
   }
   const fused = result.corrected?.fused;
   const overhead_s = result.overhead_us * 1e-6;
@@ -75,15 +80,19 @@ export function breakdownRows(result) {
     for (const row of rows) row.binds = false;
     const fusedRows = [
       { label: 'Fused pass compute', total_s: fused.compute_s, binds: fused.compute_s >= fused.memory_s,
-        segments: [{ key: 'gemm', name: 'all GEMMs', s: fused.gemm_time_s }, { key: 'attn', name: 'attention', s: fused.attn_core_time_s }] },
+        segments: [{ key: 'gemm', name: 'all GEMMs', s: fused.gemm_time_s },
+          { key: 'attn', name: 'attention', s: fused.attn_core_time_s }] },
       { label: 'Fused pass memory', total_s: fused.memory_s, binds: fused.memory_s > fused.compute_s,
         segments: [{ key: 'memory', name: 'all memory traffic', s: fused.memory_s }] },
     ];
-    if (fused.comm_s > 0) fusedRows.push({ label: 'Fused all-reduce (added)', total_s: fused.comm_s, binds: true, segments: [{ key: 'comm', name: 'all-reduce', s: fused.comm_s }] });
+    if (fused.comm_s > 0) fusedRows.push({ label: 'Fused all-reduce (added)', total_s: fused.comm_s, binds: true,
+      segments: [{ key: 'comm', name: 'all-reduce', s: fused.comm_s }] });
     rows.unshift(...fusedRows);
   }
-  rows.push({ label: 'CPU overhead', total_s: overhead_s, binds: true, segments: [{ key: 'overhead', name: 'CPU overhead', s: overhead_s }] });
-  const what = fused ? 'one fused forward pass' : PHASES[result.bound] ? `${PHASES[result.bound]} (binding phase)` : 'GPU time';
+  rows.push({ label: 'CPU overhead', total_s: overhead_s, binds: true,
+    segments: [{ key: 'overhead', name: 'CPU overhead', s: overhead_s }] });
+  const what = fused ? 'one fused forward pass' : PHASES[result.bound]
+    ? `${PHASES[result.bound]} (binding phase)` : 'GPU time';
   rows.unshift({ label: 'Step', total_s: result.step_time_us * 1e-6, binds: true,
     segments: [{ key: 'step', name: what, s: hardware_s }, { key: 'overhead', name: 'CPU overhead', s: overhead_s }] });
   return rows;
@@ -94,12 +103,16 @@ export function breakdownCsv(result) {
   const rows = [];
   for (const r of breakdownRows(result)) {
     rows.push([r.label, '', r.total_s * 1e6, 1, r.binds ? 'yes' : 'no']);
-    if (r.segments.length > 1) for (const s of r.segments) rows.push([r.label, s.name, s.s * 1e6, r.total_s ? s.s / r.total_s : '', r.binds ? 'yes' : 'no']);
+    if (r.segments.length > 1) for (const s of r.segments) rows.push([r.label, s.name, s.s * 1e6,
+      r.total_s ? s.s / r.total_s : '', r.binds ? 'yes' : 'no']);
   }
   return { head: ['bar', 'part', 'time_us', 'share_of_bar', 'binds'], rows };
 }
 
-/** A collapsed table of a chart's values: `head` column titles, `rows` of cells (a first cell indented by two spaces is a part of the row above). */
+/**
+ * A collapsed table of a chart's values: `head` column titles, `rows` of cells (a first cell indented by two
+ * spaces is a part of the row above).
+ */
 export function valuesTable(caption, head, rows) {
   return h('details', { class: 'values' }, h('summary', { text: 'Values as a table' }),
     h('table', { class: 'values-table' }, h('caption', { class: 'sr-only', text: caption }),
@@ -116,20 +129,23 @@ export function breakdownChart(result, width, { bindingOnly = false } = {}) {
   const rows = breakdownRows(result).filter((r) => r.binds || !bindingOnly);
   const max = Math.max(...rows.map((r) => Math.max(r.total_s, r.segments.reduce((a, s) => a + s.s, 0))), 1e-12);
   const rowH = 34;
-  const chart = svg('svg', { class: 'breakdown', width, height: rows.length * rowH, viewBox: `0 0 ${width} ${rows.length * rowH}`,
+  const chart = svg('svg',
+    { class: 'breakdown', width, height: rows.length * rowH, viewBox: `0 0 ${width} ${rows.length * rowH}`,
     role: 'img', 'aria-label': `Where the time goes: ${rows.map((r) => `${r.label} ${time(r.total_s)}`).join(', ')}` });
   const seen = new Map();
   rows.forEach((row, i) => {
     const y = i * rowH;
     const dim = row.binds ? '' : ' idle';
-    chart.append(svg('text', { x: 0, y: y + 12, class: `row-label${dim}` }, row.label + (row.binds ? '' : ' (not binding)')),
+    chart.append(svg('text', { x: 0, y: y + 12, class: `row-label${dim}` },
+      row.label + (row.binds ? '' : ' (not binding)')),
       svg('text', { x: width, y: y + 12, class: `row-value${dim}`, 'text-anchor': 'end' }, time(row.total_s)));
     let x = 0;
     for (const seg of row.segments) {
       const w = (seg.s / max) * width;
       if (!seen.has(seg.key)) seen.set(seg.key, seg.name);
       if (w > 0) {
-        chart.append(svg('rect', { x, y: y + 16, width: Math.max(w, 0.5), height: row.binds ? 13 : 7, class: `seg ${cls(seg.key)}${dim}` },
+        chart.append(svg('rect',
+          { x, y: y + 16, width: Math.max(w, 0.5), height: row.binds ? 13 : 7, class: `seg ${cls(seg.key)}${dim}` },
           svg('title', {}, `${row.label}: ${seg.name} ${time(seg.s)} (${pct(seg.s / (row.total_s || 1))})`)));
       }
       x += w;
@@ -139,7 +155,8 @@ export function breakdownChart(result, width, { bindingOnly = false } = {}) {
     h('li', {}, h('span', { class: `swatch ${cls(key)}` }), name)));
   const table = valuesTable('Where the time goes', ['Bar and part', 'Time', 'Share of the bar'],
     rows.flatMap((r) => [[`${r.label}${r.binds ? '' : ' (not binding)'}`, time(r.total_s), ''],
-      ...(r.segments.length > 1 ? r.segments.map((s) => [`  ${s.name}`, time(s.s), pct(s.s / (r.total_s || 1))]) : [])]));
+      ...(r.segments.length > 1
+        ? r.segments.map((s) => [`  ${s.name}`, time(s.s), pct(s.s / (r.total_s || 1))]) : [])]));
   return h('div', {}, chart, legend, table);
 }
 
@@ -159,7 +176,8 @@ export function niceTicks(max, count = 4) {
 function timeUnit(maxUs, step) {
   const ms = maxUs >= 2000;
   const stepIn = ms ? step / 1000 : step;
-  return { unit: ms ? 'ms' : 'µs', scale: ms ? 1e-3 : 1, digits: stepIn >= 1 || stepIn === 0 ? 0 : stepIn >= 0.1 ? 1 : 2 };
+  return { unit: ms ? 'ms' : 'µs', scale: ms ? 1e-3 : 1,
+    digits: stepIn >= 1 || stepIn === 0 ? 0 : stepIn >= 0.1 ? 1 : 2 };
 }
 
 /** Estimated width in px of a tick label at 11 px (no layout is read to draw). */
@@ -196,10 +214,12 @@ export function lineChart({ points, current, width, height = 190, label, xTitle,
   const unit = timeUnit(yMax, ticks[1] - ticks[0]);
   const X = (x) => pad.l + ((Math.log(Math.max(x, Math.exp(lo))) - lo) / (hi - lo || 1)) * (width - pad.l - pad.r);
   const Y = (y) => pad.t + (1 - y / yMax) * (height - pad.t - pad.b);
-  const chart = svg('svg', { class: 'line', width, height, viewBox: `0 0 ${width} ${height}`, tabindex: 0, role: 'img', 'aria-label': label });
+  const chart = svg('svg',
+    { class: 'line', width, height, viewBox: `0 0 ${width} ${height}`, tabindex: 0, role: 'img', 'aria-label': label });
   for (const t of ticks) {
     chart.append(svg('line', { x1: pad.l, x2: width - pad.r, y1: Y(t), y2: Y(t), class: 'grid' }),
-      svg('text', { x: pad.l - 5, y: Y(t) + 4, 'text-anchor': 'end', class: 'tick y-tick' }, fixed(t * unit.scale, unit.digits)));
+      svg('text', { x: pad.l - 5, y: Y(t) + 4, 'text-anchor': 'end', class: 'tick y-tick' },
+        fixed(t * unit.scale, unit.digits)));
   }
   const ticked = points.filter((p) => p.tick);
   for (const i of spacedLabels(ticked.map((p) => X(p.x)), ticked.map((p) => p.tick))) {
@@ -208,13 +228,16 @@ export function lineChart({ points, current, width, height = 190, label, xTitle,
       svg('text', { x: X(p.x), y: height - pad.b + 15, 'text-anchor': 'middle', class: 'tick x-tick' }, p.tick));
   }
   chart.append(svg('line', { x1: pad.l, x2: width - pad.r, y1: height - pad.b, y2: height - pad.b, class: 'axis' }),
-    svg('text', { x: pad.l + (width - pad.l - pad.r) / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis-title' }, `${xTitle} (log scale)`),
+    svg('text', { x: pad.l + (width - pad.l - pad.r) / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis-title' },
+      `${xTitle} (log scale)`),
     svg('text', { x: 12, y: pad.t + (height - pad.t - pad.b) / 2, 'text-anchor': 'middle', class: 'axis-title',
       transform: `rotate(-90 12 ${pad.t + (height - pad.t - pad.b) / 2})` }, `Step time (${unit.unit})`));
-  chart.append(svg('path', { class: 'curve', d: finite.map((p, i) => `${i ? 'L' : 'M'}${X(p.x).toFixed(1)},${Y(p.y).toFixed(1)}`).join('') }));
+  chart.append(svg('path',
+    { class: 'curve', d: finite.map((p, i) => `${i ? 'L' : 'M'}${X(p.x).toFixed(1)},${Y(p.y).toFixed(1)}`).join('') }));
   if (current) {
     chart.append(svg('line', { class: 'now-line', x1: X(current.x), x2: X(current.x), y1: pad.t, y2: height - pad.b }),
-      svg('circle', { class: 'now', cx: X(current.x), cy: Y(current.y), r: 5 }, svg('title', {}, `current step: ${int(current.x)}`)));
+      svg('circle', { class: 'now', cx: X(current.x), cy: Y(current.y), r: 5 },
+        svg('title', {}, `current step: ${int(current.x)}`)));
   }
   const cursor = svg('g', { class: 'cursor' });
   chart.append(cursor);
@@ -226,7 +249,8 @@ export function lineChart({ points, current, width, height = 190, label, xTitle,
       svg('circle', { cx: X(p.x), cy: Y(p.y), r: 4 }));
     readout.textContent = describe(p);
   };
-  const nearest = (px) => finite.reduce((best, p, i) => (Math.abs(X(p.x) - px) < Math.abs(X(finite[best].x) - px) ? i : best), 0);
+  const nearest = (px) =>
+    finite.reduce((best, p, i) => (Math.abs(X(p.x) - px) < Math.abs(X(finite[best].x) - px) ? i : best), 0);
   chart.addEventListener('pointermove', (e) => {
     const box = chart.getBoundingClientRect();
     show(nearest(((e.clientX - box.left) * width) / box.width));

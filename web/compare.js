@@ -17,7 +17,8 @@ export function partsOf(result) {
   const parts = [{ key: 'step', group: 'Step', name: 'step time', us: result.step_time_us }];
   for (const row of breakdownRows(result).slice(1)) {
     parts.push({ key: `${row.label}|`, group: row.label, name: 'total', us: row.total_s * 1e6 });
-    if (row.segments.length > 1) for (const s of row.segments) parts.push({ key: `${row.label}|${s.name}`, group: row.label, name: s.name, us: s.s * 1e6 });
+    if (row.segments.length > 1) for (const s of row.segments) parts.push({ key: `${row.label}|${s.name}`,
+      group: row.label, name: s.name, us: s.s * 1e6 });
   }
   for (const op of result.measured?.operators || []) {
     parts.push({ key: `op|${op.scope}|${op.name}`, group: `Operator (${op.scope})`, name: op.name, us: op.time_us });
@@ -31,7 +32,8 @@ export function differences(a, b) {
   const model = (s) => (typeof s.model === 'string' ? s.model : s.modelName || 'custom shape');
   if (JSON.stringify(a.model) !== JSON.stringify(b.model)) {
     const shape = typeof a.model === 'object' && typeof b.model === 'object'
-      ? shapeFields().filter((k) => a.model[k] !== b.model[k]).map((k) => `${k} ${a.model[k]} → ${b.model[k]}`).join(', ') : '';
+      ? shapeFields().filter((k) => a.model[k] !== b.model[k]).map((k) => `${k} ${a.model[k]} → ${b.model[k]}`)
+        .join(', ') : '';
     out.push(shape && model(a) === model(b) ? `model shape: ${shape}` : `model ${model(a)} → ${model(b)}`);
   }
   if (a.gpu !== b.gpu) out.push(`GPU ${a.gpu} → ${b.gpu}`);
@@ -40,7 +42,8 @@ export function differences(a, b) {
   if (JSON.stringify(a.hw) !== JSON.stringify(b.hw)) out.push('hardware constants');
   if (JSON.stringify(a.corrected) !== JSON.stringify(b.corrected)) out.push('mode settings');
   const rows = (s) => `${int(s.prefill.length)} prefill, ${int(s.decode.length)} decode rows`;
-  if (JSON.stringify(a.prefill) !== JSON.stringify(b.prefill) || JSON.stringify(a.decode) !== JSON.stringify(b.decode)) {
+  if (JSON.stringify(a.prefill) !== JSON.stringify(b.prefill) ||
+    JSON.stringify(a.decode) !== JSON.stringify(b.decode)) {
     out.push(rows(a) === rows(b) ? 'the step\'s rows' : `step ${rows(a)} → ${rows(b)}`);
   }
   return out;
@@ -70,7 +73,9 @@ export function comparePanel(app, controlRoot, root) {
   const body = h('div');
   root.append(body, exportButtons({ name: 'stepcalc-a-b', label: 'the A/B comparison', csv: () => ({
     head: ['bar', 'part', 'a_us', 'b_us', 'b_minus_a_us'],
-    rows: api.rows().map((r) => [r.group, r.name === 'total' ? '' : r.name, r.a ?? '', r.b ?? '', r.a === null || r.b === null ? '' : r.b - r.a]),
+    rows: api.rows()
+      .map((r) =>
+      [r.group, r.name === 'total' ? '' : r.name, r.a ?? '', r.b ?? '', r.a === null || r.b === null ? '' : r.b - r.a]),
   }) }));
   let cacheKey = '', cached = null;
 
@@ -113,17 +118,23 @@ export function comparePanel(app, controlRoot, root) {
     status.textContent = pinned ? 'A is pinned: change anything, the comparison is below.' : '';
     if (!pinned) return body.replaceChildren();
     const a = priceA();
-    if (a.loading) return body.replaceChildren(h('p', { class: 'muted', text: `Loading the kernel tables of A's GPU…` }));
-    if (a.error) return body.replaceChildren(h('p', { class: 'field-error', 'data-testid': 'error', text: `A cannot be priced: ${a.error}` }));
+    if (a.loading) return body.replaceChildren(h('p',
+      { class: 'muted', text: `Loading the kernel tables of A's GPU…` }));
+    if (a.error) return body.replaceChildren(h('p',
+      { class: 'field-error', 'data-testid': 'error', text: `A cannot be priced: ${a.error}` }));
     const diff = differences(app.pinned.state, good.state);
     const rows = compareRows(a.result, good.result);
     const cell = (us) => (us === null ? '—' : timeUs(us));
     body.replaceChildren(
-      h('p', { class: 'compare-context' }, h('strong', { text: 'A ' }), contextLine(app.pinned.state, a.result), h('br'),
+      h('p', { class: 'compare-context' }, h('strong', { text: 'A ' }), contextLine(app.pinned.state, a.result),
+        h('br'),
         h('strong', { text: 'B ' }), `${contextLine(good.state, good.result)} (shown)`),
-      h('p', { 'data-testid': 'compare-diff' }, diff.length ? `What changed: ${diff.join('; ')}.` : 'A and B are the same: change anything to compare.'),
+      h('p', { 'data-testid': 'compare-diff' },
+        diff.length ? `What changed: ${diff.join('; ')}.` : 'A and B are the same: change anything to compare.'),
       h('table', { class: 'compare', 'data-testid': 'compare-table' },
-        h('thead', {}, h('tr', {}, ['', 'A', 'B', 'B − A', ''].map((t, i) => h('th', { scope: 'col', class: i ? 'num' : '', text: t })))),
+        h('thead', {},
+          h('tr', {},
+          ['', 'A', 'B', 'B − A', ''].map((t, i) => h('th', { scope: 'col', class: i ? 'num' : '', text: t })))),
         h('tbody', {}, rows.map((r) => h('tr', { class: r.name === 'total' || r.group === 'Step' ? 'total' : 'part' },
           h('th', { scope: 'row', text: r.name === 'total' || r.group === 'Step' ? r.group : r.name }),
           h('td', { class: 'num', text: cell(r.a) }), h('td', { class: 'num', text: cell(r.b) }),
@@ -131,6 +142,7 @@ export function comparePanel(app, controlRoot, root) {
           h('td', { class: 'num', text: r.a && r.b !== null ? deltaPct((r.b - r.a) / r.a) : '' }))))));
     body.dataset.stepA = String(a.result.step_time_us);
   }
-  const api = { render, rows: () => (app.pinned && cached?.result && app.good ? compareRows(cached.result, app.good.result) : []) };
+  const api = { render,
+    rows: () => (app.pinned && cached?.result && app.good ? compareRows(cached.result, app.good.result) : []) };
   return api;
 }

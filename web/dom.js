@@ -26,7 +26,8 @@ export const $ = (selector, root = document) => root.querySelector(selector);
 /** A labelled input: returns {wrap, input}. `props` go to the input. */
 export function field(label, props = {}, hint) {
   const input = h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false', ...props });
-  const wrap = h('label', { class: 'field' }, h('span', { class: 'label' }, label), input, hint && h('small', { text: hint }));
+  const wrap = h('label', { class: 'field' }, h('span', { class: 'label' }, label), input,
+    hint && h('small', { text: hint }));
   return { wrap, input };
 }
 
@@ -36,7 +37,8 @@ const group = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 /** 55011 -> "55,011". */
 export const int = (n) => group.format(n);
 /** A number with `digits` decimals and grouping: 1234.5 -> "1,234.5". */
-export const fixed = (n, digits) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+export const fixed = (n, digits) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 /** Seconds as a short human time: "55.0 ms", "930 µs", "3.20 ms", "1.27 s". */
 export function time(seconds) {
   const us = seconds * 1e6;

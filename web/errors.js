@@ -8,7 +8,8 @@ let serial = 0;
 /** Shows `message` under `input` (replacing an earlier one); returns the message node. */
 export function setFieldError(input, message) {
   clearFieldError(input);
-  const note = h('p', { class: 'field-error', 'data-testid': 'error', id: `err-${++serial}`, role: 'alert', text: message });
+  const note = h('p',
+    { class: 'field-error', 'data-testid': 'error', id: `err-${++serial}`, role: 'alert', text: message });
   (input.closest('.field, .block') || input).after(note);
   input.setAttribute('aria-invalid', 'true');
   input.setAttribute('aria-describedby', note.id);

@@ -27,7 +27,8 @@ export function saveCsv({ name, csv }) {
   download(`${name}.csv`, new Blob([csvText(csv())], { type: 'text/csv' }));
 }
 
-const STYLE_PROPS = ['fill', 'stroke', 'stroke-width', 'stroke-dasharray', 'opacity', 'font-family', 'font-size', 'font-weight'];
+const STYLE_PROPS = ['fill', 'stroke', 'stroke-width', 'stroke-dasharray', 'opacity', 'font-family', 'font-size',
+  'font-weight'];
 
 /** `svg` as standalone SVG text: computed styles inlined, the card's background behind it. */
 export function svgText(svg) {

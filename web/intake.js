@@ -38,7 +38,8 @@ export function requestFromText(calc, text) {
 
 /** The config's display name: `_name_or_path`, `name` or `model_type`. */
 /** @type {(c: any) => string} */
-export const configName = (c) => [c._name_or_path, c.name, c.model_type].find((v) => typeof v === 'string' && v) || 'config.json';
+export const configName = (c) => [c._name_or_path, c.name, c.model_type].find((v) => typeof v === 'string' && v) ||
+  'config.json';
 
 /**
  * The name a request's config model is shown under when the request gives none: its
@@ -59,7 +60,8 @@ export function derivedName(config, maxBytes) {
  */
 export function configFromText(calc, text) {
   const config = parse(text, 'This is not a config.json');
-  if (!isObject(config)) throw new StepCalcError('type_error', '', 'This is not a config.json: it holds one JSON object.');
+  if (!isObject(config)) throw new StepCalcError('type_error', '',
+    'This is not a config.json: it holds one JSON object.');
   const name = configName(config);
   // `text` is one JSON value (it parsed), so splicing it in cannot add other fields.
   try {

@@ -9,7 +9,8 @@ export function ioPanel(app, shareRoot, jsonRoot) {
   const status = h('span', { class: 'status', role: 'status' });
   const link = h('input', { type: 'text', readonly: true, id: 'share-link', 'aria-label': 'Link to this step' });
   const copyLink = h('button', { type: 'button', id: 'copy-link', text: 'Copy link' });
-  const text = h('textarea', { id: 'request-json', rows: 8, spellcheck: 'false', 'aria-label': 'Request JSON (CLI format)' });
+  const text = h('textarea',
+    { id: 'request-json', rows: 8, spellcheck: 'false', 'aria-label': 'Request JSON (CLI format)' });
   const block = h('div', { class: 'block' }, text);
   const button = (label, onclick, id) => h('button', { type: 'button', text: label, onclick, id });
   const say = (message) => {
@@ -45,7 +46,8 @@ export function ioPanel(app, shareRoot, jsonRoot) {
     }
   };
   const download = () => {
-    const url = URL.createObjectURL(new Blob([JSON.stringify(toRequest(app.state), null, 1)], { type: 'application/json' }));
+    const url = URL.createObjectURL(new Blob([JSON.stringify(toRequest(app.state), null, 1)],
+      { type: 'application/json' }));
     const a = h('a', { href: url, download: 'step-request.json' });
     document.body.append(a);
     a.click();
@@ -63,8 +65,10 @@ export function ioPanel(app, shareRoot, jsonRoot) {
   jsonRoot.append(
     h('details', { id: 'io' }, h('summary', { text: 'Import or export the step as JSON (CLI request format)' }),
       block,
-      h('div', { class: 'actions' }, button('Show current request', exportJson, 'export-json'), button('Import', importJson, 'import-json'),
-        button('Copy JSON', () => { exportJson(); copy(text.value, 'JSON copied.'); }), button('Download', download), file),
+      h('div', { class: 'actions' }, button('Show current request', exportJson, 'export-json'),
+        button('Import', importJson, 'import-json'),
+        button('Copy JSON', () => { exportJson(); copy(text.value, 'JSON copied.'); }), button('Download', download),
+          file),
       h('small', { class: 'muted', text: 'Same format as: stepcalc price request.json' })));
   return { render: () => { link.value = location.href; } };
 }

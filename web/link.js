@@ -56,7 +56,8 @@ export function stateFromHash(calc, hash) {
         if (typeof a.model === 'object') a.model = trimConfig(calc, a.model);
         check(calc, toRequest(a));
       } catch (error) {
-        throw Object.assign(new Error(`The pinned A cannot be priced: ${error.path ? inUserWords(error.path, error.message) : error.message}`), { path: 'a' });
+        const why = error.path ? inUserWords(error.path, error.message) : error.message;
+        throw Object.assign(new Error(`The pinned A cannot be priced: ${why}`), { path: 'a' });
       }
     }
     return { state: s, pinned: a };

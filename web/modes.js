@@ -23,12 +23,16 @@ function modesExplained(modes) {
       const doc = MODE_DOCS[mode];
       const a = acc?.modes?.[mode];
       return [h('dt', {}, h('code', { text: mode }), a ? ` · ${a.mape.toFixed(2)}% mean error` : ''),
-        h('dd', {}, text, doc ? [' ', h('a', { href: `web/dist/docs/${doc}.html`, target: '_blank', rel: 'noopener', text: 'How it works' })] : null)];
+        h('dd', {}, text,
+          doc ? [' ',
+          h('a', { href: `web/dist/docs/${doc}.html`, target: '_blank', rel: 'noopener',
+          text: 'How it works' })] : null)];
     }));
     const ranked = modes.filter((m) => acc?.modes?.[m]).sort((a, b) => acc.modes[a].mape - acc.modes[b].mape);
     note.replaceChildren(...(ranked.length ? [`Most accurate: `, h('strong', { text: ranked[0] }),
       `. Mean absolute error against ${int(acc.steps)} measured vLLM steps (${acc.setup}; ${acc.fitted}). `,
-      h('a', { href: 'web/dist/docs/ACCURACY.html', target: '_blank', rel: 'noopener', text: 'Accuracy in detail' })] : []));
+      h('a',
+        { href: 'web/dist/docs/ACCURACY.html', target: '_blank', rel: 'noopener', text: 'Accuracy in detail' })] : []));
   };
   fill(accuracy);
   if (!accuracy) {
@@ -54,7 +58,10 @@ function compareTable(app, result) {
   const ref = rows[0].result?.step_time_us;
   const overrides = state.corrected ? ' with your switches' : '';
   const table = h('table', { class: 'modes' },
-    h('thead', {}, h('tr', {}, ['Mode', 'Step time', 'Difference', ''].map((t, i) => h('th', { scope: 'col', class: i ? 'num' : '', text: t })))),
+    h('thead', {},
+      h('tr', {},
+      ['Mode', 'Step time', 'Difference',
+      ''].map((t, i) => h('th', { scope: 'col', class: i ? 'num' : '', text: t })))),
     h('tbody', {}, rows.map(({ mode, result: r, error }, i) => {
       const delta = r && ref ? r.step_time_us - ref : null;
       return h('tr', { class: mode === state.mode ? 'current' : '' },
@@ -94,7 +101,8 @@ export function modesSection(app, root) {
       const box = h('input', { type: 'checkbox', name: `switch-${name}` });
       box.addEventListener('change', () => edit('switches', name, box.checked));
       boxes.set(name, box);
-      return h('label', { class: 'switch' }, box, ' ', h('code', { text: name }), h('small', { text: ` ${explain(name)}` }));
+      return h('label', { class: 'switch' }, box, ' ', h('code', { text: name }),
+        h('small', { text: ` ${explain(name)}` }));
     });
     const paramList = Object.keys(settings.params || {}).map((name) => {
       const input = h('input', { type: 'text', inputmode: 'decimal', 'data-kind': 'number', name: `param-${name}` });
@@ -103,11 +111,15 @@ export function modesSection(app, root) {
       app.fields.add(`corrected.params.${name}`, input);
       return h('label', { class: 'field' }, h('span', { class: 'label', text: name }), input);
     });
-    const reset = h('button', { type: 'button', text: 'Mode defaults', onclick: () => { app.state.corrected = null; app.changed(); } });
-    summary.textContent = `Switches and parameters of the shown mode, ${app.state.mode} (${switchList.length} + ${paramList.length})`;
+    const reset = h('button',
+      { type: 'button', text: 'Mode defaults', onclick: () => { app.state.corrected = null; app.changed(); } });
+    summary.textContent = `Switches and parameters of the shown mode, ${app.state.mode} ` +
+      `(${switchList.length} + ${paramList.length})`;
     controls.replaceChildren(h('h3', { text: 'Switches' }), ...switchList,
       h('h3', { text: 'Parameters' }), h('div', { class: 'grid' }, paramList), h('div', { class: 'actions' }, reset),
-      h('small', { class: 'muted', text: 'Each switch fixes one documented weakness of the reference model; see docs/CORRECTED-MODE.md.' }));
+      h('small',
+        { class: 'muted',
+        text: 'Each switch fixes one documented weakness of the reference model; see docs/CORRECTED-MODE.md.' }));
   }
 
   /** Re-prices the other modes and refreshes the controls for `result`. */
@@ -120,7 +132,8 @@ export function modesSection(app, root) {
       names = '';
       return;
     }
-    const key = JSON.stringify([Object.keys(settings.switches || {}), Object.keys(settings.params || {}), app.state.mode]);
+    const key = JSON.stringify([Object.keys(settings.switches || {}), Object.keys(settings.params || {}),
+      app.state.mode]);
     if (key !== names) build(settings);
     names = key;
     const shown = result.corrected; // absent: the shown mode runs with every switch off

@@ -29,19 +29,25 @@ export function headline(result, reference = null) {
   const phaseText = (name) => {
     const p = result.phases?.[name];
     if (!p) return null;
-    const role = fused ? 'priced on its own for comparison' : result.bound === name ? 'binds the step' : 'hidden under the other phase';
+    const role = fused ? 'priced on its own for comparison' : result.bound === name
+      ? 'binds the step' : 'hidden under the other phase';
     return h('li', {}, h('strong', { text: name === 'prefill' ? 'Prefill' : 'Decode' }),
       ` ${p.bound_by}-bound (compute ${time(p.compute_s)}, memory ${time(p.memory_s)}), ${role}.`);
   };
-  const bound = fused ? 'one fused forward pass over all tokens' : { prefill: 'the prefill phase', decode: 'the decode phase', overhead: 'CPU overhead (no GPU work)' }[result.bound] || result.bound;
+  const bound = fused
+    ? 'one fused forward pass over all tokens' : { prefill: 'the prefill phase', decode: 'the decode phase',
+    overhead: 'CPU overhead (no GPU work)' }[result.bound] || result.bound;
   const us = result.step_time_us;
   return h('div', { class: 'headline' },
     h('p', { class: 'big' }, h('data', { 'data-testid': 'step-time-us', value: us, text: timeUs(us) }),
       us >= 1000 ? h('span', { class: 'exact', text: ` ${int(us)} µs` }) : null),
-    h('p', {}, `${int(t.total)} token${t.total === 1 ? '' : 's'} (${int(t.prefill)} prefill + ${int(t.decode)} decode) · `,
+    h('p', {},
+      `${int(t.total)} token${t.total === 1 ? '' : 's'} (${int(t.prefill)} prefill + ${int(t.decode)} decode) · `,
       h('strong', { text: int(result.tokens_per_s) }), ' tokens/s'),
-    result.bound === 'overhead' ? h('p', { text: `No GPU work: the step is its CPU overhead, ${time(result.overhead_us * 1e-6)}.` })
-      : h('p', {}, 'Bound by ', h('strong', { text: bound }), `; CPU overhead ${time(result.overhead_us * 1e-6)} is added on top.`),
+    result.bound === 'overhead'
+      ? h('p', { text: `No GPU work: the step is its CPU overhead, ${time(result.overhead_us * 1e-6)}.` })
+      : h('p', {}, 'Bound by ', h('strong', { text: bound }),
+        `; CPU overhead ${time(result.overhead_us * 1e-6)} is added on top.`),
     h('ul', { class: 'phases' }, phaseText('prefill'), phaseText('decode')),
     reference ? referenceLine(result, reference) : null);
 }
@@ -58,7 +64,8 @@ export function provenance(lookup) {
   if (!lookup) return { how: '', detail: '' };
   const parts = [];
   if (lookup.table_pair) {
-    const which = lookup.pair_exact ? 'measured shape' : lookup.pair_largest ? 'largest measured shape' : 'nearest covering shape';
+    const which = lookup.pair_exact ? 'measured shape' : lookup.pair_largest
+      ? 'largest measured shape' : 'nearest covering shape';
     parts.push(`${which} (${lookup.table_pair.join(', ')})`);
   }
   if (lookup.table) parts.push(`table ${lookup.table}`);
@@ -68,7 +75,8 @@ export function provenance(lookup) {
     const [a, b] = lookup[key];
     const name = AXIS[m[1]] || m[1];
     const t = lookup[`${m[1]}_rows_t`];
-    parts.push(a === b ? `${name} row ${int(a)}` : `${name} between rows ${int(a)} and ${int(b)}${t === undefined ? '' : ` (${pct(t)} of the way)`}`);
+    const way = t === undefined ? '' : ` (${pct(t)} of the way)`;
+    parts.push(a === b ? `${name} row ${int(a)}` : `${name} between rows ${int(a)} and ${int(b)}${way}`);
   }
   if (lookup.clamped_low) parts.push('below the measured range');
   if (lookup.clamped_high) parts.push('above the measured range');
@@ -78,29 +86,35 @@ export function provenance(lookup) {
 
 export function lookupRows(result) {
   const rows = [];
-  const gemmRow = (where, g) => ({ where: `${where} · ${g.kind} GEMM`, shape: `${int(g.m)}×${int(g.k)}×${int(g.n)}`, mfu: g.mfu,
+  const gemmRow = (where, g) =>
+    ({ where: `${where} · ${g.kind} GEMM`, shape: `${int(g.m)}×${int(g.k)}×${int(g.n)}`, mfu: g.mfu,
     s: g.time_s, lookup: g.lookup, extra: g.floor_won ? 'weight-read floor won: priced at memory speed' : '' });
   const pre = result.phases?.prefill;
   for (const b of pre?.buckets || []) {
     const where = `Prefill bucket ${int(b.bucket)}`;
-    rows.push({ where: `${where} · attention`, shape: `${b.num_requests} req, ${int(b.total_new_tokens)} tok`, mfu: b.attn_mfu,
+    rows.push({ where: `${where} · attention`, shape: `${b.num_requests} req, ${int(b.total_new_tokens)} tok`,
+      mfu: b.attn_mfu,
       s: b.attn_core_time_s, lookup: b.attn_lookup });
     for (const g of b.gemms || []) rows.push(gemmRow(where, g));
   }
   const dec = result.phases?.decode;
   for (const a of dec?.attn_lookups || []) {
-    rows.push({ where: `Decode · attention at KV ${int(a.kv_len)}`, shape: `×${a.count}`, mfu: a.mfu, s: null, lookup: a });
+    rows.push({ where: `Decode · attention at KV ${int(a.kv_len)}`, shape: `×${a.count}`, mfu: a.mfu, s: null,
+      lookup: a });
   }
   for (const g of dec?.gemms || []) rows.push(gemmRow('Decode', g));
   // measured: every operator with the table cells it was read from (attention: one
   // lookup per request or KV length, as priced).
-  const SCOPE = { layer: 'per layer', moe_layer: 'per MoE layer', dense_layer: 'per dense layer', step: 'once per step' };
+  const SCOPE = { layer: 'per layer', moe_layer: 'per MoE layer', dense_layer: 'per dense layer',
+    step: 'once per step' };
   for (const op of result.measured?.operators || []) {
     const where = `${op.name} (${SCOPE[op.scope] || op.scope}${op.count > 1 ? ` ×${int(op.count)}` : ''})`;
     if (op.lookups?.length) {
       for (const l of op.lookups) {
-        rows.push({ where: `${where} · ${l.phase} length ${int(l.length)}${l.prefix ? ` after ${int(l.prefix)} cached` : ''}`,
-          shape: `batch ${int(l.batch)}${l.count > 1 ? ` ×${int(l.count)}` : ''}`, mfu: undefined, s: (l.time_us * (op.count || 1)) * 1e-6,
+        const cached = l.prefix ? ` after ${int(l.prefix)} cached` : '';
+        rows.push({ where: `${where} · ${l.phase} length ${int(l.length)}${cached}`,
+          shape: `batch ${int(l.batch)}${l.count > 1 ? ` ×${int(l.count)}` : ''}`, mfu: undefined,
+            s: (l.time_us * (op.count || 1)) * 1e-6,
           lookup: { how: l.how }, extra: l.cells });
       }
       continue;
@@ -126,10 +140,12 @@ export function renderDetails(result, root) {
   const limit = Math.min(Number(root.dataset.lookupRows) || MAX_LOOKUP_ROWS, MAX_SHOWN_LOOKUPS);
   const body = rows.slice(0, limit).map((r) => {
     const p = provenance(r.lookup);
-    return h('tr', {}, h('th', { scope: 'row', text: r.where }), h('td', { class: 'num', 'data-label': 'Shape', text: r.shape }),
+    return h('tr', {}, h('th', { scope: 'row', text: r.where }),
+      h('td', { class: 'num', 'data-label': 'Shape', text: r.shape }),
       h('td', { class: 'num', 'data-label': 'MFU', text: r.mfu === undefined ? '' : pct(r.mfu) }),
       h('td', { class: 'num', 'data-label': 'Time', text: r.s === null ? '' : time(r.s) }),
-      h('td', { 'data-label': 'Provenance' }, p.how && h('span', { class: `how how-${p.how.replace(/\W/g, '')}`, text: p.how }), ` ${p.detail}`,
+      h('td', { 'data-label': 'Provenance' },
+        p.how && h('span', { class: `how how-${p.how.replace(/\W/g, '')}`, text: p.how }), ` ${p.detail}`,
         r.extra && h('em', { text: ` ${r.extra}` })));
   });
   const warnings = result.warnings || [];
@@ -137,12 +153,14 @@ export function renderDetails(result, root) {
     h('details', { open: true }, h('summary', {}, h('h2', { text: `Warnings (${warnings.length})` })),
       h('ul', { class: 'warnings' },
         warnings.slice(0, MAX_SHOWN_WARNINGS).map((w) => h('li', { title: w.code, text: w.message })),
-        warnings.length > MAX_SHOWN_WARNINGS ? h('li', { text: `and ${int(warnings.length - MAX_SHOWN_WARNINGS)} more` }) : null),
+        warnings.length > MAX_SHOWN_WARNINGS
+          ? h('li', { text: `and ${int(warnings.length - MAX_SHOWN_WARNINGS)} more` }) : null),
       !warnings.length ? h('p', { class: 'muted', text: 'None: every lookup hit measured data.' }) : null),
     h('details', { open: true }, h('summary', {}, h('h2', { text: `Every table lookup (${int(rows.length)})` })),
       exportButtons({ name: 'stepcalc-lookups', label: 'the lookup table', csv: () => lookupsCsv(result) }),
       h('div', {}, h('table', { class: 'lookups' },
-        h('thead', {}, h('tr', {}, ['Where', 'Shape', 'MFU', 'Time', 'Provenance'].map((t) => h('th', { scope: 'col', text: t })))),
+        h('thead', {},
+          h('tr', {}, ['Where', 'Shape', 'MFU', 'Time', 'Provenance'].map((t) => h('th', { scope: 'col', text: t })))),
         h('tbody', {}, body))),
       rows.length > limit ? h('p', { class: 'muted' }, `First ${int(limit)} of ${int(rows.length)} lookups shown. `,
         limit < MAX_SHOWN_LOOKUPS ? h('button', { type: 'button', class: 'link',
@@ -150,5 +168,10 @@ export function renderDetails(result, root) {
             root.dataset.lookupRows = String(limit + MORE_LOOKUP_ROWS);
             renderDetails(result, root);
           } }) : 'The rest are in the result JSON (stepcalc price).') : null,
-      h('p', { class: 'muted', text: 'Times are for all layers. Shape is M×K×N for GEMMs. "table cell": read as measured; "interpolated": between measured rows; "clamped": outside the measured range, the edge value is used; "fallback": no measurement applies, a default is used; "modelled" (measured mode\'s small kernels): bytes over the effective HBM bandwidth plus a launch floor.' })));
+      h('p',
+        { class: 'muted',
+        text: 'Times are for all layers. Shape is M×K×N for GEMMs. "table cell": read as measured; "interpolated": ' +
+          'between measured rows; "clamped": outside the measured range, the edge value is used; "fallback": no ' +
+          'measurement applies, a default is used; "modelled" (measured mode\'s small kernels): bytes over the ' +
+          'effective HBM bandwidth plus a launch floor.' })));
 }

@@ -10,7 +10,8 @@ import { exportButtons } from './export-buttons.js';
 
 /** Points of the roofline: operators with FLOPs and bytes, [{name, intensity, flops_per_s, us, bound}]. */
 export function rooflinePoints(result) {
-  return (result.measured?.operators || []).filter((op) => op.flops > 0 && op.bytes > 0 && op.time_us > 0).map((op) => ({
+  return (result.measured?.operators || []).filter((op) => op.flops > 0 && op.bytes > 0 && op.time_us > 0)
+    .map((op) => ({
     name: `${op.name}${op.scope && op.scope !== 'layer' ? ` (${op.scope})` : ''}`,
     kind: op.kind, intensity: op.flops / op.bytes, flops_per_s: op.flops / (op.time_us * 1e-6), us: op.time_us,
     bound: op.bound, dtype: op.dtype,
@@ -20,7 +21,8 @@ export function rooflinePoints(result) {
 /** The roofs for `spec` (presets().gpu_specs entry) and the dtypes the step uses. */
 export function roofs(spec, points) {
   const out = [{ name: 'BF16 peak', flops_per_s: spec.bf16_tflops * 1e12 }];
-  if (spec.fp8_tflops > 0 && points.some((p) => p.dtype === 'fp8')) out.push({ name: 'FP8 peak', flops_per_s: spec.fp8_tflops * 1e12 });
+  if (spec.fp8_tflops > 0 &&
+    points.some((p) => p.dtype === 'fp8')) out.push({ name: 'FP8 peak', flops_per_s: spec.fp8_tflops * 1e12 });
   return { compute: out, bandwidth: spec.hbm_bw_bytes_per_s };
 }
 
@@ -29,8 +31,11 @@ const decades = (lo, hi) => {
   for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) out.push(10 ** e);
   return out;
 };
-const flopsText = (v) => (v >= 1e12 ? `${fixed(v / 1e12, v >= 1e14 ? 0 : 1)} TFLOP/s` : `${fixed(v / 1e9, v >= 1e11 ? 0 : 1)} GFLOP/s`);
-const tickText = (v) => (v >= 1e12 ? `${v / 1e12}T` : v >= 1e9 ? `${v / 1e9}G` : v >= 1e6 ? `${v / 1e6}M` : v >= 1e3 ? `${v / 1e3}k` : String(v));
+const flopsText = (v) =>
+  (v >= 1e12 ? `${fixed(v / 1e12, v >= 1e14 ? 0 : 1)} TFLOP/s` : `${fixed(v / 1e9, v >= 1e11 ? 0 : 1)} GFLOP/s`);
+const tickText = (v) =>
+  (v >= 1e12 ? `${v / 1e12}T` : v >= 1e9 ? `${v / 1e9}G` : v >= 1e6 ? `${v / 1e6}M` : v >= 1e3
+  ? `${v / 1e3}k` : String(v));
 
 /** The roofline chart, `width` px wide. */
 export function rooflineChart(points, roof, width) {
@@ -43,7 +48,8 @@ export function rooflineChart(points, roof, width) {
   const X = (x) => pad.l + (Math.log(x / xLo) / Math.log(xHi / xLo)) * (width - pad.l - pad.r);
   const Y = (y) => pad.t + (1 - Math.log(y / yLo) / Math.log(yHi / yLo)) * (height - pad.t - pad.b);
   const chart = svg('svg', { class: 'roofline', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img',
-    'aria-label': `Roofline: ${points.length} operators; ${points.map((p) => `${p.name} at ${fixed(p.intensity, 1)} FLOP/byte, ${flopsText(p.flops_per_s)}`).join('; ')}` });
+    'aria-label': `Roofline: ${points.length} operators; ` +
+      points.map((p) => `${p.name} at ${fixed(p.intensity, 1)} FLOP/byte, ${flopsText(p.flops_per_s)}`).join('; ') });
   for (const x of decades(xLo, xHi).filter((v) => v >= xLo && v <= xHi)) {
     chart.append(svg('line', { x1: X(x), x2: X(x), y1: pad.t, y2: height - pad.b, class: 'grid' }),
       svg('text', { x: X(x), y: height - pad.b + 15, 'text-anchor': 'middle', class: 'tick x-tick' }, tickText(x)));
@@ -55,8 +61,11 @@ export function rooflineChart(points, roof, width) {
   // The roofs: bandwidth (slope 1 in log-log) up to each compute ceiling.
   for (const c of roof.compute) {
     const knee = c.flops_per_s / roof.bandwidth;
-    chart.append(svg('path', { class: 'roof', d: `M${X(xLo)},${Y(roof.bandwidth * xLo)}L${X(knee)},${Y(c.flops_per_s)}L${X(xHi)},${Y(c.flops_per_s)}` }),
-      svg('text', { x: width - pad.r - 4, y: Y(c.flops_per_s) - 5, 'text-anchor': 'end', class: 'roof-label' }, `${c.name} ${flopsText(c.flops_per_s)}`));
+    chart.append(svg('path',
+      { class: 'roof',
+      d: `M${X(xLo)},${Y(roof.bandwidth * xLo)}L${X(knee)},${Y(c.flops_per_s)}L${X(xHi)},${Y(c.flops_per_s)}` }),
+      svg('text', { x: width - pad.r - 4, y: Y(c.flops_per_s) - 5, 'text-anchor': 'end', class: 'roof-label' },
+        `${c.name} ${flopsText(c.flops_per_s)}`));
   }
   chart.append(svg('text', { x: X(xLo) + 6, y: Y(roof.bandwidth * xLo * 3) - 6, class: 'roof-label' },
     `HBM ${fixed(roof.bandwidth / 1e12, 2)} TB/s`));
@@ -64,13 +73,19 @@ export function rooflineChart(points, roof, width) {
   for (const p of [...points].sort((a, b) => a.us - b.us)) {
     const r = 3 + 7 * Math.sqrt(p.us / slowest.us);
     const cls = `point bound-${/^[\w-]+$/.test(p.bound) ? p.bound : 'other'}${p === slowest ? ' slowest' : ''}`;
-    const title = svg('title', {}, `${p.name}: ${fixed(p.intensity, 1)} FLOP/byte, ${flopsText(p.flops_per_s)}, ${time(p.us * 1e-6)}, ${p.bound}-bound`);
+    const title = svg('title', {},
+      `${p.name}: ${fixed(p.intensity, 1)} FLOP/byte, ${flopsText(p.flops_per_s)}, ${time(p.us * 1e-6)}, ` +
+        `${p.bound}-bound`);
     chart.append(p.bound === 'compute'
-      ? svg('rect', { class: cls, x: X(p.intensity) - r, y: Y(p.flops_per_s) - r, width: 2 * r, height: 2 * r, 'data-name': p.name }, title)
+      ? svg('rect',
+        { class: cls, x: X(p.intensity) - r, y: Y(p.flops_per_s) - r, width: 2 * r, height: 2 * r,
+        'data-name': p.name }, title)
       : svg('circle', { class: cls, cx: X(p.intensity), cy: Y(p.flops_per_s), r, 'data-name': p.name }, title));
   }
-  chart.append(svg('text', { x: X(slowest.intensity) + 10, y: Y(slowest.flops_per_s) - 10, class: 'slowest-label' }, `${slowest.name}: most time`),
-    svg('text', { x: pad.l + (width - pad.l - pad.r) / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis-title' }, 'Arithmetic intensity (FLOP per byte, log scale)'),
+  chart.append(svg('text', { x: X(slowest.intensity) + 10, y: Y(slowest.flops_per_s) - 10, class: 'slowest-label' },
+    `${slowest.name}: most time`),
+    svg('text', { x: pad.l + (width - pad.l - pad.r) / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis-title' },
+      'Arithmetic intensity (FLOP per byte, log scale)'),
     svg('text', { x: 12, y: pad.t + (height - pad.t - pad.b) / 2, 'text-anchor': 'middle', class: 'axis-title',
       transform: `rotate(-90 12 ${pad.t + (height - pad.t - pad.b) / 2})` }, 'Achieved FLOP/s (log scale)'));
   return chart;
@@ -86,16 +101,23 @@ export function renderRoofline(result, spec, root, width) {
   const peakOf = (p) => Math.min(Math.max(...roof.compute.map((c) => c.flops_per_s)), roof.bandwidth * p.intensity);
   const chart = rooflineChart(points, roof, width);
   const head = ['Operator', 'FLOP/byte', 'Achieved', 'Of its roof', 'Time', 'Bound'];
-  const rows = points.map((p) => [p.name, fixed(p.intensity, 1), flopsText(p.flops_per_s), `${fixed((100 * p.flops_per_s) / peakOf(p), 0)}%`, time(p.us * 1e-6), p.bound]);
+  const rows = points.map((p) =>
+    [p.name, fixed(p.intensity, 1), flopsText(p.flops_per_s), `${fixed((100 * p.flops_per_s) / peakOf(p), 0)}%`,
+    time(p.us * 1e-6), p.bound]);
   const skipped = (result.measured?.operators || []).length - points.length;
   root.replaceChildren(chart,
-    h('ul', { class: 'legend' }, h('li', {}, h('span', { class: 'swatch point-swatch bound-compute' }), 'compute-bound (square)'),
+    h('ul', { class: 'legend' },
+      h('li', {}, h('span', { class: 'swatch point-swatch bound-compute' }), 'compute-bound (square)'),
       h('li', {}, h('span', { class: 'swatch point-swatch round bound-memory' }), 'memory-bound (circle)'),
       h('li', {}, h('span', { class: 'swatch point-swatch round bound-other' }), 'latency or launch-bound'),
       h('li', {}, 'size: time in the step')),
-    skipped > 0 ? h('p', { class: 'muted', text: `${int(skipped)} operator${skipped === 1 ? '' : 's'} without FLOPs (communication, copies) are not on the plot.` }) : null,
+    skipped > 0
+      ? h('p', { class: 'muted', text: `${int(skipped)} operator${skipped === 1 ? '' : 's'} without FLOPs ` +
+        '(communication, copies) are not on the plot.' })
+      : null,
     valuesTable('Roofline', head, rows),
     exportButtons({ name: 'stepcalc-roofline', label: 'the roofline', chart: () => chart,
-      csv: () => ({ head: ['operator', 'kind', 'flop_per_byte', 'achieved_flop_per_s', 'roof_flop_per_s', 'time_us', 'bound'],
+      csv: () =>
+        ({ head: ['operator', 'kind', 'flop_per_byte', 'achieved_flop_per_s', 'roof_flop_per_s', 'time_us', 'bound'],
         rows: points.map((p) => [p.name, p.kind, p.intensity, p.flops_per_s, peakOf(p), p.us, p.bound]) }) }));
 }

@@ -82,7 +82,10 @@ export function rowGrid({ label, columns, empty, page = 20, maxShown = 300, more
         shown = page;
         render(rows);
       } }) : null,
-      rows.length > limit ? h('span', { class: 'muted', text: `${int(limit)} of ${int(rows.length)} shown; all are priced.${rows.length > maxShown && moreNote ? ` ${moreNote}` : ''}` }) : null);
+      rows.length > limit
+        ? h('span', { class: 'muted', text: `${int(limit)} of ${int(rows.length)} shown; all are priced.` +
+          (rows.length > maxShown && moreNote ? ` ${moreNote}` : '') })
+        : null);
   }
   return { root, render, table };
 }

@@ -24,12 +24,15 @@ const FIELDS = [
 
 /** The serving results and curve for CSV: one line per simulated workload (the curve's points, then this one). */
 export function servingCsv(points, main) {
-  const line = (what, c, r) => [what, c ?? '', r.workload.num_requests, r.ttft_ms.mean, r.ttft_ms.p99, r.tpot_ms.mean, r.tpot_ms.p99,
-    r.itl_ms.mean, r.e2e_ms.mean, r.throughput.output_tokens_per_s, r.throughput.requests_per_s, r.cost?.usd_per_million_output_tokens ?? ''];
-  const rows = points.filter((p) => p.result).sort((a, b) => a.concurrency - b.concurrency).map((p) => line('curve', p.concurrency, p.result));
+  const line = (what, c, r) => [what, c ?? '', r.workload.num_requests, r.ttft_ms.mean, r.ttft_ms.p99,
+    r.tpot_ms.mean, r.tpot_ms.p99, r.itl_ms.mean, r.e2e_ms.mean, r.throughput.output_tokens_per_s,
+    r.throughput.requests_per_s, r.cost?.usd_per_million_output_tokens ?? ''];
+  const rows = points.filter((p) => p.result).sort((a, b) => a.concurrency - b.concurrency)
+    .map((p) => line('curve', p.concurrency, p.result));
   if (main) rows.push(line('this workload', main.workload.concurrency, main));
-  return { head: ['run', 'concurrency', 'requests', 'ttft_mean_ms', 'ttft_p99_ms', 'tpot_mean_ms', 'tpot_p99_ms', 'itl_mean_ms',
-    'e2e_mean_ms', 'output_tokens_per_s', 'requests_per_s', 'usd_per_million_output_tokens'], rows };
+  const head = ['run', 'concurrency', 'requests', 'ttft_mean_ms', 'ttft_p99_ms', 'tpot_mean_ms', 'tpot_p99_ms',
+    'itl_mean_ms', 'e2e_mean_ms', 'output_tokens_per_s', 'requests_per_s', 'usd_per_million_output_tokens'];
+  return { head, rows };
 }
 
 /** The memory bar's segments of a priced step's `memory` (bytes per GPU). */
@@ -50,39 +53,49 @@ function memoryBar(result) {
   const total = Math.max(m.gpu_memory_bytes, segments.reduce((a, s) => a + s.bytes, 0));
   const width = 100;
   let x = 0;
+  const parts = segments.map((s) => `${s.label} ${gib(s.bytes)}`).join(', ');
   const bar = svg('svg', { class: 'memory-bar', viewBox: `0 0 ${width} 8`, preserveAspectRatio: 'none', role: 'img',
-    'data-testid': 'memory-bar', 'aria-label': `Memory per GPU: ${segments.map((s) => `${s.label} ${gib(s.bytes)}`).join(', ')}; capacity ${gib(m.gpu_memory_bytes)}` });
+    'data-testid': 'memory-bar', 'aria-label': `Memory per GPU: ${parts}; capacity ${gib(m.gpu_memory_bytes)}` });
   for (const s of segments) {
     const w = (s.bytes / total) * width;
     bar.append(svg('rect', { x, y: 0, width: Math.max(0, w), height: 8, class: `mem-${s.key}`, 'data-segment': s.key },
       svg('title', {}, `${s.label}: ${gib(s.bytes)}`)));
     x += w;
   }
-  bar.append(svg('line', { x1: (m.gpu_memory_bytes / total) * width, x2: (m.gpu_memory_bytes / total) * width, y1: 0, y2: 8, class: 'mem-capacity' }));
+  const capacityX = (m.gpu_memory_bytes / total) * width;
+  bar.append(svg('line', { x1: capacityX, x2: capacityX, y1: 0, y2: 8, class: 'mem-capacity' }));
   const notFit = result.warnings?.find((w) => w.code === 'model_does_not_fit');
   const words = m.fits
-    ? `Fits: the KV cache holds ${int(m.kv_cache_tokens)} tokens (${int(m.kv_cache_blocks)} blocks of ${m.block_size}) per GPU after the weights and reserves, of ${gib(m.gpu_memory_bytes)} on each ${m.gpu}.`
-    : `Does not fit. ${notFit?.message ?? `Weights ${gib(m.weights_bytes)} and reserves leave no KV cache in ${gib(m.budget_bytes)}.`}`;
+    ? `Fits: the KV cache holds ${int(m.kv_cache_tokens)} tokens (${int(m.kv_cache_blocks)} blocks of ` +
+      `${m.block_size}) per GPU after the weights and reserves, of ${gib(m.gpu_memory_bytes)} on each ${m.gpu}.`
+    : `Does not fit. ${notFit?.message ??
+      `Weights ${gib(m.weights_bytes)} and reserves leave no KV cache in ${gib(m.budget_bytes)}.`}`;
   return h('div', { class: 'memory' },
     bar,
-    h('ul', { class: 'legend' }, ...segments.map((s) => h('li', {}, h('span', { class: `swatch mem-${s.key}` }), `${s.label} ${gib(s.bytes)}`))),
-    h('p', { class: m.fits ? 'fits' : 'field-error', 'data-testid': 'memory-fits', role: m.fits ? null : 'alert', text: words }));
+    h('ul', { class: 'legend' },
+      ...segments.map((s) => h('li', {}, h('span', { class: `swatch mem-${s.key}` }), `${s.label} ${gib(s.bytes)}`))),
+    h('p', { class: m.fits ? 'fits' : 'field-error', 'data-testid': 'memory-fits', role: m.fits ? null : 'alert',
+      text: words }));
 }
 
 function card(label, value, detail, testid, raw) {
-  return h('div', { class: 'serve-card', 'data-testid': testid, 'data-value': raw }, h('span', { class: 'label', text: label }),
-    h('strong', { text: value }), h('small', { text: detail }));
+  return h('div', { class: 'serve-card', 'data-testid': testid, 'data-value': raw },
+    h('span', { class: 'label', text: label }), h('strong', { text: value }), h('small', { text: detail }));
 }
 
 function cards(r) {
   const cost = r.cost?.usd_per_million_output_tokens;
   return h('div', { class: 'serve-cards' },
-    card('TTFT (time to first token)', ms(r.ttft_ms.mean), `mean; p50 ${ms(r.ttft_ms.p50)}, p99 ${ms(r.ttft_ms.p99)}`, 'ttft', r.ttft_ms.mean),
+    card('TTFT (time to first token)', ms(r.ttft_ms.mean), `mean; p50 ${ms(r.ttft_ms.p50)}, p99 ${ms(r.ttft_ms.p99)}`,
+      'ttft', r.ttft_ms.mean),
     card('TPOT (time per output token)', ms(r.tpot_ms.mean), `mean; p99 ${ms(r.tpot_ms.p99)}`, 'tpot', r.tpot_ms.mean),
     card('Throughput', `${int(r.throughput.output_tokens_per_s)} tok/s`,
-      `output; ${int(r.throughput.output_tokens_per_s_per_gpu)} per GPU, ${fixed(r.throughput.requests_per_s, 2)} requests/s`, 'throughput', r.throughput.output_tokens_per_s),
+      `output; ${int(r.throughput.output_tokens_per_s_per_gpu)} per GPU, ` +
+        `${fixed(r.throughput.requests_per_s, 2)} requests/s`,
+      'throughput', r.throughput.output_tokens_per_s),
     card('Cost', cost ? `$${fixed(cost, 2)} / M output tokens` : 'no price set',
-      cost ? `$${fixed(r.cost.usd_per_million_input_tokens, 2)} / M input tokens` : 'set $ per GPU-hour', 'cost', cost ?? ''));
+      cost ? `$${fixed(r.cost.usd_per_million_input_tokens, 2)} / M input tokens` : 'set $ per GPU-hour',
+      'cost', cost ?? ''));
 }
 
 /** The latency-throughput curve: output tokens/s against mean TPOT, one point per concurrency. */
@@ -94,21 +107,31 @@ export function curveChart(points, current, width = 520, height = 220) {
   const X = (x) => pad.l + (x / (xTicks[xTicks.length - 1] || 1)) * (width - pad.l - pad.r);
   const Y = (y) => pad.t + (1 - y / (yTicks[yTicks.length - 1] || 1)) * (height - pad.t - pad.b);
   const chart = svg('svg', { class: 'line serve-curve', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img',
-    'data-testid': 'serve-curve', 'aria-label': `Mean TPOT against output throughput for concurrency ${points.map((p) => p.c).join(', ')}` });
-  for (const t of yTicks) chart.append(svg('line', { x1: pad.l, x2: width - pad.r, y1: Y(t), y2: Y(t), class: 'grid' }),
-    svg('text', { x: pad.l - 5, y: Y(t) + 4, 'text-anchor': 'end', class: 'tick y-tick' }, fixed(t, t < 10 && t % 1 ? 1 : 0)));
-  for (const t of xTicks) chart.append(svg('text', { x: X(t), y: height - pad.b + 15, 'text-anchor': 'middle', class: 'tick x-tick' }, int(t)));
+    'data-testid': 'serve-curve',
+    'aria-label': `Mean TPOT against output throughput for concurrency ${points.map((p) => p.c).join(', ')}` });
+  for (const t of yTicks) {
+    chart.append(svg('line', { x1: pad.l, x2: width - pad.r, y1: Y(t), y2: Y(t), class: 'grid' }),
+      svg('text', { x: pad.l - 5, y: Y(t) + 4, 'text-anchor': 'end', class: 'tick y-tick' },
+        fixed(t, t < 10 && t % 1 ? 1 : 0)));
+  }
+  for (const t of xTicks) {
+    chart.append(svg('text', { x: X(t), y: height - pad.b + 15, 'text-anchor': 'middle', class: 'tick x-tick' },
+      int(t)));
+  }
   chart.append(svg('line', { x1: pad.l, x2: width - pad.r, y1: height - pad.b, y2: height - pad.b, class: 'axis' }),
-    svg('text', { x: pad.l + (width - pad.l - pad.r) / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis-title' }, 'Output tokens/s'),
+    svg('text', { x: pad.l + (width - pad.l - pad.r) / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis-title' },
+      'Output tokens/s'),
     svg('text', { x: 12, y: pad.t + (height - pad.t - pad.b) / 2, 'text-anchor': 'middle', class: 'axis-title',
       transform: `rotate(-90 12 ${pad.t + (height - pad.t - pad.b) / 2})` }, 'Mean TPOT (ms)'),
-    svg('path', { class: 'curve', d: points.map((p, i) => `${i ? 'L' : 'M'}${X(p.x).toFixed(1)},${Y(p.y).toFixed(1)}`).join('') }));
+    svg('path', { class: 'curve',
+      d: points.map((p, i) => `${i ? 'L' : 'M'}${X(p.x).toFixed(1)},${Y(p.y).toFixed(1)}`).join('') }));
   for (const p of points) {
     chart.append(svg('circle', { cx: X(p.x), cy: Y(p.y), r: 3, class: 'point', 'data-concurrency': p.c },
       svg('title', {}, `concurrency ${p.c}: ${int(p.x)} tok/s, TPOT ${ms(p.y)}`)));
   }
   if (current) {
-    chart.append(svg('circle', { cx: X(current.x), cy: Y(current.y), r: 6, class: 'now', 'data-testid': 'curve-current' },
+    chart.append(svg('circle',
+      { cx: X(current.x), cy: Y(current.y), r: 6, class: 'now', 'data-testid': 'curve-current' },
       svg('title', {}, `this workload: ${int(current.x)} tok/s, TPOT ${ms(current.y)}`)));
   }
   return chart;
@@ -125,29 +148,39 @@ export function servingPanel(app, root, { view } = {}) {
   const local = { ...defaultServing(), ...(app.state.serving ?? {}) };
   const inputs = {};
   const loadKind = h('select', { 'aria-label': 'Load', 'data-testid': 'serve-load-kind' },
-    h('option', { value: 'concurrency', text: 'Concurrency (clients)' }), h('option', { value: 'rate', text: 'Request rate (per s)' }));
+    h('option', { value: 'concurrency', text: 'Concurrency (clients)' }),
+      h('option', { value: 'rate', text: 'Request rate (per s)' }));
   const form = h('div', { class: 'serve-inputs' });
   for (const [key, label, path, hint] of FIELDS) {
-    const input = h('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', 'data-testid': `serve-${key}`, 'data-path': path });
+    const input = h('input',
+      { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', 'data-testid': `serve-${key}`,
+      'data-path': path });
     inputs[key] = input;
-    form.append(h('label', { class: 'field' }, key === 'load' ? loadKind : h('span', { class: 'label', text: label }), input, hint && h('small', { text: hint })));
+    form.append(h('label', { class: 'field' }, key === 'load' ? loadKind : h('span', { class: 'label', text: label }),
+      input, hint && h('small', { text: hint })));
   }
-  const progress = h('progress', { max: 1, value: 0, 'data-testid': 'serve-progress', 'aria-label': 'Simulation progress' });
+  const progress = h('progress',
+    { max: 1, value: 0, 'data-testid': 'serve-progress', 'aria-label': 'Simulation progress' });
   const status = h('span', { class: 'status', role: 'status', 'data-testid': 'serve-status' });
   const cancel = h('button', { type: 'button', text: 'Cancel', 'data-testid': 'serve-cancel', disabled: true });
   const errors = h('div', { 'data-testid': 'serve-errors' });
   const memory = h('div');
   const results = h('div', { 'data-testid': 'serve-results' });
   const curve = h('div', { class: 'serve-curve-wrap' });
-  const exports = exportButtons({ name: 'stepcalc-serving', label: 'the serving results', csv: () => servingCsv(points, main),
+  const exports = exportButtons({ name: 'stepcalc-serving', label: 'the serving results',
+    csv: () => servingCsv(points, main),
     chart: () => curve.querySelector('svg.serve-curve') });
-  root.append(h('p', { class: 'muted', text: 'The shown model, GPU, TP and mode serving a workload: vLLM\'s scheduler simulated step by step (docs/SERVING.md).' }),
+  root.append(h('p',
+    { class: 'muted',
+    text: 'The shown model, GPU, TP and mode serving a workload: vLLM\'s scheduler simulated step by step ' +
+      '(docs/SERVING.md).' }),
     form, h('div', { class: 'actions' }, progress, cancel, status), errors, memory, results, curve, exports);
 
   const show = () => {
     loadKind.value = local.load;
     inputs.load.setAttribute('data-path', local.load === 'rate' ? 'workload.request_rate' : 'workload.concurrency');
-    const text = { input: local.input, output: local.output, load: local.load === 'rate' ? local.rate : local.concurrency,
+    const text = { input: local.input, output: local.output,
+      load: local.load === 'rate' ? local.rate : local.concurrency,
       requests: local.requests || '', usd: local.usd || '' };
     for (const [k, v] of Object.entries(text)) if (document.activeElement !== inputs[k]) inputs[k].value = String(v);
   };
@@ -182,15 +215,18 @@ export function servingPanel(app, root, { view } = {}) {
   };
 
   const drawCurve = () => {
-    const good = points.filter((p) => p.result).map((p) => ({ c: p.concurrency, x: p.result.throughput.output_tokens_per_s, y: p.result.tpot_ms.mean }))
+    const good = points.filter((p) => p.result)
+      .map((p) => ({ c: p.concurrency, x: p.result.throughput.output_tokens_per_s, y: p.result.tpot_ms.mean }))
       .filter((p) => Number.isFinite(p.y)).sort((a, b) => a.c - b.c);
     const current = main ? { x: main.throughput.output_tokens_per_s, y: main.tpot_ms.mean } : null;
     if (!good.length) return curve.replaceChildren();
     curve.replaceChildren(h('h3', { text: 'Latency and throughput over concurrency' }),
       curveChart(good, current, Math.min(640, Math.max(300, root.clientWidth - 30))),
       h('details', {}, h('summary', { text: 'The curve\'s values' }), h('table', { 'data-testid': 'serve-curve-table' },
-        h('thead', {}, h('tr', {}, ...['Concurrency', 'Output tok/s', 'Mean TTFT', 'Mean TPOT'].map((t) => h('th', { text: t })))),
-        h('tbody', {}, ...points.filter((p) => p.result).sort((a, b) => a.concurrency - b.concurrency).map((p) => h('tr', {},
+        h('thead', {},
+          h('tr', {}, ...['Concurrency', 'Output tok/s', 'Mean TTFT', 'Mean TPOT'].map((t) => h('th', { text: t })))),
+        h('tbody', {},
+          ...points.filter((p) => p.result).sort((a, b) => a.concurrency - b.concurrency).map((p) => h('tr', {},
           h('td', { text: int(p.concurrency) }), h('td', { text: int(p.result.throughput.output_tokens_per_s) }),
           h('td', { text: ms(p.result.ttft_ms.mean) }), h('td', { text: ms(p.result.tpot_ms.mean) })))))));
   };
@@ -203,7 +239,8 @@ export function servingPanel(app, root, { view } = {}) {
     lastKey = key;
     stop();
     const id = ++job;
-    const concurrencies = [...new Set([...CURVE_CONCURRENCY, ...(local.load === 'concurrency' ? [local.concurrency] : [])])]
+    const concurrencies = [...new Set([...CURVE_CONCURRENCY,
+      ...(local.load === 'concurrency' ? [local.concurrency] : [])])]
       .filter((c) => Number.isInteger(c) && c > 0).sort((a, b) => a - b);
     const curveJobs = concurrencies.map((c) => ({ concurrency: c, request: serveRequest(app.good.request, local, c) }));
     worker = new Worker(new URL('./serving-worker.js', import.meta.url), { type: 'module' });
@@ -220,9 +257,13 @@ export function servingPanel(app, root, { view } = {}) {
         main = data.result;
         errors.replaceChildren();
         for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
+        const preemptions = main.scheduler?.preemptions
+          ? `${int(main.scheduler.preemptions)} preemptions` : 'no preemption';
         results.replaceChildren(cards(main), h('p', { class: 'muted', 'data-testid': 'serve-summary',
-          text: `${int(main.workload.num_requests)} requests, ${int(main.steps)} engine steps simulated in ${main.mode} on ${main.tp} × ${main.gpu}; ${main.scheduler?.preemptions ? `${int(main.scheduler.preemptions)} preemptions` : 'no preemption'}.` }),
-        ...main.warnings.filter((w) => w.code !== 'model_does_not_fit').map((w) => h('p', { class: 'field-warning', text: w.message })));
+          text: `${int(main.workload.num_requests)} requests, ${int(main.steps)} engine steps simulated in ` +
+            `${main.mode} on ${main.tp} × ${main.gpu}; ${preemptions}.` }),
+        ...main.warnings.filter((w) => w.code !== 'model_does_not_fit')
+          .map((w) => h('p', { class: 'field-warning', text: w.message })));
         drawCurve();
       } else if (data.type === 'error') {
         main = null;
@@ -250,7 +291,8 @@ export function servingPanel(app, root, { view } = {}) {
   let timer = 0;
   const edited = () => {
     local.load = loadKind.value;
-    const read = (k) => (inputs[k].value.trim() === '' && (k === 'requests' || k === 'usd') ? 0 : parseTyped(inputs[k].value));
+    const read = (k) =>
+      (inputs[k].value.trim() === '' && (k === 'requests' || k === 'usd') ? 0 : parseTyped(inputs[k].value));
     local.input = read('input');
     local.output = read('output');
     local[local.load === 'rate' ? 'rate' : 'concurrency'] = read('load');
@@ -273,7 +315,8 @@ export function servingPanel(app, root, { view } = {}) {
 
   const priced = (good) => {
     memory.replaceChildren(h('h3', { text: 'Memory per GPU' }), memoryBar(good.result));
-    if (app.state.serving && JSON.stringify(app.state.serving) !== JSON.stringify(local) && document.activeElement?.closest?.('.serve-inputs') !== form) {
+    if (app.state.serving && JSON.stringify(app.state.serving) !== JSON.stringify(local) &&
+      document.activeElement?.closest?.('.serve-inputs') !== form) {
       Object.assign(local, app.state.serving); // a link or import changed the workload
       show();
     }

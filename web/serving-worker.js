@@ -21,7 +21,8 @@ async function serve(request, onProgress) {
   }
 }
 
-const plain = (error) => ({ code: error.code ?? 'error', path: error.path ?? '', message: error.message ?? String(error) });
+const plain = (error) =>
+  ({ code: error.code ?? 'error', path: error.path ?? '', message: error.message ?? String(error) });
 
 self.onmessage = async ({ data }) => {
   const { id, baseUrl, request, curve = [] } = data;

@@ -14,7 +14,8 @@ const gpuLabel = (presets, name) => {
 
 export function setupPanel(app, root) {
   const { presets } = app;
-  const gpu = h('select', { id: 'gpu' }, presets.gpus.map((g) => h('option', { value: g.name, text: gpuLabel(presets, g.name) })));
+  const gpu = h('select', { id: 'gpu' },
+    presets.gpus.map((g) => h('option', { value: g.name, text: gpuLabel(presets, g.name) })));
   // The measured kernel tables' version (vLLM release they were measured with), for
   // the modes that price from them; '' is the GPU's default.
   const kernels = h('select', { id: 'kernels' });
@@ -86,16 +87,19 @@ export function setupPanel(app, root) {
   /** Puts the state's machine and mode into the controls. */
   function render() {
     const s = app.state;
-    if (![...gpu.options].some((o) => o.value === s.gpu)) gpu.append(h('option', { value: s.gpu, text: `${s.gpu} (unknown)` }));
+    if (![...gpu.options].some((o) => o.value === s.gpu)) gpu.append(h('option',
+      { value: s.gpu, text: `${s.gpu} (unknown)` }));
     gpu.value = s.gpu;
-    if (![...mode.options].some((o) => o.value === s.mode)) mode.append(h('option', { value: s.mode, text: `${s.mode} (unknown)` }));
+    if (![...mode.options].some((o) => o.value === s.mode)) mode.append(h('option',
+      { value: s.mode, text: `${s.mode} (unknown)` }));
     mode.value = s.mode;
     const spec = (presets.gpu_specs || []).find((g) => g.name === s.gpu);
     const versions = spec?.kernels || [];
     kernelsField.hidden = !versions.length;
     kernels.replaceChildren(h('option', { value: '', text: spec ? `default (${spec.default_kernels})` : 'default' }),
       ...versions.map((v) => h('option', { value: v, text: v })));
-    if (s.kernels && !versions.includes(s.kernels)) kernels.append(h('option', { value: s.kernels, text: `${s.kernels} (unknown)` }));
+    if (s.kernels &&
+      !versions.includes(s.kernels)) kernels.append(h('option', { value: s.kernels, text: `${s.kernels} (unknown)` }));
     kernels.value = s.kernels || '';
     if (document.activeElement !== tp.input) tp.input.value = s.tp;
     const base = gpuPreset() || {};

@@ -86,10 +86,12 @@ export function fromRequest(req) {
   const notEdited = ['quantization', 'kv_cache_dtype'];
   for (const key of Object.keys(req)) {
     if (!/** @type {string[]} */ (catalogue.request_fields).includes(key)) fail(key, `Unknown field "${key}".`);
-    if (notEdited.includes(key)) fail(key, `The page does not edit "${key}" yet; price this request with the CLI or calc.price().`);
+    if (notEdited.includes(key)) fail(key,
+      `The page does not edit "${key}" yet; price this request with the CLI or calc.price().`);
   }
   const s = defaultState();
-  if (typeof req.model !== 'string' && !isObject(req.model)) fail('model', 'model must be a preset name or a config object.');
+  if (typeof req.model !== 'string' && !isObject(req.model)) fail('model',
+    'model must be a preset name or a config object.');
   s.model = req.model;
   s.modelName = typeof req.model_name === 'string' ? req.model_name : '';
   if (req.gpu !== undefined) s.gpu = String(req.gpu);
@@ -102,9 +104,12 @@ export function fromRequest(req) {
   s.mode = req.mode !== undefined ? String(req.mode) : 'blis-v2'; // the request format's default
   if (req.corrected !== undefined) s.corrected = req.corrected;
   if (!isObject(req.step)) fail('step', 'step must be an object.');
-  s.prefill = rows(req.step.prefill_requests, 'step.prefill_requests', ['progress_index', 'num_new_prefill_tokens'], [undefined, undefined]);
-  s.decode = rows(req.step.decode_requests, 'step.decode_requests', ['progress_index', 'num_new_decode_tokens'], [undefined, 1]);
-  if (s.prefill.length + s.decode.length > LIMITS.rows) fail('step', `A step may hold at most ${LIMITS.rows} requests.`);
+  s.prefill = rows(req.step.prefill_requests, 'step.prefill_requests', ['progress_index', 'num_new_prefill_tokens'],
+    [undefined, undefined]);
+  s.decode = rows(req.step.decode_requests, 'step.decode_requests', ['progress_index', 'num_new_decode_tokens'],
+    [undefined, 1]);
+  if (s.prefill.length + s.decode.length > LIMITS.rows) fail('step',
+    `A step may hold at most ${LIMITS.rows} requests.`);
   return s;
 }
 
@@ -139,7 +144,8 @@ export function decodeRuns(text, width, key) {
     if (!m) fail(key, `The link's "${key}" is malformed near "${run.slice(0, 20)}".`);
     const first = m[1].split('.').map(num);
     const delta = m[2] ? m[2].split('.').map(num) : first.map(() => 0);
-    if (first.length !== width || delta.length !== width) fail(key, `The link's "${key}" needs ${width} numbers per row.`);
+    if (first.length !== width || delta.length !== width) fail(key,
+      `The link's "${key}" needs ${width} numbers per row.`);
     const n = m[3] ? Number(m[3]) : 1;
     if (tuples.length + n > LIMITS.rows) fail(key, `The link holds more than ${LIMITS.rows} rows.`);
     for (let j = 0; j < n; j++) tuples.push(first.map((v, k) => v + j * delta[k]));
@@ -164,7 +170,8 @@ export function encodeHash(s, pinned = null) {
   }
   q.push(['g', s.gpu]);
   if (s.kernels) q.push(['k', s.kernels]);
-  for (const [short, long] of Object.entries(HW_KEYS)) if (s.hw[long] !== undefined) q.push([short, String(s.hw[long])]);
+  for (const [short, long] of Object.entries(HW_KEYS)) if (s.hw[long] !== undefined) q.push([short,
+    String(s.hw[long])]);
   q.push(['tp', String(s.tp)], ['mode', s.mode]);
   if (s.corrected) q.push(['cr', JSON.stringify(s.corrected)]);
   q.push(['p', encodeRuns(s.prefill)]);
@@ -209,7 +216,8 @@ export function decodeHash(hash) {
   const s = defaultState();
   if (params.has('ms')) {
     const values = params.get('ms').split('_');
-    if (values.length !== shapeFields().length) fail('ms', `The link's model shape needs ${shapeFields().length} numbers.`);
+    if (values.length !== shapeFields().length) fail('ms',
+      `The link's model shape needs ${shapeFields().length} numbers.`);
     const extra = params.has('mx') ? parseJson(params.get('mx'), 'mx') : {};
     if (!isObject(extra)) fail('mx', 'The model notes in the link must be an object.');
     s.model = { ...extra };
@@ -234,9 +242,11 @@ export function decodeHash(hash) {
     if (!isObject(s.corrected)) fail('cr', 'The mode settings in the link must be an object.');
   }
   s.prefill = decodeRuns(params.get('p'), 2, 'p');
-  s.decode = params.has('dt') ? decodeRuns(params.get('dt'), 2, 'dt') : decodeRuns(params.get('d'), 1, 'd').map(([kv]) => [kv, 1]);
+  s.decode = params.has('dt')
+    ? decodeRuns(params.get('dt'), 2, 'dt') : decodeRuns(params.get('d'), 1, 'd').map(([kv]) => [kv, 1]);
   if (!s.prefill.every(validRow)) fail('p', 'The link holds a negative token count in its prefill rows.');
-  if (!s.decode.every(validRow)) fail(params.has('dt') ? 'dt' : 'd', 'The link holds a negative token count in its decode rows.');
+  if (!s.decode.every(validRow)) fail(params.has('dt') ? 'dt' : 'd',
+    'The link holds a negative token count in its decode rows.');
   if (params.has('sv')) s.serving = decodeServing(params.get('sv'));
   if (!params.has('a')) return { state: s };
   // The pinned A: a compact state of its own, one level deep.

@@ -37,7 +37,8 @@ export function stepEditor(app, root) {
     if (n === null || from === null || to === null) return;
     if (!room(n)) return setFieldError(dN.input, `A step holds at most ${int(LIMITS.rows)} requests.`);
     edit(() => {
-      for (let i = 0; i < n; i++) app.state.decode.push([n === 1 ? from : Math.round(from + ((to - from) * i) / (n - 1)), 1]);
+      for (let i = 0; i < n; i++) app.state.decode.push([n === 1
+        ? from : Math.round(from + ((to - from) * i) / (n - 1)), 1]);
     });
   });
   const pT = field('Prompt tokens', { value: '16384', 'data-bulk': 'prefill-total' });
@@ -61,8 +62,10 @@ export function stepEditor(app, root) {
   }
   function describeChunk() {
     const c = chunkRow();
-    chunkNote.textContent = c ? `Adds 1 row: chunk ${int(c.k)} of ${int(c.chunks)}, ${int(c.row[1])} new tokens after a cached prefix of ${int(c.row[0])}. `
-      + 'vLLM runs one chunk of a long prompt per step; the other chunks are other steps.' : '';
+    chunkNote.textContent = c
+      ? `Adds 1 row: chunk ${int(c.k)} of ${int(c.chunks)}, ${int(c.row[1])} new tokens after a cached prefix of ` +
+        `${int(c.row[0])}. ` +
+        'vLLM runs one chunk of a long prompt per step; the other chunks are other steps.' : '';
   }
   for (const f of [pT, pC, pK, pPre]) f.input.addEventListener('input', describeChunk);
   const addPrefill = button('Add this step\'s chunk', () => {
@@ -73,7 +76,8 @@ export function stepEditor(app, root) {
   });
 
   const cell = (list, path, k, key, what) => (row, i) => {
-    const input = h('input', { type: 'text', inputmode: 'numeric', 'data-kind': 'number', value: row[k], 'aria-label': `${what(i)}` });
+    const input = h('input',
+      { type: 'text', inputmode: 'numeric', 'data-kind': 'number', value: row[k], 'aria-label': `${what(i)}` });
     input.addEventListener('input', () => {
       list()[i][k] = parseTyped(input.value);
       summarise();
@@ -83,9 +87,12 @@ export function stepEditor(app, root) {
     return input;
   };
   const actions = (list, what) => [
-    { title: 'Copy', className: 'row-actions', cell: (row, i) => h('button', { type: 'button', class: 'icon', text: 'dup',
-      'aria-label': `Duplicate ${what} ${i + 1}`, title: 'Duplicate', onclick: () => room(1) && edit(() => list().splice(i + 1, 0, [...list()[i]])) }) },
-    { title: 'Remove', className: 'row-actions', cell: (row, i) => h('button', { type: 'button', class: 'icon', text: '×',
+    { title: 'Copy', className: 'row-actions',
+      cell: (row, i) => h('button', { type: 'button', class: 'icon', text: 'dup',
+      'aria-label': `Duplicate ${what} ${i + 1}`, title: 'Duplicate',
+        onclick: () => room(1) && edit(() => list().splice(i + 1, 0, [...list()[i]])) }) },
+    { title: 'Remove', className: 'row-actions',
+      cell: (row, i) => h('button', { type: 'button', class: 'icon', text: '×',
       'aria-label': `Remove ${what} ${i + 1}`, title: 'Remove', onclick: () => edit(() => list().splice(i, 1)) }) },
   ];
   const prefills = () => app.state.prefill;
@@ -99,10 +106,13 @@ export function stepEditor(app, root) {
     ...actions(decodes, 'decode')], moreNote: 'Edit the rest with the bulk actions or as JSON.' });
 
   root.append(summary,
-    h('details', { class: 'bulk', open: true }, h('summary', {}, h('h3', { text: 'Add N decodes at KV L (or spread over a KV range)' })),
+    h('details', { class: 'bulk', open: true },
+      h('summary', {}, h('h3', { text: 'Add N decodes at KV L (or spread over a KV range)' })),
       h('div', { class: 'grid' }, dN.wrap, dKv.wrap, dTo.wrap), h('div', { class: 'actions' }, addDecodes)),
-    h('details', { class: 'bulk', open: true }, h('summary', {}, h('h3', { text: 'Add this step\'s chunk of a long prompt' })),
-      h('div', { class: 'grid' }, pT.wrap, pC.wrap, pPre.wrap, pK.wrap), h('div', { class: 'actions' }, addPrefill), chunkNote),
+    h('details', { class: 'bulk', open: true },
+      h('summary', {}, h('h3', { text: 'Add this step\'s chunk of a long prompt' })),
+      h('div', { class: 'grid' }, pT.wrap, pC.wrap, pPre.wrap, pK.wrap), h('div', { class: 'actions' }, addPrefill),
+        chunkNote),
     h('div', { class: 'actions' },
       button('Clear prefills', () => edit(() => { app.state.prefill = []; })),
       button('Clear decodes', () => edit(() => { app.state.decode = []; })),
@@ -130,8 +140,10 @@ export function stepEditor(app, root) {
     const newTokens = nums(prefill, 1).reduce((a, b) => a + b, 0);
     const kv = nums(decode, 0);
     const low = kv.reduce((a, b) => Math.min(a, b), Infinity), high = kv.reduce((a, b) => Math.max(a, b), -Infinity);
-    const kvText = kv.length ? `, KV ${int(low)}–${int(high)} (mean ${int(kv.reduce((a, b) => a + b, 0) / kv.length)})` : '';
-    summary.textContent = `${int(prefill.length)} prefill row${prefill.length === 1 ? '' : 's'} (${int(newTokens)} new tokens) · `
+    const kvText = kv.length
+      ? `, KV ${int(low)}–${int(high)} (mean ${int(kv.reduce((a, b) => a + b, 0) / kv.length)})` : '';
+    summary.textContent = `${int(prefill.length)} prefill row${prefill.length === 1 ? '' : 's'} ` +
+      `(${int(newTokens)} new tokens) · `
       + `${int(decode.length)} decode${decode.length === 1 ? '' : 's'}${kvText}`
       + (bad ? ` · ${int(bad)} row${bad === 1 ? '' : 's'} with an error, not counted` : '');
   }

@@ -27,13 +27,18 @@ export function sweepPlans(state, result) {
   return [
     { axis: 'prefill_tokens', title: 'Step time vs. prefill length', unit: 'new prefill tokens',
       values: withValue(powers(128, 32768), first), current: first > 0 ? { x: first, y } : null,
-      note: state.prefill.length ? 'Varies the new tokens of the first prefill row.' : 'The step has no prefill; the sweep adds one.' },
+      note: state.prefill.length
+        ? 'Varies the new tokens of the first prefill row.' : 'The step has no prefill; the sweep adds one.' },
     { axis: 'decode_batch', title: 'Step time vs. decode batch size', unit: 'decodes in the batch',
-      values: withValue(powers(1, Math.min(room, Math.max(512, 2 ** Math.ceil(Math.log2(n + 1))))), n).filter((v) => v <= room),
+      values: withValue(powers(1, Math.min(room, Math.max(512, 2 ** Math.ceil(Math.log2(n + 1))))), n)
+        .filter((v) => v <= room),
       current: n > 0 ? { x: n, y } : null,
-      note: n ? 'Repeats the current decode rows to reach each batch size.' : `The step has no decodes; the sweep uses KV ${int(catalogue.sweep.default_decode_kv)}.` },
+      note: n
+        ? 'Repeats the current decode rows to reach each batch size.'
+        : `The step has no decodes; the sweep uses KV ${int(catalogue.sweep.default_decode_kv)}.` },
     { axis: 'decode_kv', title: 'Step time vs. KV length', unit: 'KV length',
-      values: withValue(powers(256, 131072), kvs.length ? mean(kvs) : 0), current: kvs.length ? { x: mean(kvs), y } : null,
+      values: withValue(powers(256, 131072), kvs.length ? mean(kvs) : 0),
+        current: kvs.length ? { x: mean(kvs), y } : null,
       note: new Set(kvs).size > 1 ? 'Sets every decode to one KV length; the current (mixed) step sits at the mean KV.'
         : 'Sets every decode row to one KV length.' },
   ];
@@ -101,21 +106,30 @@ function sweepSection(plan, points, failure, width) {
   const round = new Set(plan.values.filter((v) => v !== plan.current?.x || (v & (v - 1)) === 0));
   const data = points.map((p) => ({ x: p.value, y: p.error ? NaN : p.step_time_us, bound: p.bound,
     tick: round.has(p.value) ? tokens(p.value, true) : '', error: p.error }));
-  const readout = h('p', { class: 'readout', 'aria-live': 'polite', text: 'Hover or focus the chart and use the arrow keys to read values.' });
+  const readout = h('p',
+    { class: 'readout', 'aria-live': 'polite',
+    text: 'Hover or focus the chart and use the arrow keys to read values.' });
   const describe = (p) => `${int(p.x)} ${plan.unit}: ${timeUs(p.y)} (${int(p.y)} µs), bound by ${p.bound}`
     + (plan.current && p.x === plan.current.x ? ' (the current step\'s value)' : '');
   const failed = data.filter((p) => p.error);
   const priced = data.filter((p) => Number.isFinite(p.y));
   const body = priced.length
-    ? [lineChart({ points: data, current: plan.current, width, label: `${plan.title}; ${plan.note}`, xTitle: capital(plan.unit), describe, readout }),
+    ? [lineChart({ points: data, current: plan.current, width, label: `${plan.title}; ${plan.note}`,
+      xTitle: capital(plan.unit), describe, readout }),
       valuesTable(plan.title, [capital(plan.unit), 'Step time', 'Bound by'],
-        priced.map((p) => [int(p.x) + (plan.current && p.x === plan.current.x ? ' (current)' : ''), timeUs(p.y), p.bound]))]
+        priced.map((p) =>
+          [int(p.x) + (plan.current && p.x === plan.current.x ? ' (current)' : ''), timeUs(p.y), p.bound]))]
     : h('p', { class: 'muted', text: 'No point of this sweep could be priced.' });
   const exports = priced.length ? exportButtons({ name: `stepcalc-sweep-${plan.axis}`, label: plan.title,
     csv: () => ({ head: [plan.axis, 'step_time_us', 'bound', 'current'],
-      rows: data.map((p) => [p.x, Number.isFinite(p.y) ? p.y : '', p.bound ?? p.error?.message ?? '', plan.current && p.x === plan.current.x ? 'yes' : '']) }),
+      rows: data.map((p) =>
+        [p.x, Number.isFinite(p.y) ? p.y : '', p.bound ?? p.error?.message ?? '',
+        plan.current && p.x === plan.current.x ? 'yes' : '']) }),
     chart: () => section.querySelector('svg.line') }) : null;
   const section = h('section', { class: 'sweep' }, h('h3', { text: plan.title }), body, readout, exports,
-    h('small', { class: 'muted', text: plan.note + (failed.length ? ` ${failed.length} point(s) could not be priced: ${failed[0].error.message}` : '') }));
+    h('small',
+      { class: 'muted',
+      text: plan.note + (failed.length
+      ? ` ${failed.length} point(s) could not be priced: ${failed[0].error.message}` : '') }));
   return section;
 }

@@ -67,7 +67,8 @@ export function inUserWords(path, message) {
   if (!/[.!?]$/.test(rest)) rest += '.';
   // Config names inside the sentence become their labels too.
   rest = rest.replace(/\b(num_\w+|hidden_size|intermediate_size|vocab_size|bytes_per_param)\b/g,
-    (key) => (own(SHAPE_LABELS, key) ? SHAPE_LABELS[key].toLowerCase().replace(/^kv/, 'KV').replace(/^ffn/, 'FFN') : key));
+    (key) =>
+      (own(SHAPE_LABELS, key) ? SHAPE_LABELS[key].toLowerCase().replace(/^kv/, 'KV').replace(/^ffn/, 'FFN') : key));
   if (!label.field) return replaced ? `${label.where} ${rest}` : `${label.where}: ${rest}`;
   const subject = replaced ? `${label.field} ${rest}` : `${label.field}: ${rest}`;
   return label.where ? `${label.where}: ${subject}` : capital(subject);

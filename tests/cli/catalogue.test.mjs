@@ -83,14 +83,16 @@ test('cli: an unreadable file is io_error, exit 2', () => {
 
 test('cli: sweep values that are not numbers are refused; bad points are errors in place', () => {
   const request = join(scratch, 'sweep.json');
-  writeFileSync(request, JSON.stringify({ model: 'llama-3.1-8b-instruct', step: { decode_requests: [{ progress_index: 512 }] } }));
+  writeFileSync(request,
+    JSON.stringify({ model: 'llama-3.1-8b-instruct', step: { decode_requests: [{ progress_index: 512 }] } }));
   const words = run(['sweep', 'tp', '1,two', request]);
   assert.equal(words.status, 2);
   assert.equal(JSON.parse(words.stdout).error.path, 'values');
   const points = run(['sweep', 'tp', '1,0,nan,inf,2', request]);
   assert.equal(points.status, 0);
   const out = JSON.parse(points.stdout);
-  assert.deepEqual(out.map((p) => p.error?.code ?? 'ok'), ['ok', 'invalid_value', 'invalid_value', 'invalid_value', 'ok']);
+  assert.deepEqual(out.map((p) => p.error?.code ?? 'ok'),
+    ['ok', 'invalid_value', 'invalid_value', 'invalid_value', 'ok']);
   const axis = run(['sweep', 'heads', '1', request]);
   assert.equal(axis.status, 2);
   assert.equal(JSON.parse(axis.stdout).error.path, 'axis');

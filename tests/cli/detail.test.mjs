@@ -52,7 +52,8 @@ test('cli: --detail must be full or summary', () => {
 });
 
 test('cli: sweep2d prints the points as columns, row-major, errors in place', () => {
-  const request = JSON.stringify({ model: 'llama-3.1-8b-instruct', step: { decode_requests: [{ progress_index: 10 }] } });
+  const request = JSON.stringify({ model: 'llama-3.1-8b-instruct',
+    step: { decode_requests: [{ progress_index: 10 }] } });
   const r = run(['sweep2d', 'decode_kv', '1024,4096,-1', 'decode_batch', '1,64'], request);
   assert.equal(r.status, 0, r.stderr);
   const grid = JSON.parse(r.stdout);
@@ -61,7 +62,8 @@ test('cli: sweep2d prints the points as columns, row-major, errors in place', ()
   assert.equal(grid.step_time_us[2], null);
   // Point (batch 64, KV 4096) equals pricing that step alone.
   const alone = JSON.parse(run(['price', '-'], JSON.stringify({
-    model: 'llama-3.1-8b-instruct', step: { decode_requests: Array.from({ length: 64 }, () => ({ progress_index: 4096 })) },
+    model: 'llama-3.1-8b-instruct',
+      step: { decode_requests: Array.from({ length: 64 }, () => ({ progress_index: 4096 })) },
   })).stdout);
   assert.equal(grid.step_time_us[4], alone.step_time_us);
   assert.equal(grid.total_us[4], alone.breakdown.total_us_before_rounding);

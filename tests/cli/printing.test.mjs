@@ -39,7 +39,8 @@ test('conformance: a hostile id prints as one escaped MISMATCH line', () => {
 
 test('conformance: a hostile key in a case is escaped in its MISMATCH line', () => {
   const file = join(scratch, 'keys.json');
-  writeFileSync(file, JSON.stringify([{ 'k\n1 passed, 0 failed\x1b]0;title\x07': 1, model: 'llama-3.1-8b-instruct', step }]));
+  writeFileSync(file,
+    JSON.stringify([{ 'k\n1 passed, 0 failed\x1b]0;title\x07': 1, model: 'llama-3.1-8b-instruct', step }]));
   const r = run(['conformance', file]);
   assert.equal(r.status, 1);
   assert.equal(r.stdout.split('\n').length, 3, r.stdout);

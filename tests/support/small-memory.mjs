@@ -43,7 +43,8 @@ export function smallMemoryModule(maxPages) {
       if (count.value !== 1) throw new Error('expected one memory');
       const min = readLeb(bytes, count.next + 1);
       const body = [...leb(1), 0x01, ...leb(min.value), ...leb(Math.max(maxPages, min.value))];
-      return Buffer.concat([bytes.subarray(0, at), Buffer.from([MEMORY_SECTION, ...leb(body.length), ...body]), bytes.subarray(end)]);
+      return Buffer.concat([bytes.subarray(0, at), Buffer.from([MEMORY_SECTION, ...leb(body.length), ...body]),
+        bytes.subarray(end)]);
     }
     at = end;
   }

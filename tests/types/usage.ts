@@ -23,7 +23,8 @@ export async function demo(): Promise<number> {
   const mfu: number = decode ? decode.attn_effective_mfu : 0;
   const points: SweepPoint[] = calc.sweep(request, 'decode_kv', [1024, 2048]);
   for (const p of points) if ('error' in p) console.log(p.error.path);
-  const viaHelper = await price({ model: { num_hidden_layers: 2, hidden_size: 64, num_attention_heads: 8, torch_dtype: 'bfloat16' }, step: {} });
+  const tiny = { num_hidden_layers: 2, hidden_size: 64, num_attention_heads: 8, torch_dtype: 'bfloat16' };
+  const viaHelper = await price({ model: tiny, step: {} });
   try {
     calc.price('{');
   } catch (e) {
@@ -38,10 +39,12 @@ export async function demo(): Promise<number> {
   // @ts-expect-error: token counts are numbers
   const bad2: Request = { model: 'x', step: { decode_requests: [{ progress_index: '5' }] } };
   const served: ServeResult = calc.serve(
-    { model: 'qwen3-32b', tp: 4, workload: { input_tokens: 1024, output_tokens: { distribution: 'uniform', min: 16, max: 256 }, concurrency: 8 } },
+    { model: 'qwen3-32b', tp: 4,
+      workload: { input_tokens: 1024, output_tokens: { distribution: 'uniform', min: 16, max: 256 }, concurrency: 8 } },
     { onProgress: (share: number) => share < 1 },
   );
-  const ttft: number = served.ttft_ms.p99 + served.memory.kv_cache_blocks + (served.cost?.usd_per_million_output_tokens ?? 0);
+  const ttft: number =
+    served.ttft_ms.p99 + served.memory.kv_cache_blocks + (served.cost?.usd_per_million_output_tokens ?? 0);
   // @ts-expect-error: a serving request needs a workload
   calc.serve({ model: 'qwen3-32b' });
   return ttft + ms + mfu + viaHelper.step_time_us + calc.presets().models.length + (bad ? 0 : 1) + (bad2 ? 0 : 1);

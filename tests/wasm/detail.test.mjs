@@ -47,8 +47,10 @@ test('summary detail equals the full result (or its error) on all 160 cases in e
       const full = attempt(() => calc.price(r));
       const want = full.code ? full : summaryOf(full);
       assert.deepEqual(attempt(() => calc.price(r, { detail: 'summary' })), want, `${c.id} ${mode} (object)`);
-      assert.deepEqual(attempt(() => calc.price(JSON.stringify(r), { detail: 'summary' })), want, `${c.id} ${mode} (JSON text)`);
-      assert.deepEqual(attempt(() => calc.price({ ...r, detail: 'summary' })), { ...want }, `${c.id} ${mode} (request field)`);
+      assert.deepEqual(attempt(() => calc.price(JSON.stringify(r), { detail: 'summary' })), want,
+        `${c.id} ${mode} (JSON text)`);
+      assert.deepEqual(attempt(() => calc.price({ ...r, detail: 'summary' })), { ...want },
+        `${c.id} ${mode} (request field)`);
     }
   }
 });
@@ -151,7 +153,8 @@ test('the summary path survives many distinct setups (slot reuse) and big steps 
     const r = { model: 'llama-2-70b-hf', tp: 1 + (tp % 8), step: { decode_requests: [{ progress_index: tp * 100 }] } };
     assert.deepEqual(calc.price(r, { detail: 'summary' }), summaryOf(calc.price(r)));
   }
-  const big = { model: 'llama-3.1-8b-instruct', step: { decode_requests: Array.from({ length: 60000 }, (_, i) => ({ progress_index: i })) } };
+  const big = { model: 'llama-3.1-8b-instruct',
+    step: { decode_requests: Array.from({ length: 60000 }, (_, i) => ({ progress_index: i })) } };
   assert.deepEqual(calc.price(big, { detail: 'summary' }), summaryOf(calc.price(big)));
   const small = { model: 'llama-3.1-8b-instruct', step: { decode_requests: [{ progress_index: 5 }] } };
   assert.deepEqual(calc.price(small, { detail: 'summary' }), summaryOf(calc.price(small)));

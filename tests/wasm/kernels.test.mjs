@@ -48,7 +48,8 @@ test('loadKernels reads a GPU\'s default tables from disk and reports the parts 
   const loaded = await calc.loadKernels('b200');
   assert.equal(loaded.gpu, 'B200');
   assert.equal(loaded.version, 'vllm-0.24.0');
-  assert.deepEqual(loaded.parts.sort(), ['allreduce', 'attention-bf16', 'attention-fp8', 'gemm-bf16', 'gemm-fp8', 'mla', 'moe']);
+  assert.deepEqual(loaded.parts.sort(),
+    ['allreduce', 'attention-bf16', 'attention-fp8', 'gemm-bf16', 'gemm-fp8', 'mla', 'moe']);
   const some = await calc.loadKernels('H100', 'vllm-0.24.0', ['gemm-bf16', 'allreduce']);
   assert.deepEqual(some.parts.sort(), ['allreduce', 'gemm-bf16']);
 });
@@ -69,7 +70,8 @@ test('concurrent loads over HTTP share one read per file', async () => {
     assert.ok(fresh);
     const { load: loadAgain } = await import(`../../wasm/stepcalc.js?second=${Date.now()}`);
     const other = await loadAgain({ kernelsUrl: server.url });
-    const results = await Promise.all([other.loadKernels('L40S'), other.loadKernels('l40s'), other.loadKernels('L40S')]);
+    const results = await Promise.all([other.loadKernels('L40S'), other.loadKernels('l40s'),
+      other.loadKernels('L40S')]);
     results.forEach((r) => assert.equal(r.parts.length, 6));
     assert.ok(server.served.size >= 6);
     for (const [file, count] of server.served) assert.equal(count, 1, file);
@@ -89,7 +91,8 @@ test('a damaged or missing pack is an error naming the GPU, and the module keeps
     const { load: loadThird } = await import(`../../wasm/stepcalc.js?fourth=${Date.now()}`);
     const lost = await loadThird({ kernelsUrl: `${server.url}nowhere/` });
     await assert.rejects(lost.loadKernels('H200'), (e) => e.code === 'io_error' && e.message.includes('H200'));
-    assert.equal(other.price({ model: 'llama-3.1-8b-instruct', step: { decode_requests: [{ progress_index: 9 }] } }).mode,
+    assert.equal(other.price({ model: 'llama-3.1-8b-instruct', step: { decode_requests: [{ progress_index: 9 }] } })
+      .mode,
       'blis-v2');
   } finally {
     server.close();

@@ -76,7 +76,9 @@ test('the size limit is exact in UTF-8 bytes, as in the core, whatever the chara
   const atLimit = documentOf(DOCUMENT_LIMIT, '😀');
   assert.equal(Buffer.byteLength(atLimit), DOCUMENT_LIMIT);
   assert.ok(calc.price(atLimit).step_time_us > 0, 'a document at the limit is priced');
-  for (const pad of ['x', 'é', '€', '😀']) refused(() => calc.price(documentOf(DOCUMENT_LIMIT + 1, pad)), 'too_large', '');
+  for (const pad of ['x', 'é', '€', '😀']) {
+    refused(() => calc.price(documentOf(DOCUMENT_LIMIT + 1, pad)), 'too_large', '');
+  }
 });
 
 test('presets() returns a copy: changing it changes nothing for the next caller', async () => {

@@ -91,13 +91,15 @@ test('catalogue() and resolveModel() are the CLI\'s catalogue and resolve-model'
   const mine = calc.catalogue();
   mine.modes.length = 0;
   assert.deepEqual(calc.catalogue(), catalogue, 'a fresh copy per call');
-  for (const model of ['meta-llama/Llama-3.1-8B-Instruct', cases[0].model, { ...cases[0].model, num_local_experts: 8 }]) {
+  for (const model of ['meta-llama/Llama-3.1-8B-Instruct', cases[0].model,
+    { ...cases[0].model, num_local_experts: 8 }]) {
     const input = JSON.stringify(model);
     const fromCli = JSON.parse(execFileSync(cli, ['resolve-model', '-'], { input }).toString());
     assert.deepEqual(calc.resolveModel(model), fromCli, input);
   }
   assert.equal(calc.resolveModel('meta-llama/Llama-3.1-8B-Instruct').preset, 'llama-3.1-8b-instruct');
-  assert.throws(() => calc.resolveModel({ hidden_size: 64 }), (e) => e instanceof StepCalcError && e.code === 'missing_field');
+  assert.throws(() => calc.resolveModel({ hidden_size: 64 }),
+    (e) => e instanceof StepCalcError && e.code === 'missing_field');
   assert.throws(() => calc.resolveModel(null), (e) => e instanceof StepCalcError && e.path === 'model');
   assert.throws(() => calc.resolveModel([1]), (e) => e instanceof StepCalcError && e.code === 'type_error');
 });
@@ -142,7 +144,8 @@ test('presets, version and the one-shot helpers', async () => {
 // point (calc.serve) is what links the scheduler simulation, the workload parser and the
 // serving result in: until it was bound they were dropped as unreferenced (main's module was
 // 135.5 KB); with it 152 KB, hence 160 KB. The summary kernel, the batch entry points as typed
-// columns and the loader's summary path (issue 15) add 10 KB (167 KB): 170 KB. What a user waits for is the page's first view
+// columns and the loader's summary path (issue 15) add 10 KB (167 KB): 170 KB. What a user waits
+// for is the page's first view
 // (<= 200 KB gzipped with the default GPU's tables, BENCHMARKS.md).
 test('module size: .wasm + loader + glue gzipped stay under 170 KB', () => {
   const files = ['wasm/stepcalc.js', 'wasm/dist/stepcalc-core.js', 'wasm/dist/stepcalc-core.wasm'];

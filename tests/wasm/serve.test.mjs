@@ -41,7 +41,8 @@ test('serve: every preset on every GPU, at the smallest TP of 1, 2, 4, 8 that fi
       assert.equal(served.gpu, gpu);
       assert.equal(served.mode, 'measured');
       assert.ok(served.memory.fits && served.memory.kv_cache_tokens >= 544, `${name} ${gpu}`);
-      for (const k of ['ttft_ms', 'tpot_ms', 'e2e_ms']) assert.ok(Number.isFinite(served[k].mean) && served[k].mean > 0, `${name} ${gpu} ${k}`);
+      for (const k of ['ttft_ms', 'tpot_ms', 'e2e_ms']) assert.ok(Number.isFinite(served[k].mean) && served[k].mean > 0,
+        `${name} ${gpu} ${k}`);
       assert.ok(served.throughput.output_tokens_per_s > 0);
     }
   }
@@ -50,9 +51,11 @@ test('serve: every preset on every GPU, at the smallest TP of 1, 2, 4, 8 that fi
   assert.ok(!unserved.some((u) => u.endsWith('on B200')), unserved.join(', '));
 });
 
-test('serve: the module gives the native CLI\'s figures for the same request', { skip: !existsSync(cli) && 'no native build' }, () => {
+test('serve: the module gives the native CLI\'s figures for the same request',
+  { skip: !existsSync(cli) && 'no native build' }, () => {
   for (const r of [
-    { model: 'qwen3-32b', tp: 4, workload: { input_tokens: 1024, output_tokens: 64, concurrency: 16, num_requests: 48 } },
+    { model: 'qwen3-32b', tp: 4,
+      workload: { input_tokens: 1024, output_tokens: 64, concurrency: 16, num_requests: 48 } },
     request('llama-3.1-8b-instruct', 'L40S', 1, { request_rate: 4, concurrency: undefined, seed: 7 }),
   ]) {
     const native = JSON.parse(execFileSync(cli, ['serve', '-'], { input: JSON.stringify(r) }).toString());
@@ -65,13 +68,15 @@ test('serve: the module gives the native CLI\'s figures for the same request', {
 });
 
 test('serve: progress rises to 1; returning false cancels; a throwing callback cancels and rethrows', () => {
-  const r = { model: 'llama-3.1-8b-instruct', workload: { input_tokens: 256, output_tokens: 512, concurrency: 8, num_requests: 64 } };
+  const r = { model: 'llama-3.1-8b-instruct',
+    workload: { input_tokens: 256, output_tokens: 512, concurrency: 8, num_requests: 64 } };
   const shares = [];
   calc.serve(r, { onProgress: (s) => { shares.push(s); } });
   assert.ok(shares.length >= 2, `${shares.length} progress calls`);
   assert.ok(shares.every((s, i) => s >= 0 && s <= 1 && (i === 0 || s >= shares[i - 1])));
   let calls = 0;
-  assert.throws(() => calc.serve(r, { onProgress: () => ++calls < 2 }), (e) => e instanceof StepCalcError && e.code === 'cancelled');
+  assert.throws(() => calc.serve(r, { onProgress: () => ++calls < 2 }),
+    (e) => e instanceof StepCalcError && e.code === 'cancelled');
   assert.equal(calls, 2);
   const boom = new Error('boom');
   assert.throws(() => calc.serve(r, { onProgress: () => { throw boom; } }), (e) => e === boom);

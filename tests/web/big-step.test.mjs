@@ -37,13 +37,15 @@ test('a 65,536-row link renders a bounded page that still prices the whole step'
     await secondaryDone(page, 1); // modes, lookup table and sweeps drawn
     const loaded = await elements(page);
     assert.ok(loaded < MAX_NODES, `${loaded} elements after loading the link`);
-    assert.ok(await page.locator('#step-panel tbody tr').count() <= 300 + 1, 'a page of prefill rows and the empty decode row');
+    assert.ok(await page.locator('#step-panel tbody tr').count() <= 300 + 1,
+      'a page of prefill rows and the empty decode row');
     assert.match(await page.textContent('#step-panel'), /of 65,536 shown; all are priced/);
 
     // A keystroke in the first row reprices the whole step; the page stays bounded.
     state.prefill[0][1] = 7;
     await page.fill('[aria-label="Prefill 1 new tokens"]', '7');
-    await page.waitForFunction((us) => document.querySelector('[data-testid="step-time-us"]')?.getAttribute('value') === us,
+    await page.waitForFunction((us) =>
+      document.querySelector('[data-testid="step-time-us"]')?.getAttribute('value') === us,
       String(cliStepTime(toRequest(state))), { timeout: 60000 });
     await secondaryDone(page, 2);
     const edited = await elements(page);

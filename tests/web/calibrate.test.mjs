@@ -17,7 +17,8 @@ after(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
 
 /** The first `n` steps of the bundled file, as a CSV file in a temp folder. */
 function sampleFile(n) {
-  const lines = readFileSync(path.join(root, 'data/calibration/h100-vllm-steps-llama-2-70b-tp4.csv'), 'utf8').trim().split('\n');
+  const lines = readFileSync(path.join(root, 'data/calibration/h100-vllm-steps-llama-2-70b-tp4.csv'), 'utf8').trim()
+    .split('\n');
   const file = path.join(dir, `steps-${n}.csv`);
   writeFileSync(file, lines.slice(0, n + 1).join('\n'));
   return file;
@@ -84,7 +85,8 @@ test('a bad CSV or an unknown model shows an inline error and the page keeps wor
   const unknown = path.join(dir, 'unknown.csv');
   writeFileSync(unknown, [lines[0], lines[1], lines[2].replace(',llama-2-70b,', ',gpt-9,')].join('\n'));
   await page.setInputFiles('#calibrate-file', unknown);
-  await page.waitForFunction(() => /line 3: model "gpt-9"/.test(document.querySelector('#calibrate [data-testid="error"]')?.textContent));
+  await page.waitForFunction(() =>
+    /line 3: model "gpt-9"/.test(document.querySelector('#calibrate [data-testid="error"]')?.textContent));
 
   await page.getByLabel('Prefill 1 new tokens').fill('4096');
   await page.waitForFunction(() => location.hash.includes('p=0.4096'));
@@ -105,7 +107,8 @@ test('a line asking for 30,000,000 decodes gets its own error at once; the page 
   const error = page.locator('#calibrate [data-testid="error"]');
   await error.waitFor({ timeout: 10000 });
   assert.equal(await error.textContent(),
-    `line 3, column ${at + 1} (batch.num_decode_reqs): 30000000 requests in one step; a step holds at most 65536 (prefill + decode).`);
+    `line 3, column ${at + 1} (batch.num_decode_reqs): 30000000 requests in one step; a step holds at most 65536 ` +
+      `(prefill + decode).`);
   // The page was never blocked: it reprices an edit at once.
   await page.getByLabel('Prefill 1 new tokens').fill('4096');
   await page.waitForFunction(() => location.hash.includes('p=0.4096'));

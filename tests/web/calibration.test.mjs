@@ -68,7 +68,8 @@ test('a row becomes the request docs/ACCURACY.md describes', () => {
 
 test('an unknown model is an error for its row', () => {
   const row = { ...parseStepsCsv(sample).rows[0], model: 'gpt-9' };
-  assert.throws(() => rebuildStep(row, { knownModels: ['llama-2-70b-hf'], line: 7 }), /^Error: line 7: model "gpt-9" is not a preset/);
+  assert.throws(() => rebuildStep(row, { knownModels: ['llama-2-70b-hf'], line: 7 }),
+    /^Error: line 7: model "gpt-9" is not a preset/);
   assert.equal(rebuildStep(row).model, 'gpt-9'); // without a list the core judges it
 });
 
@@ -77,7 +78,8 @@ test('the fit recovers CPU parameters the model was priced with, and the CPU ter
   const { rows } = parseStepsCsv(sample);
   const requests = rows.filter((_, i) => i % 5 === 0).map((row) => rebuildStep(row));
   const truth = { cpu_step_us: 1234, cpu_per_request_us: 21 };
-  const priced = (params) => stepTimes(calc.priceAll(requests.map((r) => ({ ...r, corrected: { params } })), { mode: 'corrected' }));
+  const priced = (params) =>
+    stepTimes(calc.priceAll(requests.map((r) => ({ ...r, corrected: { params } })), { mode: 'corrected' }));
   const synthetic = priced(truth);
   const base = priced(CPU_ZERO);
   // Results are whole microseconds: two roundings allow up to 1 us.
@@ -117,13 +119,16 @@ test('a row is never expanded beyond the core\'s request limit; counts must be w
   const { rows, errors } = parseStepsCsv(csv, options);
   assert.equal(rows.length, 2, 'the first row and the one at the limit');
   assert.deepEqual(errors, [
-    `line 3, column ${at + 1} (batch.num_decode_reqs): 30000000 requests in one step; a step holds at most 65536 (prefill + decode).`,
+    `line 3, column ${at + 1} (batch.num_decode_reqs): 30000000 requests in one step; a step holds at most 65536 ` +
+      `(prefill + decode).`,
     `line 4, column ${at + 1} (batch.num_decode_reqs): "2.5" is not a whole number of requests.`,
     `line 5, column ${at + 1} (batch.num_decode_reqs): "-1" is not a whole number of requests.`,
-    `line 7, column ${at + 1} (batch.num_decode_reqs): 65537 requests in one step; a step holds at most 65536 (prefill + decode).`,
+    `line 7, column ${at + 1} (batch.num_decode_reqs): 65537 requests in one step; a step holds at most 65536 ` +
+      `(prefill + decode).`,
   ]);
   const row = Object.fromEntries(header.split(',').map((h, i) => [h, withDecodes('30000000').split(',')[i]]));
-  assert.throws(() => rebuildStep(row, { maxRequests: limits.requests_per_step, line: 9 }), /^Error: line 9: batch\.num_decode_reqs: 30000000 requests/);
+  assert.throws(() => rebuildStep(row, { maxRequests: limits.requests_per_step, line: 9 }),
+    /^Error: line 9: batch\.num_decode_reqs: 30000000 requests/);
   assert.throws(() => rebuildStep({ ...row, 'batch.num_decode_reqs': '2.5' }), /not a whole number/);
   // All the file's steps together are bounded too (each is priced four times).
   const many = parseStepsCsv([header, ...Array(100).fill(withDecodes('60000'))].join('\n'), options);

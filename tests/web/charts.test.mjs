@@ -32,7 +32,10 @@ test('sweep ticks do not overlap, axes have titles with units, y ticks are round
     const page = await openPage(env.browser, `${env.base}${HASH}`, { width, height: 900 });
     await page.waitForFunction(() => document.querySelectorAll('#sweeps svg.line').length === 3);
     const charts = await page.locator('#sweeps svg.line').evaluateAll((svgs) => svgs.map((s) => ({
-      x: [...s.querySelectorAll('.x-tick')].map((t) => { const b = t.getBoundingClientRect(); return { text: t.textContent, l: b.left, r: b.right }; }),
+      x: [...s.querySelectorAll('.x-tick')].map((t) => {
+        const b = t.getBoundingClientRect();
+        return { text: t.textContent, l: b.left, r: b.right };
+      }),
       y: [...s.querySelectorAll('.y-tick')].map((t) => t.textContent),
       titles: [...s.querySelectorAll('.axis-title')].map((t) => t.textContent),
     })));
@@ -49,7 +52,8 @@ test('sweep ticks do not overlap, axes have titles with units, y ticks are round
       const values = c.y.map((t) => Number(t.replace(/,/g, '')));
       const step = values[1] - values[0];
       assert.ok(values.every((v, i) => Math.abs(v - i * step) < 1e-9), `y ticks ${c.y}`);
-      assert.ok([1, 2, 2.5, 5].includes(Number((step / 10 ** Math.floor(Math.log10(step))).toFixed(6))), `y step ${step}`);
+      assert.ok([1, 2, 2.5, 5].includes(Number((step / 10 ** Math.floor(Math.log10(step))).toFixed(6))),
+        `y step ${step}`);
     }
     assert.deepEqual(page.problems, []);
     await page.close();
@@ -75,11 +79,13 @@ test('every chart colour is >= 3:1 against the card and distinct from the others
       for (let i = 0; i < swatches.length; i++) {
         for (let j = i + 1; j < swatches.length; j++) {
           const d = deltaE(swatches[i].color, swatches[j].color);
-          assert.ok(d >= 15, `${colorScheme} ${mode}: ${swatches[i].name} and ${swatches[j].name} differ by only ${d.toFixed(1)}`);
+          assert.ok(d >= 15,
+            `${colorScheme} ${mode}: ${swatches[i].name} and ${swatches[j].name} differ by only ${d.toFixed(1)}`);
         }
       }
       // The bars that do not bind keep their colour (no transparency that fades them).
-      const opacities = await page.locator('svg.breakdown rect').evaluateAll((rs) => rs.map((r) => getComputedStyle(r).opacity));
+      const opacities = await page.locator('svg.breakdown rect')
+        .evaluateAll((rs) => rs.map((r) => getComputedStyle(r).opacity));
       assert.ok(opacities.every((o) => o === '1'), `faded bars: ${opacities}`);
       await page.close();
     }

@@ -26,11 +26,13 @@ test('pin A, change the TP: both priced as the CLI prices them, the difference p
   const requestA = await pageRequest(page);
   await page.getByTestId('pin-a').click();
   await page.fill('#tp', '2');
-  await page.waitForFunction(() => /TP 1 → 2/.test(document.querySelector('[data-testid="compare-diff"]')?.textContent));
+  await page.waitForFunction(() =>
+    /TP 1 → 2/.test(document.querySelector('[data-testid="compare-diff"]')?.textContent));
   await settle(page);
   const requestB = await pageRequest(page);
   const table = page.getByTestId('compare-table');
-  const cells = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  const cells = await table.locator('tbody tr')
+    .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
   const step = cells.find((r) => r[0] === 'Step');
   const [a, b] = [cliStepTime(requestA), cliStepTime(requestB)];
   assert.notEqual(a, b);
@@ -50,7 +52,8 @@ test('pin A, change the TP: both priced as the CLI prices them, the difference p
   assert.deepEqual(await again.getByTestId('compare-table').locator('tbody tr').first()
     .evaluate((tr) => [...tr.children].map((c) => c.textContent)), step);
   // The comparison exports as CSV with µs figures.
-  const csv = parseCsv((await downloaded(again, again.locator('#compare-section [data-export="csv"]'))).bytes.toString());
+  const csv = parseCsv((await downloaded(again, again.locator('#compare-section [data-export="csv"]')))
+    .bytes.toString());
   assert.deepEqual(csv[0], ['bar', 'part', 'a_us', 'b_us', 'b_minus_a_us']);
   assert.deepEqual(csv[1].slice(0, 4).map((v, i) => (i < 2 ? v : Number(v))), ['Step', 'step time', a, b]);
   await again.getByTestId('unpin-a').click();
@@ -63,7 +66,8 @@ test('pin A, change the TP: both priced as the CLI prices them, the difference p
 
 test('a bad pinned A in a link is an error that names it', async () => {
   const page = await env.browser.newPage();
-  await page.goto(`${env.base}#v=1&m=llama-3.1-8b-instruct&tp=1&p=0.2048&d=100&a=${encodeURIComponent('v=1&m=llama-3.1-8b-instruct&tp=0&d=5')}`);
+  const pinned = encodeURIComponent('v=1&m=llama-3.1-8b-instruct&tp=0&d=5');
+  await page.goto(`${env.base}#v=1&m=llama-3.1-8b-instruct&tp=1&p=0.2048&d=100&a=${pinned}`);
   await page.waitForSelector('#link-error [data-testid="error"]');
   assert.match(await page.textContent('#link-error'), /pinned A cannot be priced: TP degree must be at least 1/);
   await page.close();
@@ -73,7 +77,8 @@ test('CSV exports of the breakdown, the lookup table and a sweep hold the priced
   const page = await openPage(env.browser, `${env.base}${BLIS}`);
   const request = await pageRequest(page);
   const us = cliStepTime(request);
-  await page.waitForFunction(() => document.querySelectorAll('#sweeps svg.line').length === 3 && document.querySelector('table.lookups'));
+  await page.waitForFunction(() => document.querySelectorAll('#sweeps svg.line').length === 3 &&
+    document.querySelector('table.lookups'));
 
   const breakdown = await downloaded(page, page.locator('[aria-label="Export the breakdown"] [data-export="csv"]'));
   assert.equal(breakdown.name, 'stepcalc-breakdown.csv');
@@ -83,13 +88,15 @@ test('CSV exports of the breakdown, the lookup table and a sweep hold the priced
   assert.ok(Math.abs(Number(rows[1][2]) - us) < 1e-6, `${rows[1][2]} vs ${us}`);
   assert.ok(rows.some((r) => r[0] === 'Prefill compute' && r[1] === 'attention' && Number(r[2]) > 0));
 
-  const lookups = parseCsv((await downloaded(page, page.locator('[aria-label="Export the lookup table"] [data-export="csv"]'))).bytes.toString()
+  const lookups = parseCsv((await downloaded(page,
+    page.locator('[aria-label="Export the lookup table"] [data-export="csv"]'))).bytes.toString()
     .replace(/"[^"]*"/g, (q) => q.replace(/,/g, ';')));
   assert.deepEqual(lookups[0], ['where', 'shape', 'mfu', 'time_us', 'how', 'provenance', 'note']);
   const shown = Number((await page.locator('#details summary h2').nth(1).textContent()).match(/\((\d+)\)/)[1]);
   assert.equal(lookups.length - 1, shown, 'every lookup, not only the rows shown');
 
-  const sweep = parseCsv((await downloaded(page, page.locator('.sweep').first().locator('[data-export="csv"]'))).bytes.toString());
+  const sweep = parseCsv((await downloaded(page, page.locator('.sweep').first().locator('[data-export="csv"]')))
+    .bytes.toString());
   assert.deepEqual(sweep[0], ['prefill_tokens', 'step_time_us', 'bound', 'current']);
   const current = sweep.find((r) => r[3] === 'yes');
   assert.deepEqual([Number(current[0]), Number(current[1])], [2048, us]);
@@ -99,13 +106,15 @@ test('CSV exports of the breakdown, the lookup table and a sweep hold the priced
 
 test('charts export as standalone SVG (colours written in) and as PNG', async () => {
   const page = await openPage(env.browser, env.base);
-  const svg = (await downloaded(page, page.locator('[aria-label="Export the breakdown"] [data-export="svg"]'))).bytes.toString();
+  const svg = (await downloaded(page, page.locator('[aria-label="Export the breakdown"] [data-export="svg"]')))
+    .bytes.toString();
   assert.match(svg, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   assert.doesNotMatch(svg, /class="/, 'no dependence on the page\'s stylesheet');
   const fills = new Set([...svg.matchAll(/<rect [^>]*fill="(rgb\([^)]*\))"/g)].map((m) => m[1]));
   assert.ok(fills.size >= 8, `bar colours: ${[...fills]}`);
   assert.equal((svg.match(/<rect /g) || []).length - 1, await page.locator('svg.breakdown rect').count());
-  const sweepSvg = (await downloaded(page, page.locator('.sweep').nth(1).locator('[data-export="svg"]'))).bytes.toString();
+  const sweepSvg = (await downloaded(page, page.locator('.sweep').nth(1).locator('[data-export="svg"]')))
+    .bytes.toString();
   assert.match(sweepSvg, /Step time \((ms|µs)\)/);
   const png = await downloaded(page, page.locator('.sweep').nth(1).locator('[data-export="png"]'));
   assert.equal(png.name, 'stepcalc-sweep-decode_batch.png');

@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { openPage, shownStepTime, nextStepTime, cliStepTime, pageRequest, root, startForTests, settle, useConfig } from './helpers.mjs';
+import { openPage, shownStepTime, nextStepTime, cliStepTime, pageRequest, root, startForTests, settle,
+  useConfig } from './helpers.mjs';
 
 const env = startForTests();
 
@@ -23,7 +24,8 @@ test('a bad field shows an error in the page\'s words; the summary echoes no inv
   assert.match(summary, /1 row with an error/);
   await page.fill('#tp', '0');
   await settle(page);
-  assert.match(await page.locator('#setup-panel [data-testid="error"]').textContent(), /^TP degree must be at least 1\.$/);
+  assert.match(await page.locator('#setup-panel [data-testid="error"]').textContent(),
+    /^TP degree must be at least 1\.$/);
   const all = await page.locator('[data-testid="error"]').allTextContents();
   assert.ok(all.every((t) => !/step\.|progress_index|\[\d+\]/.test(t)), all.join(' | '));
   await page.close();
@@ -31,7 +33,8 @@ test('a bad field shows an error in the page\'s words; the summary echoes no inv
 
 test('shapes and TP degrees vLLM refuses are said so: errors from the core, warnings at the TP field', async () => {
   // blis-v2 prices such a TP with a warning (measured refuses it, as vLLM does).
-  const page = await openPage(env.browser, `${env.base}#v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&mode=blis-v2&p=0.2048&d=512~64*64`);
+  const page = await openPage(env.browser,
+    `${env.base}#v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&mode=blis-v2&p=0.2048&d=512~64*64`);
   const before = await shownStepTime(page);
   await page.fill('input[name="num_key_value_heads"]', '48');
   await settle(page);
@@ -42,7 +45,8 @@ test('shapes and TP degrees vLLM refuses are said so: errors from the core, warn
   await settle(page);
   assert.match(await page.locator('#model-panel [data-testid="error"]').textContent(), /KV heads \(5\) must divide/);
   await page.fill('input[name="num_key_value_heads"]', '8');
-  for (const [tp, words] of [['12', /TP 12 and the 8 KV heads do not divide one another: vLLM refuses/], ['3', /TP 3 does not divide the 32 attention heads: vLLM refuses/],
+  for (const [tp, words] of [['12', /TP 12 and the 8 KV heads do not divide one another: vLLM refuses/],
+    ['3', /TP 3 does not divide the 32 attention heads: vLLM refuses/],
     ['64', /TP 64 is more than the 32 attention heads: vLLM refuses/]]) {
     await page.fill('#tp', tp);
     await page.waitForFunction((t) => new URLSearchParams(location.hash.slice(1)).get('tp') === t, tp);
@@ -77,13 +81,15 @@ test('the bulk prefill adds the chunk this step runs, with the prompt before it 
   await page.fill('[data-bulk="prefill-chunk"]', '2048');
   await page.fill('[data-bulk="prefill-prefix"]', '1000');
   await page.fill('[data-bulk="prefill-index"]', '3');
-  assert.match(await page.locator('#step-panel .bulk small').last().textContent(), /chunk 3 of 8, 2,048 new tokens after a cached prefix of 5,096/);
+  assert.match(await page.locator('#step-panel .bulk small').last().textContent(),
+    /chunk 3 of 8, 2,048 new tokens after a cached prefix of 5,096/);
   await page.getByRole('button', { name: 'Add this step\'s chunk' }).click();
   await page.fill('[data-bulk="prefill-index"]', '8');
   await page.getByRole('button', { name: 'Add this step\'s chunk' }).click();
   await settle(page);
   const request = await pageRequest(page);
-  assert.deepEqual(request.step.prefill_requests.map((r) => [r.progress_index, r.num_new_prefill_tokens]), [[5096, 2048], [15336, 1048]]);
+  assert.deepEqual(request.step.prefill_requests.map((r) => [r.progress_index, r.num_new_prefill_tokens]),
+    [[5096, 2048], [15336, 1048]]);
   assert.equal(await shownStepTime(page), cliStepTime(request));
   await page.fill('[data-bulk="prefill-index"]', '9');
   await page.getByRole('button', { name: 'Add this step\'s chunk' }).click();

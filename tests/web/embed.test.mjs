@@ -23,9 +23,11 @@ test('an embed states model, GPU, TP and mode in one line and fits 480x440', asy
     const box = await context.boundingBox();
     const lineHeight = await context.evaluate((el) => parseFloat(getComputedStyle(el).lineHeight));
     assert.ok(box.height <= lineHeight * 1.2, `the context takes ${box.height} px (one line is ${lineHeight})`);
-    const size = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
+    const size = await page.evaluate(() =>
+      [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
     assert.ok(size[0] <= SIZE.width && size[1] <= SIZE.height, `the embed is ${size.join('x')}`);
-    const legend = await page.locator('.legend li').evaluateAll((lis) => lis.map((li) => li.getBoundingClientRect().bottom));
+    const legend = await page.locator('.legend li')
+      .evaluateAll((lis) => lis.map((li) => li.getBoundingClientRect().bottom));
     assert.ok(legend.length > 3 && Math.max(...legend) <= SIZE.height, 'the legend is inside the frame');
     await page.screenshot({ path: artifactPath(`embed-${colorScheme}.png`) });
     assert.deepEqual(page.problems, []);
@@ -50,7 +52,8 @@ test('a corrected-mode embed shows the bars that bind above the fold', async () 
 
 test('a bad embed link shows the error and no number', async () => {
   for (const hash of ['#v=1&m=llama-3.1-8b-instruct&d=-5', '#v=1&m=no-such-model&d=100',
-    `#json=${encodeURIComponent('{"model":"llama-3.1-8b-instruct","step":{"decode_requests":[{"progress_index":-1}]}}')}`]) {
+    `#json=${encodeURIComponent('{"model":"llama-3.1-8b-instruct","step":{"decode_requests":' +
+      '[{"progress_index":-1}]}}')}`]) {
     const page = await env.browser.newPage({ viewport: SIZE });
     await page.goto(`${env.base}?embed=1${hash}`);
     await page.waitForSelector('[data-testid="error"]');
@@ -58,7 +61,8 @@ test('a bad embed link shows the error and no number', async () => {
     const text = await page.evaluate(() => document.body.innerText);
     assert.ok(!/\d+(\.\d+)? ?(ms|µs)/.test(text), `${hash}: a time is shown: ${text}`);
     assert.equal(await page.locator('svg.breakdown').isVisible().catch(() => false), false);
-    assert.doesNotMatch(await page.textContent('[data-testid="error"]'), /default step/, 'an embed does not offer the default');
+    assert.doesNotMatch(await page.textContent('[data-testid="error"]'), /default step/,
+      'an embed does not offer the default');
     await page.close();
   }
 });

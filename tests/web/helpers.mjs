@@ -63,7 +63,8 @@ export async function shownStepTime(page) {
 
 /** Waits until the shown step time differs from `before`; returns it. */
 export async function nextStepTime(page, before) {
-  await page.waitForFunction((b) => document.querySelector('[data-testid="step-time-us"]')?.getAttribute('value') !== String(b), before);
+  await page.waitForFunction((b) =>
+    document.querySelector('[data-testid="step-time-us"]')?.getAttribute('value') !== String(b), before);
   return shownStepTime(page);
 }
 

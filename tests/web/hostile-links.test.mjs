@@ -12,7 +12,8 @@ import { entriesFor, inputText } from '../support/bad-inputs.mjs';
 import { decodeHash, LIMITS } from '../../web/state.js';
 
 const cli = fileURLToPath(new URL('../../build/stepcalc', import.meta.url));
-const GOOD = { model: 'llama-2-7b-hf', tp: 2, step: { decode_requests: [{ progress_index: 777 }, { progress_index: 3000 }] } };
+const GOOD = { model: 'llama-2-7b-hf', tp: 2,
+  step: { decode_requests: [{ progress_index: 777 }, { progress_index: 3000 }] } };
 const goodStepTime = JSON.parse(execFileSync(cli, ['price', '-'], { input: JSON.stringify(GOOD) })).step_time_us;
 
 const env = startForTests();
@@ -28,7 +29,8 @@ async function openPage(hash, query = '') {
   page.seen = { dialogs: [], errors: [], violations: [], remote: [] };
   page.on('dialog', (d) => { page.seen.dialogs.push(d.message()); d.dismiss().catch(() => {}); });
   page.on('pageerror', (e) => page.seen.errors.push(e.message));
-  page.on('request', (r) => { if (!r.url().startsWith(env.base) && !r.url().startsWith('data:')) page.seen.remote.push(r.url()); });
+  page.on('request',
+    (r) => { if (!r.url().startsWith(env.base) && !r.url().startsWith('data:')) page.seen.remote.push(r.url()); });
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => {
       (window.__violations ??= []).push(`${e.violatedDirective} ${e.blockedURI}`);
@@ -77,9 +79,11 @@ async function assertNothingHappened(page, label) {
 
 async function assertPricesAfterwards(page, label) {
   await goHash(page, json(JSON.stringify(GOOD)));
-  await page.waitForFunction((us) => document.querySelector('[data-testid="step-time-us"]')?.getAttribute('value') === String(us),
+  await page.waitForFunction((us) =>
+    document.querySelector('[data-testid="step-time-us"]')?.getAttribute('value') === String(us),
     goodStepTime, { timeout: 10000 }).catch(() => {});
-  assert.equal(await page.getAttribute('[data-testid="step-time-us"]', 'value'), String(goodStepTime), `${label}: does not price afterwards`);
+  assert.equal(await page.getAttribute('[data-testid="step-time-us"]', 'value'), String(goodStepTime),
+    `${label}: does not price afterwards`);
   assert.deepEqual(await shownErrors(page), [], `${label}: an error is still shown after a good link`);
 }
 
@@ -87,7 +91,8 @@ test('the page carries a Content-Security-Policy that forbids inline script and 
   const page = await openPage('');
   const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
   assert.ok(csp, 'no CSP meta tag');
-  const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([k, ...v]) => [k, v]));
+  const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0])
+    .map(([k, ...v]) => [k, v]));
   const scripts = directives['script-src'] ?? directives['default-src'];
   assert.ok(scripts, 'no script-src or default-src');
   assert.ok(!scripts.includes("'unsafe-inline'") && !scripts.includes("'unsafe-eval'") && !scripts.includes('*'), csp);
@@ -128,17 +133,29 @@ const HOSTILE = [
   ['a script tag as the model', json('{"model":"<script>window.__pwned=1</script>","step":{}}')],
   ['an img onerror as the model', json('{"model":"<img src=x onerror=\\"window.__pwned=1;alert(1)\\">","step":{}}')],
   ['an svg onload as an unknown key', json('{"<svg onload=alert(1)>":1,"model":"llama-3.1-8b-instruct","step":{}}')],
-  ['a script tag in the gpu', json('{"model":"llama-3.1-8b-instruct","gpu":"</p><script>alert(1)</script>","step":{}}')],
+  ['a script tag in the gpu',
+    json('{"model":"llama-3.1-8b-instruct","gpu":"</p><script>alert(1)</script>","step":{}}')],
   ['a javascript: URL as the mode', json('{"model":"llama-3.1-8b-instruct","mode":"javascript:alert(1)","step":{}}')],
-  ['an HTML-laden config key path', json('{"model":{"num_hidden_layers":"<b onmouseover=alert(1)>x</b>","hidden_size":4096,"num_attention_heads":32,"torch_dtype":"bfloat16"},"step":{}}')],
+  ['an HTML-laden config key path',
+    json('{"model":{"num_hidden_layers":"<b ' +
+      'onmouseover=alert(1)>x</b>","hidden_size":4096,"num_attention_heads":32,"torch_dtype":"bfloat16"},"step":{}}')],
   ['__proto__ pollution', json('{"__proto__":{"polluted":true},"model":"llama-3.1-8b-instruct","step":{}}')],
-  ['constructor.prototype pollution', json('{"constructor":{"prototype":{"polluted":true}},"model":"llama-3.1-8b-instruct","step":{}}')],
-  ['__proto__ inside the step', json('{"model":"llama-3.1-8b-instruct","step":{"__proto__":{"polluted":true},"decode_requests":[{"progress_index":1,"__proto__":{"polluted":1}}]}}')],
-  ['__proto__ inside the hardware', json('{"model":"llama-3.1-8b-instruct","hardware":{"__proto__":{"polluted":true}},"step":{}}')],
-  ['__proto__ inside corrected settings', json('{"model":"llama-3.1-8b-instruct","mode":"corrected","corrected":{"switches":{"__proto__":{"polluted":true}}},"step":{}}')],
+  ['constructor.prototype pollution',
+    json('{"constructor":{"prototype":{"polluted":true}},"model":"llama-3.1-8b-instruct","step":{}}')],
+  ['__proto__ inside the step',
+    json('{"model":"llama-3.1-8b-instruct","step":{"__proto__":{"polluted":true},' +
+      '"decode_requests":[{"progress_index":1,"__proto__":{"polluted":1}}]}}')],
+  ['__proto__ inside the hardware',
+    json('{"model":"llama-3.1-8b-instruct","hardware":{"__proto__":{"polluted":true}},"step":{}}')],
+  ['__proto__ inside corrected settings',
+    json('{"model":"llama-3.1-8b-instruct","mode":"corrected",' +
+      '"corrected":{"switches":{"__proto__":{"polluted":true}}},"step":{}}')],
   // Config objects may hold any keys (HuggingFace configs do): priced, but inert.
-  ['__proto__ in a compact-form config', '#v=1&ms=32_4096_32_8_14336_128256_2&mx=' + encodeURIComponent('{"__proto__":{"polluted":true}}'), 'may price'],
-  ['__proto__ in a #json= config', json('{"model":{"num_hidden_layers":32,"hidden_size":4096,"num_attention_heads":32,"torch_dtype":"bfloat16","__proto__":{"polluted":true}},"step":{}}'), 'may price'],
+  ['__proto__ in a compact-form config',
+    '#v=1&ms=32_4096_32_8_14336_128256_2&mx=' + encodeURIComponent('{"__proto__":{"polluted":true}}'), 'may price'],
+  ['__proto__ in a #json= config',
+    json('{"model":{"num_hidden_layers":32,"hidden_size":4096,"num_attention_heads":32,"torch_dtype":"bfloat16",' +
+      '"__proto__":{"polluted":true}},"step":{}}'), 'may price'],
   ['a huge #json= payload (above the link limit)', json(`{"model":"${bigName}","step":{}}`)],
   ['a huge compact-form payload', `#v=1&m=llama-3.1-8b-instruct&d=${'1,'.repeat(110000)}1`],
   ['a broken percent-encoding', '#json=%7B%22model%22%3A%E0%A4%A'],
@@ -151,11 +168,13 @@ const HOSTILE = [
   ['JSON null', json('null')],
   ['a JSON array', json('[{"model":"llama-3.1-8b-instruct","step":{}}]')],
   ['nesting 30,000 deep (within the link limit: the depth check answers)', json('['.repeat(30000) + ']'.repeat(30000))],
-  ['NaN as a token count', json('{"model":"llama-3.1-8b-instruct","step":{"decode_requests":[{"progress_index":NaN}]}}')],
+  ['NaN as a token count',
+    json('{"model":"llama-3.1-8b-instruct","step":{"decode_requests":[{"progress_index":NaN}]}}')],
   ['a number beyond double range', json('{"model":"llama-3.1-8b-instruct","tp":1e400,"step":{}}')],
   ['tp 0 in the compact form', '#v=1&m=llama-3.1-8b-instruct&tp=0'],
   ['a script tag as a compact-form preset', `#v=1&m=${encodeURIComponent('<script>window.__pwned=1</script>')}`],
-  ['an img tag as a compact-form GPU', `#v=1&m=llama-3.1-8b-instruct&g=${encodeURIComponent('<img src=x onerror=alert(1)>')}`],
+  ['an img tag as a compact-form GPU',
+    `#v=1&m=llama-3.1-8b-instruct&g=${encodeURIComponent('<img src=x onerror=alert(1)>')}`],
   ['a hardware value that is not a number', '#v=1&m=llama-3.1-8b-instruct&tf=Infinity'],
   ['compact form from the future', '#v=99&m=llama-3.1-8b-instruct'],
   ['a broken compact-form run list', '#v=1&m=llama-3.1-8b-instruct&d=1x%FF,-5'],
@@ -225,20 +244,26 @@ test('every catalogue entry fed through #json= gives an error on the page (or it
     // node, through the page's own decoder.
     const long = entries.filter((x) => x.hash.length > LIMITS.hashChars).sort((a, b) => a.hash.length - b.hash.length);
     for (const e of long) {
-      assert.throws(() => decodeHash(e.hash), (error) => error.path === 'url', `${e.entry.name}: not refused by length`);
+      assert.throws(() => decodeHash(e.hash), (error) => error.path === 'url',
+        `${e.entry.name}: not refused by length`);
     }
     if (long.length) seen.set(long[0], (await visitAll(page, [long[0].hash]))[0]);
     for (const [{ entry, text, hash }, { errors, shown, harm }] of seen) {
       if (entry.code !== null && hash.length <= 200000) {
-        if (errors.length === 0) problems.push(`${entry.name}: no error shown (expected ${entry.code} at ${entry.path})`);
-        else if (entry.path && !errors.some((e) => e.includes(entry.path.slice(0, 40))))
+        if (errors.length === 0) {
+          problems.push(`${entry.name}: no error shown (expected ${entry.code} at ${entry.path})`);
+        } else if (entry.path && !errors.some((e) => e.includes(entry.path.slice(0, 40)))) {
           problems.push(`${entry.name}: error "${errors[0].slice(0, 160)}" does not name ${entry.path}`);
+        }
       } else if (entry.code !== null || hash.length > 200000) {
         if (errors.length === 0) problems.push(`${entry.name}: no error shown for a link too long or invalid`);
       } else {
         const native = JSON.parse(execFileSync(cli, ['price', '-'], { input: text, maxBuffer: 1 << 28 }));
-        if (errors.length > 0) problems.push(`${entry.name}: error "${errors[0].slice(0, 160)}" for a priced input`);
-        else if (shown !== String(native.step_time_us)) problems.push(`${entry.name}: shows ${shown}, CLI ${native.step_time_us}`);
+        if (errors.length > 0) {
+          problems.push(`${entry.name}: error "${errors[0].slice(0, 160)}" for a priced input`);
+        } else if (shown !== String(native.step_time_us)) {
+          problems.push(`${entry.name}: shows ${shown}, CLI ${native.step_time_us}`);
+        }
       }
       problems.push(...harm.map((h) => `${entry.name}: ${h}`));
     }

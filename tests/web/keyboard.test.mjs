@@ -28,7 +28,8 @@ test('300 decode rows are one tab stop; arrow keys move between rows and cells',
   // Tab into the grid lands on the first KV input; arrows move.
   await page.getByRole('grid', { name: 'Prefill rows' }).locator('input').first().focus();
   await page.keyboard.press('Tab'); // leaves the prefill grid (one stop) ...
-  for (let i = 0; i < 10 && !(await page.evaluate(() => document.activeElement.closest('[aria-label="Decode rows"]'))); i++) {
+  for (let i = 0; i < 10 &&
+    !(await page.evaluate(() => document.activeElement.closest('[aria-label="Decode rows"]'))); i++) {
     await page.keyboard.press('Tab');
   }
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Decode 1 KV length');
@@ -57,10 +58,12 @@ test('the focus ring is >= 3:1 against the card in light and dark', async () => 
     await page.keyboard.press('Tab');
     const { outline, width, card } = await page.evaluate(() => {
       const s = getComputedStyle(document.activeElement);
-      return { outline: s.outlineColor, width: parseFloat(s.outlineWidth), card: getComputedStyle(document.querySelector('.card')).backgroundColor };
+      return { outline: s.outlineColor, width: parseFloat(s.outlineWidth),
+        card: getComputedStyle(document.querySelector('.card')).backgroundColor };
     });
     assert.ok(width >= 2, `outline ${width}px`);
-    assert.ok(contrast(outline, card) >= 3, `${colorScheme}: focus ring ${outline} on ${card} is ${contrast(outline, card).toFixed(2)}:1`);
+    assert.ok(contrast(outline, card) >= 3,
+      `${colorScheme}: focus ring ${outline} on ${card} is ${contrast(outline, card).toFixed(2)}:1`);
     await page.close();
   }
 });

@@ -23,7 +23,8 @@ test('a fresh page prices the default step in measured mode, the reference besid
   const reference = cliStepTime({ ...request, mode: 'blis-v2' });
   assert.notEqual(reference, cliStepTime(request)); // the two models differ on this step
   assert.equal(Number(await page.getAttribute('[data-testid="reference"] data', 'value')), reference);
-  assert.match(await page.textContent('[data-testid="reference"]'), /Reference model \(blis-v2\).*measured is [\d.]+% (lower|higher)/);
+  assert.match(await page.textContent('[data-testid="reference"]'),
+    /Reference model \(blis-v2\).*measured is [\d.]+% (lower|higher)/);
   // The reference model's hardware constants say that measured does not use them, and
   // the breakdown groups vLLM's operators: the GEMMs and attention add up to the GPU time.
   assert.match(await page.textContent('[data-testid="hw-note"]'), /measured does not use them/);
@@ -37,11 +38,13 @@ test('a fresh page prices the default step in measured mode, the reference besid
   // Only the dense parts of the H100 tables were fetched for a dense BF16 model.
   const packs = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name)
     .filter((n) => n.endsWith('.bin')).map((n) => n.replace(/.*\//, '')).sort());
-  assert.deepEqual(packs, ['h100-vllm-0.14.0-allreduce.bin', 'h100-vllm-0.14.0-attention-bf16.bin', 'h100-vllm-0.14.0-gemm-bf16.bin']);
+  assert.deepEqual(packs,
+    ['h100-vllm-0.14.0-allreduce.bin', 'h100-vllm-0.14.0-attention-bf16.bin', 'h100-vllm-0.14.0-gemm-bf16.bin']);
   // The lookup table lists every operator with the table cells it was read from.
   await page.waitForSelector('table.lookups');
   const lookups = await page.$$eval('table.lookups tbody tr', (trs) => trs.map((tr) => tr.textContent));
-  assert.ok(lookups.some((t) => /^qkv_proj \(per layer ×32\).*gemm\.csv lines/.test(t)), lookups.slice(0, 5).join('\n'));
+  assert.ok(lookups.some((t) => /^qkv_proj \(per layer ×32\).*gemm\.csv lines/.test(t)),
+    lookups.slice(0, 5).join('\n'));
   assert.ok(lookups.some((t) => /^attention .*decode length .*decode_attention\.csv lines/.test(t)));
   assert.deepEqual(page.problems, []);
   await page.close();
@@ -74,7 +77,8 @@ test('the GPU choice prices each GPU from its own tables, loaded on first use', 
   await page.selectOption('#model-preset', 'mixtral-8x7b-v0.1');
   await page.waitForFunction(() => document.querySelector('[data-testid="context"]')?.textContent.includes('mixtral'));
   const request = await pageRequest(page);
-  await page.waitForFunction((t) => document.querySelector('[data-testid="step-time-us"]')?.getAttribute('value') === String(t),
+  await page.waitForFunction((t) =>
+    document.querySelector('[data-testid="step-time-us"]')?.getAttribute('value') === String(t),
     cliStepTime(request));
   assert.deepEqual(page.problems, []);
   await page.close();
@@ -88,9 +92,11 @@ test('the roofline plots every operator with FLOPs under the GPU\'s roofs, the s
   const points = await page.$$eval('svg.roofline .point', (els) => els.map((e) => e.getAttribute('data-name')));
   assert.equal(points.length, ops.length);
   const slowest = ops.reduce((a, b) => (b.time_us > a.time_us ? b : a));
-  assert.equal(await page.getAttribute('svg.roofline .slowest', 'data-name'), slowest.name + (slowest.scope && slowest.scope !== 'layer' ? ` (${slowest.scope})` : ''));
+  assert.equal(await page.getAttribute('svg.roofline .slowest', 'data-name'),
+    slowest.name + (slowest.scope && slowest.scope !== 'layer' ? ` (${slowest.scope})` : ''));
   // No operator beats its roof (the table's "Of its roof" column stays at or below 100%).
-  const shares = await page.$$eval('#roofline table tbody tr td:nth-child(4)', (tds) => tds.map((td) => parseFloat(td.textContent)));
+  const shares = await page.$$eval('#roofline table tbody tr td:nth-child(4)',
+    (tds) => tds.map((td) => parseFloat(td.textContent)));
   assert.equal(shares.length, ops.length);
   assert.ok(shares.every((s) => s > 0 && s <= 100), shares.join(' '));
   // Another mode has no operators: the section hides.

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { openPage, shownStepTime, cliStepTime, pageRequest, artifactPath, root, startForTests, settle, useConfig, closeWithoutErrors } from './helpers.mjs';
+import { openPage, shownStepTime, cliStepTime, pageRequest, artifactPath, root, startForTests, settle, useConfig,
+  closeWithoutErrors } from './helpers.mjs';
 
 const env = startForTests();
 
@@ -15,7 +16,8 @@ const env = startForTests();
 async function assertMatchesCli(page) {
   await settle(page);
   const request = await pageRequest(page);
-  assert.equal(await shownStepTime(page), cliStepTime(request), `page and CLI differ for ${JSON.stringify(request).slice(0, 300)}`);
+  assert.equal(await shownStepTime(page), cliStepTime(request),
+    `page and CLI differ for ${JSON.stringify(request).slice(0, 300)}`);
   return request;
 }
 
@@ -66,7 +68,8 @@ test('editing the model, machine and rows reprices like the CLI, and the link ro
   await page.getByRole('button', { name: 'Add this step\'s chunk' }).click();
   let request = await assertMatchesCli(page);
   assert.equal(request.step.decode_requests.length, 64 + 40);
-  assert.deepEqual(request.step.prefill_requests.slice(1).map((r) => [r.progress_index, r.num_new_prefill_tokens]), [[4096, 904]]);
+  assert.deepEqual(request.step.prefill_requests.slice(1).map((r) => [r.progress_index, r.num_new_prefill_tokens]),
+    [[4096, 904]]);
 
   await page.fill('#tp', '2');
   await page.fill('input[name="bwEfficiencyFactor"]', '0.9');
@@ -93,13 +96,15 @@ test('a #json= link prices the given request, config object and all', async () =
     model: config, gpu: 'H100', hardware: { TFlopsPeak: 900, perLayerOverhead: 80 }, tp: 1, mode: 'blis-v2',
     step: {
       prefill_requests: [{ progress_index: 1000, num_new_prefill_tokens: 3000 }],
-      decode_requests: Array.from({ length: 20 }, (_, i) => ({ progress_index: 100 * i + 7, num_new_decode_tokens: 1 })),
+      decode_requests: Array.from({ length: 20 },
+        (_, i) => ({ progress_index: 100 * i + 7, num_new_decode_tokens: 1 })),
     },
   };
   const page = await openPage(env.browser, `${env.base}#json=${encodeURIComponent(JSON.stringify(request))}`);
   assert.equal(await shownStepTime(page), cliStepTime(request));
   assert.match(await page.textContent('.warnings'), /mixture-of-experts/);
-  assert.match(page.url(), /#v=1&ms=27_2048_16_16_10944_102400_2&mx=/, 'the page rewrites the link in its compact form');
+  assert.match(page.url(), /#v=1&ms=27_2048_16_16_10944_102400_2&mx=/,
+    'the page rewrites the link in its compact form');
   await closeWithoutErrors(page);
 });
 
@@ -161,7 +166,8 @@ test('a malformed config or a bad field shows an inline error; the last result a
 
   await page.fill('#tp', '1');
   await page.getByLabel('Decode 5 KV length').fill('120000');
-  await useConfig(page, '{"num_hidden_layers": 2, "hidden_size": 512, "num_attention_heads": 8, "torch_dtype": "bfloat16"}');
+  await useConfig(page,
+    '{"num_hidden_layers": 2, "hidden_size": 512, "num_attention_heads": 8, "torch_dtype": "bfloat16"}');
   await assertMatchesCli(page);
   await closeWithoutErrors(page);
 });

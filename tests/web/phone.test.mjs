@@ -10,7 +10,8 @@ const env = startForTests();
 const PHONE = { width: 390, height: 844 };
 
 test('at 390 px no part of the page scrolls sideways, the lookup table included', async () => {
-  const page = await openPage(env.browser, `${env.base}#v=1&m=llama-3.1-70b-instruct&g=H100&tp=4&mode=blis-v2&p=0.2048,4096.512&d=512~64*64`, PHONE);
+  const page = await openPage(env.browser,
+    `${env.base}#v=1&m=llama-3.1-70b-instruct&g=H100&tp=4&mode=blis-v2&p=0.2048,4096.512&d=512~64*64`, PHONE);
   await page.waitForSelector('table.lookups');
   const showAll = page.getByRole('button', { name: /^Show all \d+$/ });
   if (await showAll.count()) await showAll.click();
@@ -20,9 +21,11 @@ test('at 390 px no part of the page scrolls sideways, the lookup table included'
     page: document.documentElement.scrollWidth,
     boxes: [...document.querySelectorAll('body *')].filter((el) => {
       const s = getComputedStyle(el);
-      return /(auto|scroll)/.test(s.overflowX) && el.scrollWidth > el.clientWidth + 1 && el.closest('.doc-body') === null;
+      return /(auto|scroll)/.test(s.overflowX) && el.scrollWidth > el.clientWidth + 1 &&
+        el.closest('.doc-body') === null;
     }).map((el) => el.className || el.tagName),
-    cells: [...document.querySelectorAll('table.lookups td, table.lookups th')].filter((el) => el.getBoundingClientRect().right > 391).length,
+    cells: [...document.querySelectorAll('table.lookups td, table.lookups th')].filter((el) =>
+      el.getBoundingClientRect().right > 391).length,
   }));
   assert.ok(wide.page <= 390, `the page is ${wide.page} px wide`);
   assert.deepEqual(wide.boxes, [], 'boxes that scroll sideways');

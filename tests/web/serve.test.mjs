@@ -47,7 +47,8 @@ function raw(bytes) {
     socket.write(bytes); // not end(): a half-closed socket may lose a late response
   });
 }
-const get = (target) => raw(Buffer.concat([Buffer.from('GET '), Buffer.isBuffer(target) ? target : Buffer.from(target, 'latin1'),
+const get = (target) =>
+  raw(Buffer.concat([Buffer.from('GET '), Buffer.isBuffer(target) ? target : Buffer.from(target, 'latin1'),
   Buffer.from(' HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n')]));
 
 const ODD = [

@@ -40,7 +40,8 @@ test('the serving request is the page\'s request without its step, with the work
   assert.deepEqual(r.workload, { input_tokens: 1024, output_tokens: 128, concurrency: 8 });
   assert.equal(r.gpu_hour_usd, 3);
   assert.ok(calc.serve(r).ttft_ms.mean > 0);
-  assert.deepEqual(workloadOf(defaultServing(), 64), { input_tokens: 1024, output_tokens: 128, concurrency: 64, num_requests: 192 });
+  assert.deepEqual(workloadOf(defaultServing(), 64),
+    { input_tokens: 1024, output_tokens: 128, concurrency: 64, num_requests: 192 });
   const rate = serveRequest(toRequest(s), { ...defaultServing(), load: 'rate', rate: 2, requests: 40 });
   assert.deepEqual(rate.workload, { input_tokens: 1024, output_tokens: 128, request_rate: 2, num_requests: 40 });
   assert.ok(calc.serve(rate).throughput.requests_per_s > 0);

@@ -14,7 +14,9 @@ import { openPage, root, startForTests } from './helpers.mjs';
 const env = startForTests();
 
 /** build/stepcalc serve of `request`. */
-const cliServe = (request) => JSON.parse(execFileSync(path.join(root, 'build/stepcalc'), ['serve', '-'], { input: JSON.stringify(request) }).toString());
+const cliServe = (request) =>
+  JSON.parse(execFileSync(path.join(root, 'build/stepcalc'), ['serve', '-'], { input: JSON.stringify(request) })
+  .toString());
 
 async function openServing(url, viewport) {
   const page = await openPage(env.browser, url, viewport);
@@ -32,7 +34,8 @@ async function setField(page, id, value) {
 test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps the workload in the link', async () => {
   const page = await openServing(env.base);
   // Memory of the shown step's model, GPU and TP: all five parts, and the words.
-  const segments = await page.locator('[data-testid="memory-bar"] rect').evaluateAll((r) => r.map((x) => x.getAttribute('data-segment')));
+  const segments = await page.locator('[data-testid="memory-bar"] rect')
+    .evaluateAll((r) => r.map((x) => x.getAttribute('data-segment')));
   assert.deepEqual(segments, ['weights', 'activations', 'comm', 'kv', 'reserve']);
   assert.match(await page.getByTestId('memory-fits').textContent(), /^Fits: the KV cache holds [\d,]+ tokens/);
 
@@ -43,27 +46,32 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
   const request = { model: 'llama-3.1-8b-instruct', gpu: 'H100', tp: 1, mode: 'measured', // the page's default mode
     workload: { input_tokens: 2048, output_tokens: 64, concurrency: 16 }, gpu_hour_usd: 2.5 };
   const expected = cliServe(request);
-  await page.waitForFunction((v) => Number(document.querySelector('[data-testid="ttft"]')?.getAttribute('data-value')) === v, expected.ttft_ms.mean);
+  await page.waitForFunction((v) =>
+    Number(document.querySelector('[data-testid="ttft"]')?.getAttribute('data-value')) === v, expected.ttft_ms.mean);
   assert.equal(await cardValue(page, 'tpot'), expected.tpot_ms.mean);
   assert.equal(await cardValue(page, 'throughput'), expected.throughput.output_tokens_per_s);
   assert.equal(await cardValue(page, 'cost'), expected.cost.usd_per_million_output_tokens);
 
   // The curve: one point per concurrency 1..256 (16 is one of them) and the current point marked.
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid="serve-curve"] circle.point').length >= 9, null, { timeout: 60000 });
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="serve-curve"] circle.point').length >= 9,
+    null, { timeout: 60000 });
   await page.getByTestId('curve-current').waitFor();
-  const current = await page.getByTestId('curve-current').evaluate((c) => [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]);
+  const current = await page.getByTestId('curve-current')
+    .evaluate((c) => [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]);
   assert.ok(current.every((v) => Number.isFinite(v) && v > 0), `current point at ${current}`);
   assert.equal(await page.locator('[data-testid="serve-curve"] circle.point[data-concurrency="16"]').count(), 1);
 
   // CSV export: the curve's points and this workload, as simulated.
-  await page.waitForFunction(() => document.querySelector('[data-testid="serve-status"]').textContent === 'Done.', null, { timeout: 60000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="serve-status"]').textContent === 'Done.', null,
+    { timeout: 60000 });
   const [file] = await Promise.all([page.waitForEvent('download'),
     page.locator('[aria-label="Export the serving results"] [data-export="csv"]').click()]);
   const csv = readFileSync(await file.path(), 'utf8').trimEnd().split('\r\n').map((l) => l.split(','));
   assert.equal(file.suggestedFilename(), 'stepcalc-serving.csv');
   assert.deepEqual(csv[0].slice(0, 4), ['run', 'concurrency', 'requests', 'ttft_mean_ms']);
   const mine = csv.find((r) => r[0] === 'this workload');
-  assert.deepEqual([Number(mine[1]), Number(mine[2]), Number(mine[3])], [16, expected.workload.num_requests, expected.ttft_ms.mean]);
+  assert.deepEqual([Number(mine[1]), Number(mine[2]), Number(mine[3])],
+    [16, expected.workload.num_requests, expected.ttft_ms.mean]);
   assert.equal(csv.filter((r) => r[0] === 'curve').length, 9);
 
   // The link holds the workload; opening it restores the inputs and the same figures.
@@ -72,7 +80,8 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
   const again = await openServing(link);
   assert.equal(await again.getByTestId('serve-input').inputValue(), '2048');
   assert.equal(await again.getByTestId('serve-usd').inputValue(), '2.5');
-  await again.waitForFunction((v) => Number(document.querySelector('[data-testid="ttft"]')?.getAttribute('data-value')) === v, expected.ttft_ms.mean);
+  await again.waitForFunction((v) =>
+    Number(document.querySelector('[data-testid="ttft"]')?.getAttribute('data-value')) === v, expected.ttft_ms.mean);
   assert.deepEqual([...page.problems, ...again.problems], []);
   await page.close();
   await again.close();
@@ -87,31 +96,39 @@ test('bad workloads get an error naming the field; a model that does not fit say
   assert.equal(await page.getByTestId('serve-output').getAttribute('aria-invalid'), 'true');
   await setField(page, 'serve-output', 128);
   await setField(page, 'serve-load', 'many');
-  await page.waitForFunction(() => /\(workload\.concurrency\)$/.test(document.querySelector('[data-testid="serve-error"]')?.textContent ?? ''));
+  await page.waitForFunction(() =>
+    /\(workload\.concurrency\)$/.test(document.querySelector('[data-testid="serve-error"]')?.textContent ?? ''));
   await setField(page, 'serve-load', 100000);
-  await page.waitForFunction(() => /Concurrency: .*workload\.concurrency/.test(document.querySelector('[data-testid="serve-error"]')?.textContent ?? ''));
+  await page.waitForFunction(() =>
+    /Concurrency: .*workload\.concurrency/.test(document.querySelector('[data-testid="serve-error"]')?.textContent ??
+    ''));
   await setField(page, 'serve-load', 8);
   await page.getByTestId('ttft').waitFor();
   assert.equal(await page.getByTestId('serve-errors').textContent(), '');
   await page.close();
 
   // Llama-2-70B on one H100: the memory bar says it does not fit, the simulation names tp.
-  const big = await openServing(`${env.base}#json=${encodeURIComponent(JSON.stringify({ model: 'llama-2-70b-hf', tp: 1, step: { decode_requests: [{ progress_index: 100 }] } }))}`);
-  assert.match(await big.getByTestId('memory-fits').textContent(), /^Does not fit\. The model does not fit at TP 1 on H100: weights [\d.]+ GiB/);
+  const seventyB = { model: 'llama-2-70b-hf', tp: 1, step: { decode_requests: [{ progress_index: 100 }] } };
+  const big = await openServing(`${env.base}#json=${encodeURIComponent(JSON.stringify(seventyB))}`);
+  assert.match(await big.getByTestId('memory-fits').textContent(),
+    /^Does not fit\. The model does not fit at TP 1 on H100: weights [\d.]+ GiB/);
   await big.getByTestId('serve-error').waitFor();
   assert.match(await big.getByTestId('serve-error').textContent(), /does not fit at TP 1.*\(tp\)$/);
   await big.close();
 });
 
-test('a long simulation runs in a worker: the page answers meanwhile, shows progress, and Cancel stops it', async () => {
+test('a long simulation runs in a worker: the page answers meanwhile, shows progress, and Cancel stops it',
+  async () => {
   const page = await openServing(env.base);
   await page.getByTestId('ttft').waitFor();
   await setField(page, 'serve-output', 4096);
   await setField(page, 'serve-load', 256);
   await setField(page, 'serve-requests', 4000);
-  await page.waitForFunction(() => Number(document.querySelector('[data-testid="serve-progress"]').value) > 0, null, { timeout: 30000 });
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="serve-progress"]').value) > 0, null,
+    { timeout: 30000 });
   // The main thread is free: a timer fires at once while the worker simulates.
-  const delay = await page.evaluate(() => new Promise((resolve) => { const t = performance.now(); setTimeout(() => resolve(performance.now() - t), 0); }));
+  const delay = await page.evaluate(() =>
+    new Promise((resolve) => { const t = performance.now(); setTimeout(() => resolve(performance.now() - t), 0); }));
   assert.ok(delay < 100, `a 0 ms timer waited ${delay} ms`);
   assert.equal(await page.getByTestId('serve-cancel').isDisabled(), false);
   await page.getByTestId('serve-cancel').click();
@@ -139,17 +156,20 @@ test('?embed=1&view=serving shows only the Serving panel, from the link\'s workl
   assert.equal(await page.locator('#h-result').isVisible(), false, 'the step card is hidden');
   assert.equal(await page.locator('#breakdown').isVisible(), false);
   assert.equal(await page.getByTestId('serve-input').inputValue(), '512');
-  const expected = cliServe({ model: 'llama-3.1-8b-instruct', mode: 'measured', workload: { input_tokens: 512, output_tokens: 128, concurrency: 8 } });
+  const expected = cliServe({ model: 'llama-3.1-8b-instruct', mode: 'measured',
+    workload: { input_tokens: 512, output_tokens: 128, concurrency: 8 } });
   assert.equal(await cardValue(page, 'ttft'), expected.ttft_ms.mean);
   assert.deepEqual(problems, []);
   await page.close();
 });
 
-test('the panel serves on another GPU with that GPU\'s measured tables (fetched by the worker), as the CLI does', async () => {
+test('the panel serves on another GPU with that GPU\'s measured tables (fetched by the worker), as the CLI does',
+  async () => {
   const page = await openServing(`${env.base}#v=1&m=qwen3-32b&g=L40S&tp=2&mode=measured&p=0.2048&d=512~64*64`);
   const expected = cliServe({ model: 'qwen3-32b', gpu: 'L40S', tp: 2, mode: 'measured',
     workload: { input_tokens: 1024, output_tokens: 128, concurrency: 8 } });
-  await page.waitForFunction((v) => Number(document.querySelector('[data-testid="ttft"]')?.getAttribute('data-value')) === v,
+  await page.waitForFunction((v) =>
+    Number(document.querySelector('[data-testid="ttft"]')?.getAttribute('data-value')) === v,
     expected.ttft_ms.mean, { timeout: 60000 });
   assert.equal(await cardValue(page, 'tpot'), expected.tpot_ms.mean);
   assert.match(await page.getByTestId('serve-summary').textContent(), /in measured on 2 × L40S/);

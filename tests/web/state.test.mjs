@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { load } from '../../wasm/stepcalc.js';
 import { useCatalogue } from '../../web/catalogue.js';
-import { defaultState, toRequest, fromRequest, encodeHash, decodeHash, encodeRuns, decodeRuns } from '../../web/state.js';
+import { defaultState, toRequest, fromRequest, encodeHash, decodeHash, encodeRuns,
+  decodeRuns } from '../../web/state.js';
 
 useCatalogue((await load()).catalogue());
 
@@ -27,7 +28,8 @@ test('the default state and an edited one survive the hash', () => {
   assert.deepEqual(decodeHash(`#${encodeHash(s)}`).state, s);
   assert.equal(encodeHash(s), 'v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&mode=measured&p=0.2048&d=512~64*64');
   const edited = {
-    ...s, model: { num_hidden_layers: 2, hidden_size: 512, num_attention_heads: 8, num_key_value_heads: 8, intermediate_size: 1024,
+    ...s, model: { num_hidden_layers: 2, hidden_size: 512, num_attention_heads: 8, num_key_value_heads: 8,
+      intermediate_size: 1024,
       vocab_size: 0, bytes_per_param: 0.5, num_local_experts: 8 },
     modelName: 'tiny & odd=name#1', hw: { TFlopsPeak: 1e3 / 3, bwEfficiencyFactor: 0.9 }, tp: 8, mode: 'corrected',
     corrected: { switches: { tp_allreduce: false }, params: { cpu_step_us: 1500 } },
@@ -41,18 +43,21 @@ test('the default state and an edited one survive the hash', () => {
 test('requests in the CLI format become states and back', () => {
   const request = {
     model: 'qwen3-14b', gpu: 'H100', hardware: { BwPeakTBs: 3 }, tp: 2, mode: 'blis-v2',
-    step: { prefill_requests: [{ progress_index: 10, num_new_prefill_tokens: 20 }], decode_requests: [{ progress_index: 3 }, { progress_index: 4, num_new_decode_tokens: 2 }] },
+    step: { prefill_requests: [{ progress_index: 10, num_new_prefill_tokens: 20 }],
+      decode_requests: [{ progress_index: 3 }, { progress_index: 4, num_new_decode_tokens: 2 }] },
   };
   assert.deepEqual(toRequest(fromRequest(request)), request);
   assert.deepEqual(decodeHash(`#json=${encodeURIComponent(JSON.stringify(request))}`).request, request);
   assert.throws(() => fromRequest({ ...request, bogus: 1 }), { path: 'bogus' });
-  assert.throws(() => fromRequest({ ...request, step: { decode_requests: [{ progress_index: '3' }] } }), { path: 'step.decode_requests[0].progress_index' });
+  assert.throws(() => fromRequest({ ...request, step: { decode_requests: [{ progress_index: '3' }] } }),
+    { path: 'step.decode_requests[0].progress_index' });
   assert.throws(() => fromRequest([]), { path: 'request' });
 });
 
 test('hostile hashes are refused with a path, quickly', () => {
   const bad = ['#json=%7B', '#json=%E0%A4%A', '#v=2&m=x', '#v=1&d=1*999999', '#v=1&d=1*70000', '#v=1&p=1', '#v=1&d=1e5',
-    '#v=1&d=-5', '#v=1&ms=1_2', '#v=1&ms=1_2_3_4_5_6_x', '#v=1&cr=[1]', `#v=1&d=${'1,'.repeat(70000)}1`, `#json=${'['.repeat(200001)}`];
+    '#v=1&d=-5', '#v=1&ms=1_2', '#v=1&ms=1_2_3_4_5_6_x', '#v=1&cr=[1]', `#v=1&d=${'1,'.repeat(70000)}1`,
+      `#json=${'['.repeat(200001)}`];
   for (const hash of bad) {
     const started = performance.now();
     assert.throws(() => decodeHash(hash), (e) => typeof e.path === 'string' && e.message.length > 0, hash.slice(0, 30));

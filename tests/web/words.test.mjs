@@ -9,15 +9,20 @@ import { parseNumber, time, timeUs, deltaTime } from '../../web/dom.js';
 import { niceTicks, spacedLabels } from '../../web/charts.js';
 
 test('core errors read as field labels, 1-based, without the JSON path', () => {
-  assert.equal(inUserWords('step.decode_requests[0].progress_index', 'step.decode_requests[0].progress_index must not be negative.'),
+  assert.equal(inUserWords('step.decode_requests[0].progress_index',
+    'step.decode_requests[0].progress_index must not be negative.'),
     'Decode row 1: KV length must not be negative.');
-  assert.equal(inUserWords('step.prefill_requests[11].num_new_prefill_tokens', 'num_new_prefill_tokens must be at least 1.'),
+  assert.equal(inUserWords('step.prefill_requests[11].num_new_prefill_tokens',
+    'num_new_prefill_tokens must be at least 1.'),
     'Prefill row 12: new tokens must be at least 1.');
   assert.equal(inUserWords('tp', 'tp must be at least 1.'), 'TP degree must be at least 1.');
-  assert.equal(inUserWords('hardware.TFlopsPeak', 'TFlopsPeak must be a positive finite number.'), 'Peak TFLOP/s must be a positive finite number.');
-  assert.equal(inUserWords('model.num_key_value_heads', 'num_key_value_heads (16) must divide num_attention_heads (8).'),
+  assert.equal(inUserWords('hardware.TFlopsPeak', 'TFlopsPeak must be a positive finite number.'),
+    'Peak TFLOP/s must be a positive finite number.');
+  assert.equal(inUserWords('model.num_key_value_heads',
+    'num_key_value_heads (16) must divide num_attention_heads (8).'),
     'Model: KV heads (16) must divide attention heads (8).');
-  for (const [path, message] of [['step.decode_requests[3].progress_index', 'must be a whole number'], ['tp', 'tp is wrong']]) {
+  for (const [path, message] of [['step.decode_requests[3].progress_index', 'must be a whole number'],
+    ['tp', 'tp is wrong']]) {
     assert.ok(!inUserWords(path, message).includes('step.') && !inUserWords(path, message).includes('progress_index'));
   }
   assert.equal(labelFor('__proto__'), null, 'inherited names are no labels');
@@ -26,10 +31,12 @@ test('core errors read as field labels, 1-based, without the JSON path', () => {
 });
 
 test('numbers are read as typed: grouping commas, underscores, spaces; nothing else', () => {
-  for (const [text, value] of [['1,000', 1000], [' 2048 ', 2048], ['1_000_000', 1e6], ['12,345.5', 12345.5], ['0.82', 0.82], ['1e3', 1000], ['-4', -4]]) {
+  for (const [text, value] of [['1,000', 1000], [' 2048 ', 2048], ['1_000_000', 1e6], ['12,345.5', 12345.5],
+    ['0.82', 0.82], ['1e3', 1000], ['-4', -4]]) {
     assert.equal(parseNumber(text), value, text);
   }
-  for (const text of ['1,5', '1,00', '12x', '', ' ', '0x10', 'Infinity', '1,000,00', 'NaN']) assert.ok(Number.isNaN(parseNumber(text)), text);
+  for (const text of ['1,5', '1,00', '12x', '', ' ', '0x10', 'Infinity', '1,000,00',
+    'NaN']) assert.ok(Number.isNaN(parseNumber(text)), text);
 });
 
 test('one time format: µs below a millisecond, ms above, grouping, a sign for differences', () => {
