@@ -22,6 +22,10 @@ node build/wasm/stepcalc_tests_wasm.cjs --no-colors
 echo "== loader types (tsc): usage, and the core's real results against wasm/stepcalc.d.ts"
 node node_modules/typescript/bin/tsc -p tests/types/tsconfig.json
 
+echo "== JavaScript lint (ESLint over every .js/.mjs/.cjs; eslint.config.js) and 120 columns (also HTML, CSS, .d.ts)"
+node node_modules/eslint/bin/eslint.js --max-warnings 0 .
+node scripts/check-line-length.mjs
+
 echo "== JavaScript type-check (tsc checkJs: the page; the loader, tools and scripts with Node's types)"
 node node_modules/typescript/bin/tsc -p tests/types/tsconfig.web.json
 node node_modules/typescript/bin/tsc -p tests/types/tsconfig.tools.json
