@@ -4,9 +4,9 @@
 // two CPU parameters are fitted to it (web/calibration.js). Loaded when the panel is
 // first opened. The file is read with Blob.text() in this browser; nothing is sent.
 import { h, int } from './dom.js';
-import { parseStepsCsv, rebuildStep, fitCpuParams, linearityGapUs, errorStats, CPU_ZERO, TARGET, NUMERIC_COLUMNS,
-  MAX_ROWS }
-  from './calibration.js';
+import {
+  parseStepsCsv, rebuildStep, fitCpuParams, linearityGapUs, errorStats, CPU_ZERO, TARGET, NUMERIC_COLUMNS, MAX_ROWS,
+} from './calibration.js';
 
 const SAMPLE = 'data/calibration/h100-vllm-steps-llama-2-70b-tp4.csv';
 const BATCH = 200; // steps per priceAll call at most; the page handles input between batches

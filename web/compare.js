@@ -73,9 +73,8 @@ export function comparePanel(app, controlRoot, root) {
   const body = h('div');
   root.append(body, exportButtons({ name: 'stepcalc-a-b', label: 'the A/B comparison', csv: () => ({
     head: ['bar', 'part', 'a_us', 'b_us', 'b_minus_a_us'],
-    rows: api.rows()
-      .map((r) =>
-      [r.group, r.name === 'total' ? '' : r.name, r.a ?? '', r.b ?? '', r.a === null || r.b === null ? '' : r.b - r.a]),
+    rows: api.rows().map((r) => [r.group, r.name === 'total' ? '' : r.name, r.a ?? '', r.b ?? '',
+      r.a === null || r.b === null ? '' : r.b - r.a]),
   }) }));
   let cacheKey = '', cached = null;
 

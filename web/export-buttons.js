@@ -19,16 +19,11 @@ export function exportButtons({ name, label, csv, chart }) {
   });
   return h('div', { class: 'actions export', role: 'group', 'aria-label': `Export ${label}` },
     h('span', { class: 'muted', text: 'Export' }),
-    csv && h('button',
-      { type: 'button', class: 'small', 'data-export': 'csv', 'aria-label': `${label} as CSV`, text: 'CSV',
-      onclick: run('saveCsv') }),
-    chart &&
-      h('button',
-      { type: 'button', class: 'small', 'data-export': 'svg', 'aria-label': `${label} chart as SVG`, text: 'SVG',
-      onclick: run('saveSvg') }),
-    chart &&
-      h('button',
-      { type: 'button', class: 'small', 'data-export': 'png', 'aria-label': `${label} chart as PNG`, text: 'PNG',
-      onclick: run('savePng') }),
+    csv && h('button', { type: 'button', class: 'small', 'data-export': 'csv', 'aria-label': `${label} as CSV`,
+      text: 'CSV', onclick: run('saveCsv') }),
+    chart && h('button', { type: 'button', class: 'small', 'data-export': 'svg',
+      'aria-label': `${label} chart as SVG`, text: 'SVG', onclick: run('saveSvg') }),
+    chart && h('button', { type: 'button', class: 'small', 'data-export': 'png',
+      'aria-label': `${label} chart as PNG`, text: 'PNG', onclick: run('savePng') }),
     status);
 }
