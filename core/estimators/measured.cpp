@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "enum_table.h"
 #include "estimators/measured_attention.h"
 
 namespace stepcalc {
@@ -105,24 +106,11 @@ bool outside_grid(LookupHow how) {
 }
 
 void add_to_category(MeasuredTotals* t, OpKind kind, double us) {
-  switch (kind) {
-    case OpKind::kGemm:
-      t->gemm_us += us;
-      break;
-    case OpKind::kMoe:
-      t->moe_us += us;
-      break;
-    case OpKind::kAllreduce:
-    case OpKind::kGather:
-      t->comm_us += us;
-      break;
-    case OpKind::kElementwise:
-      t->elementwise_us += us;
-      break;
-    case OpKind::kAttention:
-      t->attention_us += us;
-      break;
-  }
+  // Indexed by OpKind: gemm, attention, moe, all-reduce, gather, elementwise.
+  static double MeasuredTotals::*const kCategory[] = {&MeasuredTotals::gemm_us, &MeasuredTotals::attention_us,
+                                                      &MeasuredTotals::moe_us,  &MeasuredTotals::comm_us,
+                                                      &MeasuredTotals::comm_us, &MeasuredTotals::elementwise_us};
+  t->*enum_entry(kCategory, kind, &MeasuredTotals::elementwise_us) += us;
 }
 
 /// The one pricing loop behind both entry points; `full` may be null.

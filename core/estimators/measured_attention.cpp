@@ -44,30 +44,35 @@ void record(AttentionCost* out, bool prefill, double batch, double length, doubl
 
 }  // namespace
 
-double decode_kernel_us(const MeasuredPlan& p, double batch, double kv_len, KernelTime* kernel) {
+namespace {
+
+/// One attention kernel of a layer: decode (`length` = KV length) or prefill (`length` =
+/// sequence length), less the projections an MLA module table includes (`rows` of them).
+double attention_kernel_us(const MeasuredPlan& p, bool prefill, double batch, double length, double rows,
+                           KernelTime* kernel) {
+  const KernelDb& db = *p.db;
+  const bool mla = p.attention_path == AttentionPath::kMlaModule;
   KernelTime t;
-  if (p.attention_path == AttentionPath::kMlaModule)
-    t = p.db->mla_decode(batch, kv_len, p.attn_heads, p.kv_dtype);
-  else
-    t = p.db->decode_attention(batch, kv_len, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
+  if (prefill) {
+    t = mla ? db.mla_prefill(batch, length, p.attn_heads, p.kv_dtype)
+            : db.prefill_attention(batch, length, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
+  } else {
+    t = mla ? db.mla_decode(batch, length, p.attn_heads, p.kv_dtype)
+            : db.decode_attention(batch, length, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
+  }
   if (kernel != nullptr) *kernel = t;
-  double us = t.us * p.attn_scale;
-  if (p.attention_path == AttentionPath::kMlaModule)
-    us = std::max(0.0, us - deepseek_v3_projections_us(*p.db, batch, p.attn_heads));
-  return us;
+  const double us = t.us * p.attn_scale;
+  return mla ? std::max(0.0, us - deepseek_v3_projections_us(db, rows, p.attn_heads)) : us;
+}
+
+}  // namespace
+
+double decode_kernel_us(const MeasuredPlan& p, double batch, double kv_len, KernelTime* kernel) {
+  return attention_kernel_us(p, false, batch, kv_len, batch, kernel);
 }
 
 double prefill_kernel_us(const MeasuredPlan& p, double batch, double seq, KernelTime* kernel) {
-  KernelTime t;
-  if (p.attention_path == AttentionPath::kMlaModule)
-    t = p.db->mla_prefill(batch, seq, p.attn_heads, p.kv_dtype);
-  else
-    t = p.db->prefill_attention(batch, seq, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
-  if (kernel != nullptr) *kernel = t;
-  double us = t.us * p.attn_scale;
-  if (p.attention_path == AttentionPath::kMlaModule)
-    us = std::max(0.0, us - deepseek_v3_projections_us(*p.db, batch * seq, p.attn_heads));
-  return us;
+  return attention_kernel_us(p, true, batch, seq, batch * seq, kernel);
 }
 
 double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost* split, bool detail) {

@@ -5,17 +5,13 @@
 #include <limits>
 #include <utility>
 
+#include "enum_table.h"
+
 namespace stepcalc {
 
 const char* step_bound_name(StepBound bound) {
-  switch (bound) {
-    case StepBound::kPrefill:
-      return "prefill";
-    case StepBound::kDecode:
-      return "decode";
-    default:
-      return "overhead";
-  }
+  static const char* const kNames[] = {"overhead", "prefill", "decode"};
+  return enum_entry(kNames, bound, "overhead");
 }
 
 StepSummary summarize(const StepResult& full) {

@@ -7,71 +7,28 @@
 #include <limits>
 #include <string>
 
+#include "enum_table.h"
 #include "kernels/kernel_db_impl.h"
 #include "kernels/kernel_pack.h"
 
 namespace stepcalc {
 
 const char* kernel_table_name(KernelTable table) {
-  switch (table) {
-    case KernelTable::kGemm:
-      return "gemm";
-    case KernelTable::kDecodeAttention:
-      return "decode_attention";
-    case KernelTable::kPrefillAttention:
-      return "prefill_attention";
-    case KernelTable::kAllreduce:
-      return "allreduce";
-    case KernelTable::kMoe:
-      return "moe";
-    case KernelTable::kMlaPrefill:
-      return "mla_prefill";
-    case KernelTable::kMlaDecode:
-      return "mla_decode";
-    case KernelTable::kNone:
-      break;
-  }
-  return "none";
+  static const char* const kNames[] = {"gemm", "decode_attention", "prefill_attention", "allreduce",
+                                       "moe",  "mla_prefill",      "mla_decode",        "none"};
+  return enum_entry(kNames, table, "none");
 }
 
 const char* lookup_how_name(LookupHow how) {
-  switch (how) {
-    case LookupHow::kExact:
-      return "exact";
-    case LookupHow::kInterpolated:
-      return "interpolated";
-    case LookupHow::kClamped:
-      return "clamped";
-    case LookupHow::kExtrapolated:
-      return "extrapolated";
-    case LookupHow::kApproximated:
-      return "approximated";
-    case LookupHow::kEnvelope:
-      return "envelope";
-    case LookupHow::kMissing:
-      return "missing";
-  }
-  return "missing";
+  static const char* const kNames[] = {"exact",        "interpolated", "clamped", "extrapolated",
+                                       "approximated", "envelope",     "missing"};
+  return enum_entry(kNames, how, "missing");
 }
 
 int lookup_how_rank(LookupHow how) {
-  switch (how) {
-    case LookupHow::kExact:
-      return 0;
-    case LookupHow::kEnvelope:
-      return 1;
-    case LookupHow::kInterpolated:
-      return 2;
-    case LookupHow::kClamped:
-      return 3;
-    case LookupHow::kExtrapolated:
-      return 4;
-    case LookupHow::kApproximated:
-      return 5;
-    case LookupHow::kMissing:
-      return 6;
-  }
-  return 6;
+  // exact 0 < envelope 1 < interpolated 2 < clamped 3 < extrapolated 4 < approximated 5 < missing 6
+  static const int kRanks[] = {0, 2, 3, 4, 5, 1, 6};
+  return enum_entry(kRanks, how, 6);
 }
 
 KernelTime kernel_time(const Sample& s, KernelTable table, KernelDtype dtype) {

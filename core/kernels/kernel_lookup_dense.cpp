@@ -115,21 +115,13 @@ KernelTime attention(const MeasuredTable* t, KernelTable kind, KernelDtype kv_dt
   if (t == nullptr) return missing_time(kind, kv_dtype);
   if (!(batch > 0) || !(tokens >= 0) || heads <= 0 || kv_heads <= 0 || head_dim <= 0) return KernelTime{};
   // head_dim: exact, else the nearest measured, time scaled by the ratio.
-  int64_t hd = t->find_child(-1, 0, head_dim);
-  double scale = 1;
-  bool exact = hd >= 0;
-  if (hd < 0) {
-    double best = std::numeric_limits<double>::infinity();
-    for (uint32_t i = 0; i < t->levels[0].value.size(); ++i) {
-      const double d = std::fabs(std::log(static_cast<double>(t->levels[0].value[i]) / head_dim));
-      if (d < best) best = d, hd = i;
-    }
-    scale = head_dim / static_cast<double>(t->levels[0].value[hd]);
-  }
+  const uint32_t hd = t->nearest_top(head_dim);
+  const bool exact = t->levels[0].value[hd] == head_dim;
+  const double scale = exact ? 1 : head_dim / static_cast<double>(t->levels[0].value[hd]);
   double heads_scale = 1;
   bool heads_exact = false;
-  const int64_t h = heads_entry(*t, static_cast<uint32_t>(hd), heads, kv_heads, kind == KernelTable::kDecodeAttention,
-                                heads_scale, heads_exact);
+  const int64_t h =
+      heads_entry(*t, hd, heads, kv_heads, kind == KernelTable::kDecodeAttention, heads_scale, heads_exact);
   if (h < 0) return missing_time(kind, kv_dtype);
   Sample s = interpolate_grid(*t, static_cast<uint32_t>(h), batch, tokens, beyond_batch, beyond_tokens);
   s.us *= scale * heads_scale;
@@ -170,19 +162,15 @@ KernelTime KernelDb::allreduce(int tp, double elements) const {
   if (tp <= 1 || !(elements > 0)) return KernelTime{};
   const MeasuredTable* t = impl_->table(KernelTable::kAllreduce, KernelDtype::kBf16);
   if (t == nullptr) return missing_time(KernelTable::kAllreduce, KernelDtype::kBf16);
-  int64_t node = t->find_child(-1, 0, tp);
+  // Exact, else the nearest measured GPU count; a ring moves 2 (tp - 1) / tp of the
+  // message per GPU.
+  const uint32_t node = t->nearest_top(tp);
   double scale = 1;
-  if (node < 0) {
-    // Nearest measured GPU count; a ring moves 2 (tp - 1) / tp of the message per GPU.
-    double best = std::numeric_limits<double>::infinity();
-    for (uint32_t i = 0; i < t->levels[0].value.size(); ++i) {
-      const double d = std::fabs(std::log(static_cast<double>(t->levels[0].value[i]) / tp));
-      if (d < best) best = d, node = i;
-    }
+  if (t->levels[0].value[node] != tp) {
     const double measured = static_cast<double>(t->levels[0].value[node]);
     scale = ((tp - 1.0) / tp) / ((measured - 1) / measured);
   }
-  Sample s = interpolate_rows(*t, static_cast<uint32_t>(node), elements, BeyondRule::kLinear, t->latency_us);
+  Sample s = interpolate_rows(*t, node, elements, BeyondRule::kLinear, t->latency_us);
   s.us *= scale;
   if (t->levels[0].value[node] != tp) s.worsen(LookupHow::kApproximated);
   return kernel_time(s, KernelTable::kAllreduce, KernelDtype::kBf16);

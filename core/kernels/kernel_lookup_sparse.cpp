@@ -64,17 +64,9 @@ KernelTime mla(const MeasuredTable* t, KernelTable kind, KernelDtype kv_dtype, d
                BeyondRule beyond_tokens) {
   if (t == nullptr) return missing_time(kind, kv_dtype);
   if (!(batch > 0) || !(tokens >= 0) || heads <= 0) return KernelTime{};
-  int64_t node = t->find_child(-1, 0, heads);
-  double scale = 1;
-  if (node < 0) {
-    double best = std::numeric_limits<double>::infinity();
-    for (uint32_t i = 0; i < t->levels[0].value.size(); ++i) {
-      const double d = std::fabs(std::log(static_cast<double>(t->levels[0].value[i]) / heads));
-      if (d < best) best = d, node = i;
-    }
-    scale = heads / static_cast<double>(t->levels[0].value[node]);
-  }
-  Sample s = interpolate_grid(*t, static_cast<uint32_t>(node), batch, tokens, BeyondRule::kProportional, beyond_tokens);
+  const uint32_t node = t->nearest_top(heads);
+  const double scale = t->levels[0].value[node] == heads ? 1 : heads / static_cast<double>(t->levels[0].value[node]);
+  Sample s = interpolate_grid(*t, node, batch, tokens, BeyondRule::kProportional, beyond_tokens);
   s.us *= scale;
   if (t->levels[0].value[node] != heads) s.worsen(LookupHow::kApproximated);
   return kernel_time(s, kind, kv_dtype);

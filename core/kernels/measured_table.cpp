@@ -3,6 +3,8 @@
 #include "kernels/measured_table.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace stepcalc {
 
@@ -16,6 +18,18 @@ int64_t MeasuredTable::find_child(int d, uint32_t node, int64_t v) const {
   const std::vector<int64_t>& values = levels[d + 1].value;
   auto it = std::lower_bound(values.begin() + lo, values.begin() + hi, v);
   return it != values.begin() + hi && *it == v ? it - values.begin() : -1;
+}
+
+uint32_t MeasuredTable::nearest_top(int64_t v) const {
+  const int64_t exact = find_child(-1, 0, v);
+  if (exact >= 0) return static_cast<uint32_t>(exact);
+  uint32_t nearest = 0;
+  double best = std::numeric_limits<double>::infinity();
+  for (uint32_t i = 0; i < levels[0].value.size(); ++i) {
+    const double d = std::fabs(std::log(static_cast<double>(levels[0].value[i]) / static_cast<double>(v)));
+    if (d < best) best = d, nearest = i;
+  }
+  return nearest;
 }
 
 std::vector<int64_t> child_values(const MeasuredTable& t, int d, uint32_t node) {

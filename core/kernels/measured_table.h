@@ -37,6 +37,9 @@ struct MeasuredTable {
   std::pair<uint32_t, uint32_t> children(int d, uint32_t node) const;
   /// The child of `node` (level d) whose value is `v`, or -1.
   int64_t find_child(int d, uint32_t node, int64_t v) const;
+  /// The level-0 entry whose value is `v`, else the one nearest to it in ratio (smallest
+  /// |log(value / v)|, the first on a tie). The table must have a level-0 entry.
+  uint32_t nearest_top(int64_t v) const;
   /// CSV data-row index of row `leaf`.
   int32_t csv_row(uint32_t leaf) const { return static_cast<int32_t>(first_row + leaf); }
 };

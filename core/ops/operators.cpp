@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "enum_table.h"
+
 namespace stepcalc {
 namespace {
 
@@ -218,35 +220,13 @@ OperatorList build_operator_list(const ModelSpec& s, const Precision& p, int64_t
 }
 
 const char* op_kind_name(OpKind kind) {
-  switch (kind) {
-    case OpKind::kGemm:
-      return "gemm";
-    case OpKind::kAttention:
-      return "attention";
-    case OpKind::kMoe:
-      return "moe";
-    case OpKind::kAllreduce:
-      return "all_reduce";
-    case OpKind::kGather:
-      return "gather";
-    case OpKind::kElementwise:
-      return "elementwise";
-  }
-  return "";
+  static const char* const kNames[] = {"gemm", "attention", "moe", "all_reduce", "gather", "elementwise"};
+  return enum_entry(kNames, kind, "");
 }
 
 const char* op_scope_name(OpScope scope) {
-  switch (scope) {
-    case OpScope::kEveryLayer:
-      return "layer";
-    case OpScope::kDenseLayer:
-      return "dense_layer";
-    case OpScope::kMoeLayer:
-      return "moe_layer";
-    case OpScope::kStep:
-      return "step";
-  }
-  return "";
+  static const char* const kNames[] = {"layer", "dense_layer", "moe_layer", "step"};
+  return enum_entry(kNames, scope, "");
 }
 
 }  // namespace stepcalc
