@@ -311,7 +311,7 @@ const gpus = fs.existsSync(gpuDir) ? fs.readdirSync(gpuDir).filter((f) => f.ends
     nccl.length !== 4) fail(`presets/gpus/${f}: nccl_mem_bytes needs 4 numbers (TP 1, 2, 4, 8)`);
   const fields = [
     cString(g.name), cString(g.device), cString(g.interconnect),
-    ...GPU_FIELDS.map((k) => num(g[k], k)),
+    `{${GPU_FIELDS.map((k) => num(g[k], k)).join(', ')}}`,
     `{${nccl.map((v, i) => num(v, `nccl_mem_bytes[${i}]`)).join(', ')}}`,
     cString(g.kernels.join(',')), cString(g.default_kernels), cString(g.source),
   ];

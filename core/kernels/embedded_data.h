@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/gpu_spec.h"
+
 namespace stepcalc::embedded {
 
 extern const uint8_t kTablesBlob[];
@@ -24,8 +26,7 @@ struct GpuPresetData {
   const char* name;
   const char* device;
   const char* interconnect;
-  double memory_bytes, hbm_bw_bytes_per_s, bf16_tflops, fp8_tflops, int8_tflops, nvlink_bw_bytes_per_s,
-      pcie_bw_bytes_per_s, mem_bw_empirical_scaling, mem_empirical_latency_s, p2p_latency_s, other_mem_bytes;
+  GpuConstants constants;
   double nccl_mem_bytes[4];     ///< TP 1, 2, 4, 8
   const char* kernels;          ///< comma-separated versions, e.g. "vllm-0.14.0,vllm-0.24.0"
   const char* default_kernels;  ///< e.g. "vllm-0.14.0"

@@ -27,22 +27,12 @@ std::vector<std::string> split_commas(const char* text) {
 
 GpuSpec from_preset(const embedded::GpuPresetData& d) {
   GpuSpec g;
+  static_cast<GpuConstants&>(g) = d.constants;
   g.name = d.name;
   g.device = d.device;
-  g.memory_bytes = d.memory_bytes;
-  g.hbm_bw_bytes_per_s = d.hbm_bw_bytes_per_s;
-  g.bf16_tflops = d.bf16_tflops;
-  g.fp8_tflops = d.fp8_tflops;
-  g.nvlink_bw_bytes_per_s = d.nvlink_bw_bytes_per_s;
-  g.other_mem_bytes = d.other_mem_bytes;
+  g.interconnect = d.interconnect;
   g.nccl_mem_bytes.assign(d.nccl_mem_bytes, d.nccl_mem_bytes + 4);
   g.source = d.source;
-  g.int8_tflops = d.int8_tflops;
-  g.pcie_bw_bytes_per_s = d.pcie_bw_bytes_per_s;
-  g.interconnect = d.interconnect;
-  g.mem_bw_empirical_scaling = d.mem_bw_empirical_scaling;
-  g.mem_empirical_latency_s = d.mem_empirical_latency_s;
-  g.p2p_latency_s = d.p2p_latency_s;
   g.kernel_versions = split_commas(d.kernels);
   g.default_kernels = d.default_kernels;
   return g;

@@ -11,25 +11,29 @@
 
 namespace stepcalc {
 
+/// A GPU's numeric constants, in the order presets/gpus/ lists them to the generated
+/// table (tools/pack-tables.mjs GPU_FIELDS): the generated data and GpuSpec share them.
+struct GpuConstants {
+  double memory_bytes = 0;              ///< HBM capacity
+  double hbm_bw_bytes_per_s = 0;        ///< datasheet HBM bandwidth
+  double bf16_tflops = 0;               ///< dense BF16 tensor-core TFLOP/s
+  double fp8_tflops = 0;                ///< dense FP8 tensor-core TFLOP/s (0: no FP8, e.g. A100)
+  double int8_tflops = 0;               ///< dense INT8 tensor-core TOP/s
+  double nvlink_bw_bytes_per_s = 0;     ///< GPU-to-GPU within a node, per GPU, one direction (PCIe for L40S)
+  double pcie_bw_bytes_per_s = 0;       ///< host PCIe, one direction
+  double mem_bw_empirical_scaling = 0;  ///< AIConfigurator's unofficial achievable/datasheet HBM ratio
+  double mem_empirical_latency_s = 0;   ///< its unofficial constant latency per memory-bound op
+  double p2p_latency_s = 0;             ///< its unofficial GPU-to-GPU latency
+  double other_mem_bytes = 0;           ///< runtime reserve AIConfigurator keeps
+};
+
 /// A GPU's constants with their source (systems/<gpu>.yaml of AIConfigurator).
-struct GpuSpec {
-  std::string name;                    ///< "H100", "H200", "B200", "A100", "L40S"
-  std::string device;                  ///< as the measured tables name it, e.g. "NVIDIA H100 80GB HBM3"
-  double memory_bytes = 0;             ///< HBM capacity
-  double hbm_bw_bytes_per_s = 0;       ///< datasheet HBM bandwidth
-  double bf16_tflops = 0;              ///< dense BF16 tensor-core TFLOP/s
-  double fp8_tflops = 0;               ///< dense FP8 tensor-core TFLOP/s (0: no FP8, e.g. A100)
-  double nvlink_bw_bytes_per_s = 0;    ///< GPU-to-GPU within a node, per GPU, one direction (PCIe for L40S)
-  double other_mem_bytes = 0;          ///< runtime reserve AIConfigurator keeps
-  std::vector<double> nccl_mem_bytes;  ///< NCCL buffers at TP 1, 2, 4, 8 (index log2 tp)
-  std::string source;                  ///< where the figures come from
-  // Added after the first sketch:
-  double int8_tflops = 0;                    ///< dense INT8 tensor-core TOP/s
-  double pcie_bw_bytes_per_s = 0;            ///< host PCIe, one direction
+struct GpuSpec : GpuConstants {
+  std::string name;                          ///< "H100", "H200", "B200", "A100", "L40S"
+  std::string device;                        ///< as the measured tables name it, e.g. "NVIDIA H100 80GB HBM3"
   std::string interconnect;                  ///< "NVLink" or "PCIe" (what nvlink_bw_bytes_per_s is)
-  double mem_bw_empirical_scaling = 0;       ///< AIConfigurator's unofficial achievable/datasheet HBM ratio
-  double mem_empirical_latency_s = 0;        ///< its unofficial constant latency per memory-bound op
-  double p2p_latency_s = 0;                  ///< its unofficial GPU-to-GPU latency
+  std::vector<double> nccl_mem_bytes;        ///< NCCL buffers at TP 1, 2, 4, 8 (index log2 tp)
+  std::string source;                        ///< where the figures come from
   std::vector<std::string> kernel_versions;  ///< measured tables shipped, e.g. {"vllm-0.14.0", "vllm-0.24.0"}
   std::string default_kernels;               ///< the version a request gets by default
 

@@ -13,11 +13,17 @@ constexpr double kAct = 2;  // bytes of a 16-bit activation element
 
 double d(int64_t v) { return static_cast<double>(v); }
 
-Operator gemm(const char* name, OpScope scope, double n, double k, bool fp8) {
+/// An operator with its identity set and every figure zero.
+Operator named(const char* name, OpKind kind, OpScope scope) {
   Operator op;
   op.name = name;
-  op.kind = OpKind::kGemm;
+  op.kind = kind;
   op.scope = scope;
+  return op;
+}
+
+Operator gemm(const char* name, OpScope scope, double n, double k, bool fp8) {
+  Operator op = named(name, OpKind::kGemm, scope);
   op.n = n;
   op.k = k;
   op.fp8 = fp8;
@@ -29,20 +35,14 @@ Operator gemm(const char* name, OpScope scope, double n, double k, bool fp8) {
 
 /// A memory-bound kernel moving `row_bytes` per row.
 Operator elementwise(const char* name, OpScope scope, double row_bytes, double row_flops) {
-  Operator op;
-  op.name = name;
-  op.kind = OpKind::kElementwise;
-  op.scope = scope;
+  Operator op = named(name, OpKind::kElementwise, scope);
   op.row_bytes = row_bytes;
   op.row_flops = row_flops;
   return op;
 }
 
 Operator allreduce(const char* name, OpScope scope, double elements_per_row) {
-  Operator op;
-  op.name = name;
-  op.kind = OpKind::kAllreduce;
-  op.scope = scope;
+  Operator op = named(name, OpKind::kAllreduce, scope);
   op.n = elements_per_row;
   op.row_bytes = elements_per_row * kAct;
   op.row_flops = elements_per_row;  // one add per element and GPU
@@ -98,10 +98,7 @@ void add_attention_ops(const ModelSpec& s, const Precision& p, int64_t tp, Opera
     // output at decode; the same weights are read and the same FLOPs per new token).
     ops.push_back(in_mla_module(
         gemm("kv_b_proj", all, heads * d(m.qk_nope_head_dim + m.v_head_dim), d(m.kv_lora_rank), p.attention_fp8)));
-    Operator attn;
-    attn.name = "attention";
-    attn.kind = OpKind::kAttention;
-    ops.push_back(attn);
+    ops.push_back(named("attention", OpKind::kAttention, all));
     ops.push_back(gemm("o_proj", all, hidden, heads * d(m.v_head_dim), p.attention_fp8));
   } else {
     const double head_dim = d(s.head_dim);
@@ -110,10 +107,7 @@ void add_attention_ops(const ModelSpec& s, const Precision& p, int64_t tp, Opera
     if (s.qk_norm)
       ops.push_back(elementwise("qk_norm", all, 2 * (heads + kv) * head_dim * kAct, 4 * (heads + kv) * head_dim));
     ops.push_back(elementwise("rotary_emb", all, 2 * (heads + kv) * head_dim * kAct, 3 * (heads + kv) * head_dim));
-    Operator attn;
-    attn.name = "attention";
-    attn.kind = OpKind::kAttention;
-    ops.push_back(attn);
+    ops.push_back(named("attention", OpKind::kAttention, all));
     ops.push_back(gemm("o_proj", all, hidden, heads * head_dim, p.attention_fp8));
   }
   if (tp > 1) ops.push_back(allreduce("attn_all_reduce", all, hidden));
@@ -127,10 +121,7 @@ void add_moe_ops(const ModelSpec& s, const Precision& p, int64_t tp, OperatorLis
   const OpScope moe = OpScope::kMoeLayer;
   ops.push_back(gemm("router", moe, d(m.num_experts), hidden, false));  // replicated, kept 16-bit
   ops.push_back(elementwise("topk_softmax", moe, d(m.num_experts) * 4 + d(m.top_k) * 8, 4 * d(m.num_experts)));
-  Operator fused;
-  fused.name = "fused_moe";
-  fused.kind = OpKind::kMoe;
-  fused.scope = moe;
+  Operator fused = named("fused_moe", OpKind::kMoe, moe);
   fused.fp8 = p.experts_fp8;
   fused.moe_hidden = static_cast<int>(s.hidden_size);
   fused.moe_intermediate = static_cast<int>(m.expert_intermediate);

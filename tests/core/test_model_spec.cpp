@@ -12,22 +12,7 @@ namespace stepcalc {
 namespace {
 
 using fixtures::llama2_70b;
-
-ModelSpec mixtral() {
-  ModelSpec s;
-  s.num_layers = 32;
-  s.hidden_size = 4096;
-  s.num_heads = 32;
-  s.num_kv_heads = 8;
-  s.head_dim = 128;
-  s.intermediate_size = 14336;
-  s.vocab_size = 32000;
-  s.moe.num_experts = 8;
-  s.moe.top_k = 2;
-  s.moe.expert_intermediate = 14336;
-  s.moe.num_moe_layers = 32;
-  return s;
-}
+using fixtures::mixtral;
 
 const Operator* find_op(const OperatorList& list, const std::string& name) {
   for (const Operator& op : list.ops)
