@@ -45,13 +45,19 @@ stepcalc::Request parsed(size_t i) {
   return r.value();
 }
 
+/// Runs `work` once per benchmark iteration, keeping its result from being optimized away.
+template <typename Work>
+void each_iteration(benchmark::State& state, Work work) {
+  for (auto _ : state) {
+    auto result = work();
+    benchmark::DoNotOptimize(result);
+  }
+}
+
 void BM_price_step(benchmark::State& state) {
   const stepcalc::Request r = parsed(static_cast<size_t>(state.range(0)));
   const stepcalc::MfuTables& tables = stepcalc::embedded_h100_tables();
-  for (auto _ : state) {
-    auto result = stepcalc::price_step(r, tables, false);
-    benchmark::DoNotOptimize(result);
-  }
+  each_iteration(state, [&] { return stepcalc::price_step(r, tables, false); });
 }
 
 // The summary kernel through a pricer: the setup (model x GPU x TP x mode) is
@@ -60,10 +66,7 @@ void BM_price_step(benchmark::State& state) {
 void BM_price_summary(benchmark::State& state) {
   const stepcalc::Request r = parsed(static_cast<size_t>(state.range(0)));
   stepcalc::PricingSession pricer(stepcalc::embedded_h100_tables());
-  for (auto _ : state) {
-    auto result = pricer.summary(r);
-    benchmark::DoNotOptimize(result);
-  }
+  each_iteration(state, [&] { return pricer.summary(r); });
 }
 
 // The summary with the setup resolved on every call (validation, switches, table
@@ -72,11 +75,10 @@ void BM_price_summary_cold(benchmark::State& state) {
   const stepcalc::Request r = parsed(static_cast<size_t>(state.range(0)));
   const stepcalc::MfuTables& tables = stepcalc::embedded_h100_tables();
   stepcalc::PricingScratch scratch;
-  for (auto _ : state) {
+  each_iteration(state, [&] {
     auto setup = stepcalc::prepare_pricing(r, tables);
-    auto result = stepcalc::price_summary(setup.value(), r, &scratch);
-    benchmark::DoNotOptimize(result);
-  }
+    return stepcalc::price_summary(setup.value(), r, &scratch);
+  });
 }
 
 /// H100's default measured kernel set, read from the build's packs once.
@@ -114,27 +116,18 @@ void BM_price_summary_measured(benchmark::State& state) {
     state.SkipWithError("the case does not price in measured mode");
     return;
   }
-  for (auto _ : state) {
-    auto result = pricer.summary(r);
-    benchmark::DoNotOptimize(result);
-  }
+  each_iteration(state, [&] { return pricer.summary(r); });
 }
 
 void BM_price_step_detail(benchmark::State& state) {
   const stepcalc::Request r = parsed(static_cast<size_t>(state.range(0)));
   const stepcalc::MfuTables& tables = stepcalc::embedded_h100_tables();
-  for (auto _ : state) {
-    auto result = stepcalc::price_step(r, tables, true);
-    benchmark::DoNotOptimize(result);
-  }
+  each_iteration(state, [&] { return stepcalc::price_step(r, tables, true); });
 }
 
 void BM_parse_request(benchmark::State& state) {
   const std::string& json = bench_case(static_cast<size_t>(state.range(0))).json;
-  for (auto _ : state) {
-    auto r = stepcalc::parse_request(json);
-    benchmark::DoNotOptimize(r);
-  }
+  each_iteration(state, [&] { return stepcalc::parse_request(json); });
 }
 
 void BM_result_to_json(benchmark::State& state) {
@@ -149,10 +142,7 @@ void BM_result_to_json(benchmark::State& state) {
 
 void BM_price_json(benchmark::State& state) {
   const std::string& json = bench_case(static_cast<size_t>(state.range(0))).json;
-  for (auto _ : state) {
-    auto out = stepcalc::price_json(json);
-    benchmark::DoNotOptimize(out);
-  }
+  each_iteration(state, [&] { return stepcalc::price_json(json); });
 }
 
 void BM_sweep_json(benchmark::State& state) {
@@ -160,18 +150,14 @@ void BM_sweep_json(benchmark::State& state) {
   std::string json;
   for (const BenchCase& c : cases())
     if (c.tag == sweep.tag) json = c.json;
-  for (auto _ : state) {
-    auto out = stepcalc::sweep_json(json, sweep.axis, sweep.values);
-    benchmark::DoNotOptimize(out);
-  }
+  each_iteration(state, [&] { return stepcalc::sweep_json(json, sweep.axis, sweep.values); });
 }
 
 void BM_tables_decode(benchmark::State& state) {
-  for (auto _ : state) {
+  each_iteration(state, [&] {
     auto raw = stepcalc::unpack_tables(stepcalc::embedded_tables_blob(), stepcalc::embedded_tables_blob_size());
-    auto tables = stepcalc::MfuTables::build(raw.value(), "h100");
-    benchmark::DoNotOptimize(tables);
-  }
+    return stepcalc::MfuTables::build(raw.value(), "h100");
+  });
 }
 
 // The serving simulation (serve_json) of bench_cases.h's workload, per mode; the

@@ -92,15 +92,8 @@ struct DecodeResult : PhaseResult {
 
 /// Corrected `fused_mixed_batch`: a step with both phases as ONE forward pass, GEMMs
 /// over all its tokens, both attentions, one weight read.
-struct FusedPass {
-  bool present = false;
+struct FusedPass : PhaseResult {
   double tokens = 0;
-  double gemm_time_s = 0;
-  double attn_core_time_s = 0;
-  double compute_s = 0;
-  double memory_s = 0;
-  double comm_s = 0;
-  double time_s() const { return (compute_s > memory_s ? compute_s : memory_s) + comm_s; }
   GemmSet gemms;
 };
 

@@ -12,6 +12,7 @@
 #include "doctest.h"
 #include "kernels/kernel_catalogue.h"
 #include "kernels/kernel_db.h"
+#include "kernels/kernel_registry.h"
 #include "test_support.h"
 
 namespace stepcalc::test {
@@ -47,6 +48,21 @@ inline std::shared_ptr<const KernelDb> load_kernels(const std::string& gpu, cons
   auto db = KernelDb::unpack_parts(spans);
   REQUIRE_MESSAGE(db.ok(), db.error().message);
   return db.value();
+}
+
+/// Adds every pack of `gpu`'s default kernel version to `registry`, decoded at once or,
+/// with `deferred`, when first used.
+inline void add_default_packs(KernelRegistry* registry, const std::string& gpu, bool deferred = false) {
+  auto which = resolve_kernels(gpu, "");
+  REQUIRE_MESSAGE(which.ok(), gpu);
+  const KernelSet* set = find_kernel_set(which->first, which->second);
+  REQUIRE(set != nullptr);
+  for (const KernelPartInfo& p : set->parts) {
+    const std::string bytes = read_kernel_pack(set->file_name(p.name));
+    const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data());
+    auto added = deferred ? registry->add_pack_deferred(data, bytes.size()) : registry->add_pack(data, bytes.size());
+    REQUIRE_MESSAGE(added.ok(), added.error().message);
+  }
 }
 
 /// Data rows of a CSV as text cells (header dropped).

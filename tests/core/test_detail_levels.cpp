@@ -89,14 +89,7 @@ Expected<StepResult> measured_full(const Request& r, const KernelRegistry& kerne
 /// A registry with every part of a GPU's default kernel set.
 KernelRegistry default_kernels(const std::string& gpu) {
   KernelRegistry registry;
-  auto which = resolve_kernels(gpu, "");
-  REQUIRE(which.ok());
-  const KernelSet* set = find_kernel_set(which->first, which->second);
-  REQUIRE(set != nullptr);
-  for (const KernelPartInfo& p : set->parts) {
-    const std::string bytes = test::read_kernel_pack(set->file_name(p.name));
-    REQUIRE(registry.add_pack(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()).ok());
-  }
+  test::add_default_packs(&registry, gpu);
   return registry;
 }
 

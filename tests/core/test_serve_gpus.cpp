@@ -20,17 +20,7 @@ const std::vector<std::string> kGpus = {"H100", "H200", "B200", "A100", "L40S"};
 /// Every pack of each GPU's default kernel version, decoded when first used.
 KernelRegistry default_packs() {
   KernelRegistry r;
-  for (const std::string& gpu : kGpus) {
-    auto resolved = resolve_kernels(gpu, "");
-    REQUIRE(resolved.ok());
-    const KernelSet* set = find_kernel_set(resolved->first, resolved->second);
-    REQUIRE(set != nullptr);
-    for (const KernelPartInfo& part : set->parts) {
-      const std::string bytes = test::read_kernel_pack(set->file_name(part.name));
-      auto added = r.add_pack_deferred(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-      REQUIRE_MESSAGE(added.ok(), added.error().message);
-    }
-  }
+  for (const std::string& gpu : kGpus) test::add_default_packs(&r, gpu, true);
   return r;
 }
 
