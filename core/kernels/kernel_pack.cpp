@@ -22,11 +22,12 @@ constexpr size_t kMaxTables = 64;
 constexpr size_t kMaxColumns = 16;
 constexpr size_t kMaxText = 256;
 
-double pow10(int n) {
-  double p = 1;
-  for (int i = 0; i < n; ++i) p *= 10;
-  return p;
-}
+// 10^0 .. 10^kSMax: exact doubles, equal to the products 10 * 10 * ... the JavaScript
+// encoder forms.
+constexpr double kPow10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12};
+static_assert(sizeof(kPow10) / sizeof(kPow10[0]) == kSMax + 1, "one power per exponent");
+
+double pow10(int n) { return kPow10[n]; }
 
 /// Bounds-checked reading; the first failure sticks and later reads return 0.
 class ByteReader {
