@@ -14,34 +14,37 @@
 namespace stepcalc {
 namespace {
 
+/// Writes `field`: [{name, description}...], one object per entry of `infos`.
+template <typename Info, size_t N>
+void write_described(JsonWriter& w, const char* field, const Info (&infos)[N]) {
+  w.key(field).begin_array();
+  for (const Info& i : infos) w.object({{"name", i.name}, {"description", i.description}});
+  w.end_array();
+}
+
 void write_modes(JsonWriter& w) {
-  w.key("modes").begin_array();
-  for (const ModeInfo& m : kModes)
-    w.begin_object().field("name", m.name).field("description", m.description).end_object();
-  w.end_array().field("default_mode", kDefaultMode);
+  write_described(w, "modes", kModes);
+  w.field("default_mode", kDefaultMode);
 }
 
 void write_corrected(JsonWriter& w) {
-  w.key("corrected").begin_object().key("switches").begin_array();
-  for (const CorrectedSwitchInfo& s : kCorrectedSwitchInfo)
-    w.begin_object().field("name", s.name).field("description", s.description).end_object();
-  w.end_array().key("params").begin_array();
+  w.key("corrected").begin_object();
+  write_described(w, "switches", kCorrectedSwitchInfo);
+  w.key("params").begin_array();
   for (const CorrectedParamInfo& p : kCorrectedParamInfo)
-    w.begin_object()
-        .field("name", p.name)
-        .field("unit", p.unit)
-        .field("default", p.default_value)
-        .field("min", p.min)
-        .field("max", p.max)
-        .field("description", p.description)
-        .end_object();
+    w.object({{"name", p.name},
+              {"unit", p.unit},
+              {"default", p.default_value},
+              {"min", p.min},
+              {"max", p.max},
+              {"description", p.description}});
   w.end_array().end_object();
 }
 
 void write_sweep(JsonWriter& w) {
   w.key("sweep").begin_object().key("axes").begin_array();
   for (const SweepAxis& a : sweep_axes())
-    w.begin_object().field("name", a.name).field("unit", a.unit).field("min", a.min).field("max", a.max).end_object();
+    w.object({{"name", a.name}, {"unit", a.unit}, {"min", a.min}, {"max", a.max}});
   w.end_array()
       .field("default_decode_kv", kSweepDefaultDecodeKv)
       .field("max_points", static_cast<int64_t>(limits::kMaxSweepPoints));
@@ -64,12 +67,7 @@ void write_request(JsonWriter& w) {
   write_choices(w, "quantization", kQuantizationChoices);
   write_choices(w, "kv_cache_dtype", kKvCacheDtypeChoices);
   w.end_object();
-  w.key("request_defaults")
-      .begin_object()
-      .field("gpu", defaults.hardware.gpu)
-      .field("tp", defaults.tp)
-      .field("mode", defaults.mode)
-      .end_object();
+  w.object("request_defaults", {{"gpu", defaults.hardware.gpu}, {"tp", defaults.tp}, {"mode", defaults.mode}});
   w.key("model_config").begin_object().key("shape_fields").begin_array();
   for (const char* f : model_shape_fields()) w.value(f);
   w.end_array().key("notes").begin_array();
@@ -80,39 +78,35 @@ void write_request(JsonWriter& w) {
   }
   w.end_array().end_object();
   w.key("dtypes").begin_array();
-  for (const DtypeBytes& d : known_dtypes())
-    w.begin_object().field("name", d.name).field("bytes_per_param", d.bytes_per_param).end_object();
+  for (const DtypeBytes& d : known_dtypes()) w.object({{"name", d.name}, {"bytes_per_param", d.bytes_per_param}});
   w.end_array();
 }
 
 void write_limits(JsonWriter& w) {
   namespace l = limits;
-  w.key("limits")
-      .begin_object()
-      .field("document_bytes", static_cast<int64_t>(l::kMaxDocumentBytes))
-      .field("json_depth", static_cast<int64_t>(l::kMaxJsonDepth))
-      .field("config_depth", static_cast<int64_t>(l::kMaxConfigDepth))
-      .field("requests_per_step", l::kMaxRequestsPerStep)
-      .field("tokens", l::kMaxTokens)
-      .field("layers", l::kMaxLayers)
-      .field("hidden_size", l::kMaxHidden)
-      .field("intermediate_size", l::kMaxIntermediate)
-      .field("heads", l::kMaxHeads)
-      .field("vocab_size", l::kMaxVocab)
-      .field("tp", l::kMaxTp)
-      .field("bytes_per_param", l::kMaxBytesPerParam)
-      .field("tflops_peak_min", l::kMinTflopsPeak)
-      .field("tflops_peak_max", l::kMaxTflopsPeak)
-      .field("bw_peak_tbs_min", l::kMinBwPeakTBs)
-      .field("bw_peak_tbs_max", l::kMaxBwPeakTBs)
-      .field("per_layer_overhead_us_max", l::kMaxPerLayerOverheadUs)
-      .field("string_bytes", static_cast<int64_t>(l::kMaxStringBytes))
-      .field("tags", static_cast<int64_t>(l::kMaxTags))
-      .field("batch", static_cast<int64_t>(l::kMaxBatch))
-      .field("result_bytes", static_cast<int64_t>(l::kMaxResultBytes))
-      .field("sweep_points", static_cast<int64_t>(l::kMaxSweepPoints))
-      .field("sweep_requests", l::kMaxSweepRequests)
-      .end_object();
+  w.object("limits", {{"document_bytes", static_cast<int64_t>(l::kMaxDocumentBytes)},
+                      {"json_depth", static_cast<int64_t>(l::kMaxJsonDepth)},
+                      {"config_depth", static_cast<int64_t>(l::kMaxConfigDepth)},
+                      {"requests_per_step", l::kMaxRequestsPerStep},
+                      {"tokens", l::kMaxTokens},
+                      {"layers", l::kMaxLayers},
+                      {"hidden_size", l::kMaxHidden},
+                      {"intermediate_size", l::kMaxIntermediate},
+                      {"heads", l::kMaxHeads},
+                      {"vocab_size", l::kMaxVocab},
+                      {"tp", l::kMaxTp},
+                      {"bytes_per_param", l::kMaxBytesPerParam},
+                      {"tflops_peak_min", l::kMinTflopsPeak},
+                      {"tflops_peak_max", l::kMaxTflopsPeak},
+                      {"bw_peak_tbs_min", l::kMinBwPeakTBs},
+                      {"bw_peak_tbs_max", l::kMaxBwPeakTBs},
+                      {"per_layer_overhead_us_max", l::kMaxPerLayerOverheadUs},
+                      {"string_bytes", static_cast<int64_t>(l::kMaxStringBytes)},
+                      {"tags", static_cast<int64_t>(l::kMaxTags)},
+                      {"batch", static_cast<int64_t>(l::kMaxBatch)},
+                      {"result_bytes", static_cast<int64_t>(l::kMaxResultBytes)},
+                      {"sweep_points", static_cast<int64_t>(l::kMaxSweepPoints)},
+                      {"sweep_requests", l::kMaxSweepRequests}});
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <variant>
 
 #include "simdjson.h"
 
@@ -72,25 +73,14 @@ void JsonWriter::separate() {
   need_comma_ = true;
 }
 
-JsonWriter& JsonWriter::begin_object() {
+JsonWriter& JsonWriter::open(char bracket) {
   separate();
-  out_ += '{';
+  out_ += bracket;
   need_comma_ = false;
   return *this;
 }
-JsonWriter& JsonWriter::end_object() {
-  out_ += '}';
-  need_comma_ = true;
-  return *this;
-}
-JsonWriter& JsonWriter::begin_array() {
-  separate();
-  out_ += '[';
-  need_comma_ = false;
-  return *this;
-}
-JsonWriter& JsonWriter::end_array() {
-  out_ += ']';
+JsonWriter& JsonWriter::close(char bracket) {
+  out_ += bracket;
   need_comma_ = true;
   return *this;
 }
@@ -130,6 +120,13 @@ JsonWriter& JsonWriter::null() {
 JsonWriter& JsonWriter::raw(std::string_view json) {
   separate();
   out_ += json;
+  return *this;
+}
+JsonWriter& JsonWriter::fields(std::initializer_list<JsonField> fields) {
+  for (const JsonField& f : fields) {
+    key(f.name);
+    std::visit([this](auto v) { value(v); }, f.value);
+  }
   return *this;
 }
 

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <variant>
 
 namespace stepcalc {
 
@@ -22,12 +24,28 @@ std::string format_fixed(double v, int decimals);
 /// user text in messages without splitting a multi-byte character).
 std::string utf8_prefix(std::string_view text, size_t max_bytes);
 
+/// One name and scalar value of a JSON object, for writing a list of fields in one
+/// call (JsonWriter::fields, JsonWriter::object). The constructors are the overloads
+/// of JsonWriter::value, so a value is written as `field(name, value)` would write it.
+/// Holds views: use it within the expression that writes it.
+struct JsonField {
+  JsonField(std::string_view n, double v) : name(n), value(v) {}
+  JsonField(std::string_view n, int64_t v) : name(n), value(v) {}
+  JsonField(std::string_view n, int v) : JsonField(n, static_cast<int64_t>(v)) {}
+  JsonField(std::string_view n, bool v) : name(n), value(v) {}
+  JsonField(std::string_view n, std::string_view v) : name(n), value(v) {}
+  JsonField(std::string_view n, const char* v) : JsonField(n, std::string_view(v)) {}
+
+  std::string_view name;
+  std::variant<double, int64_t, bool, std::string_view> value;
+};
+
 class JsonWriter {
  public:
-  JsonWriter& begin_object();
-  JsonWriter& end_object();
-  JsonWriter& begin_array();
-  JsonWriter& end_array();
+  JsonWriter& begin_object() { return open('{'); }
+  JsonWriter& end_object() { return close('}'); }
+  JsonWriter& begin_array() { return open('['); }
+  JsonWriter& end_array() { return close(']'); }
   JsonWriter& key(std::string_view name);
   JsonWriter& value(double v);
   JsonWriter& value(int64_t v);
@@ -43,6 +61,15 @@ class JsonWriter {
     key(name);
     return value(v);
   }
+  /// Writes each of `fields` into the open object, in order.
+  JsonWriter& fields(std::initializer_list<JsonField> fields);
+  /// Writes the value {fields...} (an array element).
+  JsonWriter& object(std::initializer_list<JsonField> fields) { return begin_object().fields(fields).end_object(); }
+  /// Writes `name`: {fields...} into the open object.
+  JsonWriter& object(std::string_view name, std::initializer_list<JsonField> fields) {
+    key(name);
+    return object(fields);
+  }
   const std::string& str() const { return out_; }
   /// True once a NaN or infinity was written (as null): results must refuse then.
   bool wrote_non_finite() const { return non_finite_; }
@@ -50,6 +77,9 @@ class JsonWriter {
 
  private:
   void separate();
+  /// Starts an object or array ('{' or '['), or ends one ('}' or ']').
+  JsonWriter& open(char bracket);
+  JsonWriter& close(char bracket);
   std::string out_;
   bool need_comma_ = false;
   bool non_finite_ = false;

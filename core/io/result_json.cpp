@@ -9,6 +9,10 @@
 namespace stepcalc {
 namespace {
 
+void write_error_fields(JsonWriter& w, const Error& e) {
+  w.fields({{"code", e.code}, {"path", e.path}, {"message", e.message}});
+}
+
 void write_provenance(JsonWriter& w, const Provenance& p) {
   w.field("how", p.how());
   if (p.row >= 0) w.field("row", static_cast<int64_t>(p.row));
@@ -27,17 +31,16 @@ void write_gemms(JsonWriter& w, const GemmSet& set, const MfuTables& t) {
   for (int kind = 0; kind < kNumGemmKinds; ++kind) {
     const GemmTerm& g = set.terms[kind];
     const GemmPair& pair = t.gemm.pairs[g.lookup.pair];
-    w.begin_object()
-        .field("kind", gemm_kind_name(kind))
-        .field("m", g.m)
-        .field("k", g.k)
-        .field("n", g.n)
-        .field("flops_per_layer", g.flops)
-        .field("mfu", g.mfu)
-        .field("compute_s_per_layer", g.compute_s)
-        .field("weight_floor_s_per_layer", g.floor_s)
-        .field("floor_won", g.floor_won)
-        .field("time_s", g.time_s);
+    w.begin_object().fields({{"kind", gemm_kind_name(kind)},
+                             {"m", g.m},
+                             {"k", g.k},
+                             {"n", g.n},
+                             {"flops_per_layer", g.flops},
+                             {"mfu", g.mfu},
+                             {"compute_s_per_layer", g.compute_s},
+                             {"weight_floor_s_per_layer", g.floor_s},
+                             {"floor_won", g.floor_won},
+                             {"time_s", g.time_s}});
     if (g.kernel_floor_s > 0) w.field("kernel_floor_s_per_layer", g.kernel_floor_s);
     w.key("lookup").begin_object();
     w.key("table_pair").begin_array().value(pair.k).value(pair.n).end_array();
@@ -50,26 +53,27 @@ void write_gemms(JsonWriter& w, const GemmSet& set, const MfuTables& t) {
   w.end_array();
 }
 
-void write_bytes(JsonWriter& w, const MemoryBytes& b) {
-  w.key("memory_bytes")
-      .begin_object()
-      .field("weights", b.weights)
-      .field("kv_read", b.kv_read)
-      .field("kv_write", b.kv_write)
-      .field("activations", b.activations)
-      .end_object();
+void write_phase_common(JsonWriter& w, const PhaseResult& p) {
+  w.fields({{"compute_s", p.compute_s},
+            {"memory_s", p.memory_s},
+            {"time_s", p.time_s()},
+            {"bound_by", p.memory_bound() ? "memory" : "compute"},
+            {"gemm_time_s", p.gemm_time_s},
+            {"attn_core_time_s", p.attn_core_time_s},
+            {"attn_core_flops", p.attn_core_flops}});
+  if (p.comm_s > 0) w.field("comm_s", p.comm_s);
+  const MemoryBytes& b = p.bytes;
+  w.object("memory_bytes",
+           {{"weights", b.weights}, {"kv_read", b.kv_read}, {"kv_write", b.kv_write}, {"activations", b.activations}});
 }
 
-void write_phase_common(JsonWriter& w, const PhaseResult& p) {
-  w.field("compute_s", p.compute_s)
-      .field("memory_s", p.memory_s)
-      .field("time_s", p.time_s())
-      .field("bound_by", p.memory_bound() ? "memory" : "compute")
-      .field("gemm_time_s", p.gemm_time_s)
-      .field("attn_core_time_s", p.attn_core_time_s)
-      .field("attn_core_flops", p.attn_core_flops);
-  if (p.comm_s > 0) w.field("comm_s", p.comm_s);
-  write_bytes(w, p.bytes);
+/// The fields a prefill bucket has both in the breakdown and in the prefill phase.
+void write_bucket_counts(JsonWriter& w, const PrefillBucket& b) {
+  w.fields({{"bucket", b.bucket},
+            {"num_requests", b.num_requests},
+            {"total_new_tokens", b.total_new_tokens},
+            {"attn_mfu", b.attn_mfu},
+            {"attn_core_flops", b.attn_core_flops}});
 }
 
 /// Writes `key` and, for an absent phase, null; true when the phase's object follows.
@@ -86,14 +90,8 @@ void write_prefill(JsonWriter& w, const PrefillResult& p, const MfuTables& t, co
   const PrefillTable* table = t.find_prefill(attn_key);
   w.key("buckets").begin_array();
   for (const PrefillBucket& b : p.buckets) {
-    w.begin_object()
-        .field("bucket", b.bucket)
-        .field("num_requests", b.num_requests)
-        .field("total_new_tokens", b.total_new_tokens)
-        .field("attn_mfu", b.attn_mfu)
-        .field("attn_core_flops", b.attn_core_flops)
-        .field("attn_core_time_s", b.attn_core_time_s)
-        .field("gemm_time_s", b.gemms.total_s);
+    write_bucket_counts(w.begin_object(), b);
+    w.field("attn_core_time_s", b.attn_core_time_s).field("gemm_time_s", b.gemms.total_s);
     w.key("attn_lookup").begin_object();
     w.field("table", attn_key);
     if (table != nullptr) write_bracket(w, "seq_rows", b.attn_lookup.seq, table->seq_axis);
@@ -131,35 +129,28 @@ void write_breakdown(JsonWriter& w, const StepResult& r) {
   const DecodeResult& d = r.decode;
   w.key("breakdown")
       .begin_object()
-      .field("prefill_compute_s", p.compute_s)
-      .field("prefill_memory_s", p.memory_s)
-      .field("decode_compute_s", d.compute_s)
-      .field("decode_memory_s", d.memory_s)
-      .field("gemm_time_s", p.gemm_time_s + d.gemm_time_s)
-      .field("attn_core_time_s", p.attn_core_time_s + d.attn_core_time_s)
-      .field("overhead_us", r.overhead_us)
-      .field("decode_gemm_time_s", d.gemm_time_s)
-      .field("decode_attn_core_time_s", d.attn_core_time_s)
-      .field("decode_attn_core_flops", d.attn_core_flops)
-      .field("decode_attn_effective_mfu", d.attn_effective_mfu)
-      .field("prefill_gemm_time_s", p.gemm_time_s)
-      .field("prefill_attn_core_time_s", p.attn_core_time_s);
+      .fields({{"prefill_compute_s", p.compute_s},
+               {"prefill_memory_s", p.memory_s},
+               {"decode_compute_s", d.compute_s},
+               {"decode_memory_s", d.memory_s},
+               {"gemm_time_s", p.gemm_time_s + d.gemm_time_s},
+               {"attn_core_time_s", p.attn_core_time_s + d.attn_core_time_s},
+               {"overhead_us", r.overhead_us},
+               {"decode_gemm_time_s", d.gemm_time_s},
+               {"decode_attn_core_time_s", d.attn_core_time_s},
+               {"decode_attn_core_flops", d.attn_core_flops},
+               {"decode_attn_effective_mfu", d.attn_effective_mfu},
+               {"prefill_gemm_time_s", p.gemm_time_s},
+               {"prefill_attn_core_time_s", p.attn_core_time_s}});
   w.key("prefill_buckets").begin_array();
-  for (const PrefillBucket& b : p.buckets)
-    w.begin_object()
-        .field("bucket", b.bucket)
-        .field("num_requests", b.num_requests)
-        .field("total_new_tokens", b.total_new_tokens)
-        .field("attn_mfu", b.attn_mfu)
-        .field("attn_core_flops", b.attn_core_flops)
-        .field("gemm_time_s", b.gemms.total_s)
-        .field("attn_core_time_s", b.attn_core_time_s)
-        .end_object();
-  w.end_array()
-      .field("step_hardware_s", r.step_hardware_s)
-      .field("total_us_before_rounding", r.total_us_before_rounding)
-      .field("min_step_floor_applied", r.min_step_floor_applied)
-      .end_object();
+  for (const PrefillBucket& b : p.buckets) {
+    write_bucket_counts(w.begin_object(), b);
+    w.field("gemm_time_s", b.gemms.total_s).field("attn_core_time_s", b.attn_core_time_s).end_object();
+  }
+  w.end_array().fields({{"step_hardware_s", r.step_hardware_s},
+                        {"total_us_before_rounding", r.total_us_before_rounding},
+                        {"min_step_floor_applied", r.min_step_floor_applied}});
+  w.end_object();
 }
 
 /// Corrected mode (or overrides given): every switch, every parameter, and the parts
@@ -172,23 +163,23 @@ void write_corrected(JsonWriter& w, const Request& q, const StepResult& r, const
   for (int p = 0; p < kNumCorrectedParams; ++p) w.field(corrected_param_name(p), c.param[p]);
   w.end_object();
   const double requests = static_cast<double>(q.step.prefill.size() + q.step.decode.size());
-  w.field("requests", static_cast<int64_t>(requests))
-      .field("comm_s", r.prefill.comm_s + r.decode.comm_s)
-      .field("prefill_comm_s", r.prefill.comm_s)
-      .field("decode_comm_s", r.decode.comm_s);
+  w.fields({{"requests", static_cast<int64_t>(requests)},
+            {"comm_s", r.prefill.comm_s + r.decode.comm_s},
+            {"prefill_comm_s", r.prefill.comm_s},
+            {"decode_comm_s", r.decode.comm_s}});
   w.key("fused");
-  if (!r.fused.present) {
+  const FusedPass& f = r.fused;
+  if (!f.present) {
     w.null();
   } else {
-    w.begin_object()
-        .field("tokens", r.fused.tokens)
-        .field("compute_s", r.fused.compute_s)
-        .field("memory_s", r.fused.memory_s)
-        .field("comm_s", r.fused.comm_s)
-        .field("time_s", r.fused.time_s())
-        .field("gemm_time_s", r.fused.gemm_time_s)
-        .field("attn_core_time_s", r.fused.attn_core_time_s);
-    write_gemms(w, r.fused.gemms, t);
+    w.begin_object().fields({{"tokens", f.tokens},
+                             {"compute_s", f.compute_s},
+                             {"memory_s", f.memory_s},
+                             {"comm_s", f.comm_s},
+                             {"time_s", f.time_s()},
+                             {"gemm_time_s", f.gemm_time_s},
+                             {"attn_core_time_s", f.attn_core_time_s}});
+    write_gemms(w, f.gemms, t);
     w.end_object();
   }
   w.end_object();
@@ -204,21 +195,17 @@ std::string result_to_json(const Request& q, const StepResult& r, const MfuTable
   const int64_t prefill_tokens = r.prefill.new_tokens;
   const int64_t decode_tokens = r.decode.batch_size;
   const double seconds = static_cast<double>(r.step_time_us) / 1e6;
-  w.field("mode", r.mode)
-      .field("step_time_us", r.step_time_us)
-      .field("step_time_ms", static_cast<double>(r.step_time_us) / 1e3)
-      .field("bound", r.bound);
-  w.key("tokens")
-      .begin_object()
-      .field("prefill", prefill_tokens)
-      .field("decode", decode_tokens)
-      .field("total", prefill_tokens + decode_tokens)
-      .end_object();
-  w.field("tokens_per_s", static_cast<double>(prefill_tokens + decode_tokens) / seconds)
-      .field("attn_config_model", r.attn_config_model)
-      .field("attn_config_used", r.attn_config_used)
-      .field("decode_mfu_tp_used", r.decode_mfu_tp_used)
-      .field("overhead_us", r.overhead_us);
+  w.fields({{"mode", r.mode},
+            {"step_time_us", r.step_time_us},
+            {"step_time_ms", static_cast<double>(r.step_time_us) / 1e3},
+            {"bound", r.bound}});
+  w.object("tokens",
+           {{"prefill", prefill_tokens}, {"decode", decode_tokens}, {"total", prefill_tokens + decode_tokens}});
+  w.fields({{"tokens_per_s", static_cast<double>(prefill_tokens + decode_tokens) / seconds},
+            {"attn_config_model", r.attn_config_model},
+            {"attn_config_used", r.attn_config_used},
+            {"decode_mfu_tp_used", r.decode_mfu_tp_used},
+            {"overhead_us", r.overhead_us}});
   write_breakdown(w, r);
   if (r.corrected.listed || r.corrected.any()) write_corrected(w, q, r, t);
   if (extra) extra(w);
@@ -234,22 +221,19 @@ std::string result_to_json(const Request& q, const StepResult& r, const MfuTable
   w.end_object();
   w.field("tp", q.tp);
   if (memory != nullptr) write_memory(w, *memory);
-  w.key("warnings").begin_array();
-  for (const Warning& warning : r.warnings)
-    w.begin_object().field("code", warning.code).field("message", warning.message).end_object();
-  w.end_array();
+  write_warnings(w, r.warnings);
   w.end_object();
   if (all_finite != nullptr) *all_finite = !w.wrote_non_finite();
   return w.take();
 }
 
 void write_summary_fields(JsonWriter& w, const StepSummary& s) {
-  w.field("step_time_us", s.step_time_us)
-      .field("total_us", s.total_us)
-      .field("bound", step_bound_name(s.bound))
-      .field("prefill_s", s.prefill_s)
-      .field("decode_s", s.decode_s)
-      .field("overhead_us", s.overhead_us);
+  w.fields({{"step_time_us", s.step_time_us},
+            {"total_us", s.total_us},
+            {"bound", step_bound_name(s.bound)},
+            {"prefill_s", s.prefill_s},
+            {"decode_s", s.decode_s},
+            {"overhead_us", s.overhead_us}});
   w.key("warning_codes").begin_array();
   for (int c = 0; c < kNumWarningCodes; ++c)
     if (s.warnings.has(static_cast<WarningCode>(c))) w.value(warning_code_name(c));
@@ -289,20 +273,24 @@ std::string summary_columns_to_json(const SummaryColumns& c) {
   }
   w.end_array().key("errors").begin_array();
   for (size_t i = 0; i < c.errors.size(); ++i) {
-    const Error& e = c.errors[i];
-    w.begin_object()
-        .field("index", static_cast<int64_t>(c.error_index[i]))
-        .field("code", e.code)
-        .field("path", e.path)
-        .field("message", e.message)
-        .end_object();
+    w.begin_object().field("index", static_cast<int64_t>(c.error_index[i]));
+    write_error_fields(w, c.errors[i]);
+    w.end_object();
   }
   w.end_array().end_object();
   return w.take();
 }
 
 void write_error(JsonWriter& w, const Error& e) {
-  w.key("error").begin_object().field("code", e.code).field("path", e.path).field("message", e.message).end_object();
+  w.key("error").begin_object();
+  write_error_fields(w, e);
+  w.end_object();
+}
+
+void write_warnings(JsonWriter& w, const std::vector<Warning>& warnings) {
+  w.key("warnings").begin_array();
+  for (const Warning& x : warnings) w.object({{"code", x.code}, {"message", x.message}});
+  w.end_array();
 }
 
 std::string error_to_json(const Error& e, const std::string& id, bool has_id) {

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "error.h"
 #include "estimators/step_result.h"
@@ -38,6 +39,9 @@ std::string summary_columns_to_json(const SummaryColumns& columns);
 
 /// Writes the field "error": {"code", "path", "message"} into the open object of `w`.
 void write_error(JsonWriter& w, const Error& error);
+
+/// Writes the field "warnings": [{"code", "message"}...] into the open object of `w`.
+void write_warnings(JsonWriter& w, const std::vector<Warning>& warnings);
 
 /// {"error": {"code", "path", "message"}} (plus "id" when the request had one).
 std::string error_to_json(const Error& error, const std::string& id = "", bool has_id = false);

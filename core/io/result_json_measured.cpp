@@ -23,16 +23,15 @@ void write_kernel(JsonWriter& w, const KernelDb& db, const KernelTime& k) {
 }
 
 void write_attention(JsonWriter& w, const MeasuredPlan& p, const AttentionCost& a) {
-  w.field("fixed_us", a.fixed_us).field("decode_us", a.decode_us).field("prefill_us", a.prefill_us);
+  w.fields({{"fixed_us", a.fixed_us}, {"decode_us", a.decode_us}, {"prefill_us", a.prefill_us}});
   w.key("lookups").begin_array();
   for (const AttentionLookup& l : a.lookups) {
-    w.begin_object()
-        .field("phase", l.prefill ? "prefill" : "decode")
-        .field("batch", l.batch)
-        .field("length", l.length)
-        .field("prefix", l.prefix)
-        .field("count", l.count)
-        .field("time_us", l.time_us);
+    w.begin_object().fields({{"phase", l.prefill ? "prefill" : "decode"},
+                             {"batch", l.batch},
+                             {"length", l.length},
+                             {"prefix", l.prefix},
+                             {"count", l.count},
+                             {"time_us", l.time_us}});
     write_kernel(w, *p.db, l.kernel);
     w.end_object();
   }
@@ -41,26 +40,22 @@ void write_attention(JsonWriter& w, const MeasuredPlan& p, const AttentionCost& 
 
 void write_operator(JsonWriter& w, const MeasuredPlan& p, const MeasuredBreakdown& b, const OperatorCost& c) {
   const Operator& op = p.ops.ops[static_cast<size_t>(c.op)];
-  w.begin_object()
-      .field("name", op.name)
-      .field("kind", op_kind_name(op.kind))
-      .field("scope", op_scope_name(op.scope))
-      .field("count", c.count)
-      .field("rows", c.rows);
+  w.begin_object().fields({{"name", op.name},
+                           {"kind", op_kind_name(op.kind)},
+                           {"scope", op_scope_name(op.scope)},
+                           {"count", c.count},
+                           {"rows", c.rows}});
   if (op.kind == OpKind::kGemm) w.field("n", op.n).field("k", op.k);
   if (op.kind == OpKind::kMoe)
-    w.field("hidden", static_cast<int64_t>(op.moe_hidden))
-        .field("intermediate", static_cast<int64_t>(op.moe_intermediate))
-        .field("experts", static_cast<int64_t>(op.moe_experts))
-        .field("top_k", static_cast<int64_t>(op.moe_topk));
+    w.fields({{"hidden", static_cast<int64_t>(op.moe_hidden)},
+              {"intermediate", static_cast<int64_t>(op.moe_intermediate)},
+              {"experts", static_cast<int64_t>(op.moe_experts)},
+              {"top_k", static_cast<int64_t>(op.moe_topk)}});
   if (op.kind == OpKind::kAllreduce || op.kind == OpKind::kGather) w.field("elements", c.rows * op.n);
   if (op.kind == OpKind::kGemm || op.kind == OpKind::kMoe)
     w.field("dtype", dtype_name(op.fp8 && p.fp8_kernels ? KernelDtype::kFp8 : KernelDtype::kBf16));
-  w.field("time_us_each", c.us_each)
-      .field("time_us", c.us)
-      .field("bytes", c.bytes)
-      .field("flops", c.flops)
-      .field("bound", c.bound);
+  w.fields(
+      {{"time_us_each", c.us_each}, {"time_us", c.us}, {"bytes", c.bytes}, {"flops", c.flops}, {"bound", c.bound}});
   if (op.kind == OpKind::kAttention) {
     write_attention(w, p, b.attention);
   } else if (op.kind == OpKind::kElementwise) {
@@ -79,42 +74,26 @@ void write_operator(JsonWriter& w, const MeasuredPlan& p, const MeasuredBreakdow
 void write_measured(JsonWriter& w, const MeasuredPlan& p, const MeasuredBreakdown& b) {
   const MeasuredTotals& t = b.totals;
   w.key("measured").begin_object();
-  w.field("gpu", p.db->gpu().name).field("kernels", p.db->version());
-  w.field("gpu_time_us", t.gpu_us).field("cpu_time_us", t.cpu_us);
-  w.key("cpu")
-      .begin_object()
-      .field("step_us", p.cpu.step_us)
-      .field("per_request_us", p.cpu.per_request_us)
-      .field("requests", t.requests)
-      .end_object();
-  w.key("rows")
-      .begin_object()
-      .field("tokens", t.tokens)
-      .field("padded_tokens", t.padded_tokens)
-      .field("sampled", t.sampled)
-      .end_object();
-  w.key("totals_us")
-      .begin_object()
-      .field("gemm", t.gemm_us)
-      .field("attention", t.attention_us)
-      .field("moe", t.moe_us)
-      .field("communication", t.comm_us)
-      .field("elementwise", t.elementwise_us)
-      .field("prefill", t.prefill_us)
-      .field("decode", t.decode_us)
-      .end_object();
+  w.fields(
+      {{"gpu", p.db->gpu().name}, {"kernels", p.db->version()}, {"gpu_time_us", t.gpu_us}, {"cpu_time_us", t.cpu_us}});
+  w.object("cpu", {{"step_us", p.cpu.step_us}, {"per_request_us", p.cpu.per_request_us}, {"requests", t.requests}});
+  w.object("rows", {{"tokens", t.tokens}, {"padded_tokens", t.padded_tokens}, {"sampled", t.sampled}});
+  w.object("totals_us", {{"gemm", t.gemm_us},
+                         {"attention", t.attention_us},
+                         {"moe", t.moe_us},
+                         {"communication", t.comm_us},
+                         {"elementwise", t.elementwise_us},
+                         {"prefill", t.prefill_us},
+                         {"decode", t.decode_us}});
   const MeasuredConstants& c = p.constants;
-  w.key("constants")
-      .begin_object()
-      .field("hbm_bytes_per_s", c.hbm_bytes_per_s)
-      .field("launch_floor_us", c.launch_floor_us)
-      .field("decode_fixed_us", c.decode_fixed_us)
-      .field("prefill_fixed_us", c.prefill_fixed_us)
-      .field("max_graph_tokens", static_cast<int64_t>(c.max_graph_tokens))
-      .end_object();
-  w.field("weight_bytes_per_gpu", p.ops.weight_bytes_per_gpu)
-      .field("kv_bytes_per_token_per_gpu", p.ops.attention.kv_bytes_per_token * static_cast<double>(p.ops.num_layers))
-      .field("kv_cache_dtype", dtype_name(p.kv_dtype));
+  w.object("constants", {{"hbm_bytes_per_s", c.hbm_bytes_per_s},
+                         {"launch_floor_us", c.launch_floor_us},
+                         {"decode_fixed_us", c.decode_fixed_us},
+                         {"prefill_fixed_us", c.prefill_fixed_us},
+                         {"max_graph_tokens", static_cast<int64_t>(c.max_graph_tokens)}});
+  w.fields({{"weight_bytes_per_gpu", p.ops.weight_bytes_per_gpu},
+            {"kv_bytes_per_token_per_gpu", p.ops.attention.kv_bytes_per_token * static_cast<double>(p.ops.num_layers)},
+            {"kv_cache_dtype", dtype_name(p.kv_dtype)}});
   w.key("operators").begin_array();
   for (const OperatorCost& op : b.operators) write_operator(w, p, b, op);
   w.end_array().end_object();
