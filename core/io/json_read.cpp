@@ -131,6 +131,12 @@ Expected<double> read_number_in(element e, const Path& path, double min, double 
   return x;
 }
 
+Expected<bool> read_bool(element e, const Path& path) {
+  bool on = false;
+  if (e.get_bool().get(on) != simdjson::SUCCESS) return type_error(path, e, "true or false");
+  return on;
+}
+
 Expected<std::string> read_string(element e, const Path& path) {
   std::string_view s;
   if (e.get_string().get(s) != simdjson::SUCCESS) return type_error(path, e, "a string");

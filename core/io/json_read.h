@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "error.h"
 #include "simdjson.h"
@@ -64,8 +65,35 @@ Expected<double> read_number(element e, const Path& path);
 /// rounded to infinity) is refused like one just above it.
 Expected<double> read_number_in(element e, const Path& path, double min, double max);
 
+/// true or false (type_error "PATH must be true or false" otherwise).
+Expected<bool> read_bool(element e, const Path& path);
+
 /// A string of at most limits::kMaxStringBytes bytes.
 Expected<std::string> read_string(element e, const Path& path);
+
+/// Reads the object `e` field by field, in document order: `read_field(key, value,
+/// where)` reads one field (`where` is its path) and returns an Error for a value it
+/// refuses or a key it does not know; the first error stops the reading. type_error
+/// when `e` is not an object. Every object reader of the request is this one loop.
+template <typename ReadField>
+Expected<bool> read_fields(element e, const Path& path, ReadField&& read_field) {
+  object o;
+  if (e.get_object().get(o) != simdjson::SUCCESS) return type_error(path, e, "an object");
+  for (auto field : o) {
+    Expected<bool> read = read_field(field.key, field.value, path.key(field.key));
+    if (!read) return read.error();
+  }
+  return true;
+}
+
+/// Stores `read` (a field just read) in `*out`, or passes its error on: a field of a
+/// read_fields callback in one statement.
+template <typename T, typename Out>
+Expected<bool> store(Expected<T> read, Out* out) {
+  if (!read) return read.error();
+  *out = std::move(read).value();
+  return true;
+}
 
 /// The first repeated key in any object inside `e` (depth first; within one object
 /// the alphabetically first repeat), as a parse_error naming its path. JSON parsers

@@ -13,40 +13,45 @@ std::string names_of(const Info (&table)[N]) {
   return out;
 }
 
+/// One switch of "corrected.switches": true or false.
+Expected<bool> read_switch(std::string_view key, json::element value, const json::Path& path, const json::Path& where,
+                           CorrectedOverrides* out) {
+  const int index = corrected_switch_index(key);
+  if (index < 0) return json::unknown_field(path, key, names_of(kCorrectedSwitchInfo));
+  auto on = json::read_bool(value, where);
+  if (!on) return on.error();
+  out->switch_state[index] = on.value() ? 1 : 0;
+  return true;
+}
+
+/// One parameter of "corrected.params": a number in the parameter's range.
+Expected<bool> read_param(std::string_view key, json::element value, const json::Path& path, const json::Path& where,
+                          CorrectedOverrides* out) {
+  const int index = corrected_param_index(key);
+  if (index < 0) return json::unknown_field(path, key, names_of(kCorrectedParamInfo));
+  const CorrectedParamInfo& info = kCorrectedParamInfo[index];
+  auto v = json::read_number_in(value, where, info.min, info.max);
+  if (!v) return v.error();
+  out->param[index] = v.value();
+  out->param_set[index] = true;
+  return true;
+}
+
 }  // namespace
 
 Expected<CorrectedOverrides> corrected_from_json(json::element e, const json::Path& path) {
-  json::object o;
-  if (e.get_object().get(o) != simdjson::SUCCESS) return json::type_error(path, e, "an object");
   CorrectedOverrides out;
   out.present = true;
-  for (auto field : o) {
-    const json::Path where = path.key(field.key);
-    const bool switches = field.key == "switches";
-    if (!switches && field.key != "params") return json::unknown_field(path, field.key, "switches, params");
-    json::object items;
-    if (field.value.get_object().get(items) != simdjson::SUCCESS)
-      return json::type_error(where, field.value, "an object");
-    for (auto item : items) {
-      const json::Path item_path = where.key(item.key);
-      if (switches) {
-        const int index = corrected_switch_index(item.key);
-        if (index < 0) return json::unknown_field(where, item.key, names_of(kCorrectedSwitchInfo));
-        bool on = false;
-        if (item.value.get_bool().get(on) != simdjson::SUCCESS)
-          return json::type_error(item_path, item.value, "true or false");
-        out.switch_state[index] = on ? 1 : 0;
-      } else {
-        const int index = corrected_param_index(item.key);
-        if (index < 0) return json::unknown_field(where, item.key, names_of(kCorrectedParamInfo));
-        const CorrectedParamInfo& info = kCorrectedParamInfo[index];
-        auto v = json::read_number_in(item.value, item_path, info.min, info.max);
-        if (!v) return v.error();
-        out.param[index] = v.value();
-        out.param_set[index] = true;
-      }
-    }
-  }
+  auto read = json::read_fields(
+      e, path, [&](std::string_view key, json::element items, const json::Path& where) -> Expected<bool> {
+        const bool switches = key == "switches";
+        if (!switches && key != "params") return json::unknown_field(path, key, "switches, params");
+        return json::read_fields(
+            items, where, [&](std::string_view item, json::element value, const json::Path& at) -> Expected<bool> {
+              return switches ? read_switch(item, value, where, at, &out) : read_param(item, value, where, at, &out);
+            });
+      });
+  if (!read) return read.error();
   return out;
 }
 

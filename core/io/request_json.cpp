@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "io/request_json.h"
 
+#include <optional>
 #include <string>
 
 #include "input_limits.h"
@@ -57,101 +58,70 @@ Expected<bool> read_tags(element e, const Path& where) {
   return true;
 }
 
+/// "detail": "summary" or "full".
+Expected<Detail> read_detail(element e, const Path& where) {
+  auto detail = json::read_string(e, where);
+  if (!detail) return detail.error();
+  if (detail.value() == "summary") return Detail::kSummary;
+  if (detail.value() == "full") return Detail::kFull;
+  const std::string at = where.str();
+  return make_error("invalid_value", at, at + " must be \"summary\" or \"full\".");
+}
+
+/// "expected": only its step_time_us is read (conformance cases carry the rest).
+Expected<bool> read_expected(element e, const Path& where, Request* r) {
+  element t;
+  if (!e.is_object() || e.at_key("step_time_us").get(t) != simdjson::SUCCESS) return true;
+  r->has_expected = true;
+  return json::store(json::read_int(t, where.key("step_time_us"), 0, INT64_MAX, false), &r->expected_step_time_us);
+}
+
+/// Keeps a field that is read after the loop (model, hardware and step depend on gpu,
+/// kernels and mode, which may come later in the document).
+Expected<bool> keep(element value, std::optional<element>* slot) {
+  *slot = value;
+  return true;
+}
+
 Expected<Request> request_from(element e, const Path& path, const std::string& mode_override) {
-  json::object o;
-  if (e.get_object().get(o) != simdjson::SUCCESS)
-    return json::type_error(path.str().empty() ? Path("request") : path, e, "an object");
+  if (!e.is_object()) return json::type_error(path.str().empty() ? Path("request") : path, e, "an object");
   auto unique = json::check_unique_keys(e, path);
   if (!unique) return unique.error();
   Request r;
-  element model, hardware, step;
-  bool have_model = false, have_hardware = false, have_step = false;
-  for (auto field : o) {
-    const Path where = path.key(field.key);
-    if (field.key == "model") {
-      model = field.value, have_model = true;
-    } else if (field.key == "hardware") {
-      hardware = field.value, have_hardware = true;
-    } else if (field.key == "step") {
-      step = field.value, have_step = true;
-    } else if (field.key == "gpu") {
-      auto gpu = json::read_string(field.value, where);
-      if (!gpu) return gpu.error();
-      r.hardware.gpu = gpu.value();
-    } else if (field.key == "kernels") {
-      auto kernels = json::read_string(field.value, where);
-      if (!kernels) return kernels.error();
-      r.kernels = kernels.value();
-    } else if (field.key == "tp") {
-      auto tp = json::read_int(field.value, where, 1, limits::kMaxTp, false);
-      if (!tp) return tp.error();
-      r.tp = tp.value();
-    } else if (field.key == "mode") {
-      auto mode = json::read_string(field.value, where);
-      if (!mode) return mode.error();
-      r.mode = mode.value();
-    } else if (field.key == "detail") {
-      auto detail = json::read_string(field.value, where);
-      if (!detail) return detail.error();
-      if (detail.value() != "summary" && detail.value() != "full") {
-        const std::string at = where.str();
-        return make_error("invalid_value", at, at + " must be \"summary\" or \"full\".");
-      }
-      r.detail = detail.value() == "summary" ? Detail::kSummary : Detail::kFull;
-    } else if (field.key == "corrected") {
-      auto corrected = corrected_from_json(field.value, where);
-      if (!corrected) return corrected.error();
-      r.corrected = corrected.value();
-    } else if (field.key == "quantization") {
-      auto fp8 = read_choice(field.value, where, kQuantizationChoices);
-      if (!fp8) return fp8.error();
-      r.quantize_fp8 = fp8.value();
-    } else if (field.key == "kv_cache_dtype") {
-      auto fp8 = read_choice(field.value, where, kKvCacheDtypeChoices);
-      if (!fp8) return fp8.error();
-      r.kv_cache_fp8 = fp8.value();
-    } else if (field.key == "id") {
-      auto id = json::read_string(field.value, where);
-      if (!id) return id.error();
-      r.id = id.value();
+  std::optional<element> model, hardware, step;  // read once the other fields are known
+  auto read = json::read_fields(e, path, [&](std::string_view key, element value, const Path& where) -> Expected<bool> {
+    if (key == "model") return keep(value, &model);
+    if (key == "hardware") return keep(value, &hardware);
+    if (key == "step") return keep(value, &step);
+    if (key == "gpu") return json::store(json::read_string(value, where), &r.hardware.gpu);
+    if (key == "kernels") return json::store(json::read_string(value, where), &r.kernels);
+    if (key == "tp") return json::store(json::read_int(value, where, 1, limits::kMaxTp, false), &r.tp);
+    if (key == "mode") return json::store(json::read_string(value, where), &r.mode);
+    if (key == "detail") return json::store(read_detail(value, where), &r.detail);
+    if (key == "corrected") return json::store(corrected_from_json(value, where), &r.corrected);
+    if (key == "quantization") return json::store(read_choice(value, where, kQuantizationChoices), &r.quantize_fp8);
+    if (key == "kv_cache_dtype") return json::store(read_choice(value, where, kKvCacheDtypeChoices), &r.kv_cache_fp8);
+    if (key == "id") {
       r.has_id = true;
-    } else if (field.key == "model_name") {
-      auto name = json::read_string(field.value, where);
-      if (!name) return name.error();
-      r.model_name = name.value();
-    } else if (field.key == "tags") {
-      auto tags = read_tags(field.value, where);
-      if (!tags) return tags.error();
-    } else if (field.key == "engine") {
-      auto engine = engine_from_json(field.value, where);
-      if (!engine) return engine.error();
-      r.engine = engine.value();
-    } else if (field.key == "workload") {
-      auto workload = workload_from_json(field.value, where);
-      if (!workload) return workload.error();
-      r.workload = workload.value();
-      r.has_workload = true;
-    } else if (field.key == "gpu_hour_usd") {
-      auto usd = json::read_number_in(field.value, where, 0, limits::kMaxGpuHourUsd);
-      if (!usd) return usd.error();
-      r.gpu_hour_usd = usd.value();
-    } else if (field.key == "expected") {
-      element t;
-      if (field.value.is_object() && field.value.at_key("step_time_us").get(t) == simdjson::SUCCESS) {
-        auto v = json::read_int(t, where.key("step_time_us"), 0, INT64_MAX, false);
-        if (!v) return v.error();
-        r.has_expected = true;
-        r.expected_step_time_us = v.value();
-      }
-    } else {
-      return json::unknown_field(path, field.key, request_field_names());
+      return json::store(json::read_string(value, where), &r.id);
     }
-  }
+    if (key == "model_name") return json::store(json::read_string(value, where), &r.model_name);
+    if (key == "tags") return read_tags(value, where);
+    if (key == "engine") return json::store(engine_from_json(value, where), &r.engine);
+    if (key == "workload") {
+      r.has_workload = true;
+      return json::store(workload_from_json(value, where), &r.workload);
+    }
+    if (key == "gpu_hour_usd")
+      return json::store(json::read_number_in(value, where, 0, limits::kMaxGpuHourUsd), &r.gpu_hour_usd);
+    if (key == "expected") return read_expected(value, where, &r);
+    return json::unknown_field(path, key, request_field_names());
+  });
+  if (!read) return read.error();
   if (!mode_override.empty()) r.mode = mode_override;
-  if (!have_model)
-    return json::missing_field(path, "model", "The request needs a model (preset name or config object).");
+  if (!model) return json::missing_field(path, "model", "The request needs a model (preset name or config object).");
   // A serving request (with a workload) needs no step: serve ignores it, price refuses its absence.
-  if (!have_step && !r.has_workload) return json::missing_field(path, "step", "The request needs a step.");
+  if (!step && !r.has_workload) return json::missing_field(path, "step", "The request needs a step.");
 
   auto hw = hardware_preset(r.hardware.gpu, path.key("gpu").str());
   if (!hw) return hw.error();
@@ -164,19 +134,19 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
     r.hardware.gpu = which->first;
     r.kernels = which->second;
   }
-  if (have_hardware) {
-    auto overridden = hardware_from_json(hardware, r.hardware, path.key("hardware"));
+  if (hardware) {
+    auto overridden = hardware_from_json(*hardware, r.hardware, path.key("hardware"));
     if (!overridden) return overridden.error();
     r.hardware = overridden.value();
   }
-  auto shape = model_from_json(model, path.key("model"));
+  auto shape = model_from_json(*model, path.key("model"));
   if (!shape) return shape.error();
   r.model = std::move(shape).value();
   if (r.model_name.empty()) r.model_name = r.model.preset;
 
-  r.has_step = have_step;
-  if (!have_step) return r;
-  auto parsed_step = step_from_json(step, path.key("step"));
+  r.has_step = step.has_value();
+  if (!step) return r;
+  auto parsed_step = step_from_json(*step, path.key("step"));
   if (!parsed_step) return parsed_step.error();
   r.step = std::move(parsed_step).value();
   return r;

@@ -30,39 +30,36 @@ Expected<LengthDistribution> length_from_json(json::element e, const json::Path&
     return d;
   }
   bool have_kind = false, have_mean = false;
-  json::object o;
-  if (e.get_object().get(o) != simdjson::SUCCESS) return json::type_error(path, e, "a number or an object");
-  for (auto field : o) {
-    const json::Path where = path.key(field.key);
-    if (field.key == "distribution") {
-      auto name = json::read_string(field.value, where);
-      if (!name) return name.error();
-      const std::string& n = name.value();
-      if (n == "fixed")
-        d.kind = Kind::kFixed;
-      else if (n == "uniform")
-        d.kind = Kind::kUniform;
-      else if (n == "normal")
-        d.kind = Kind::kNormal;
-      else if (n == "exponential")
-        d.kind = Kind::kExponential;
-      else
-        return make_error("invalid_value", where.str(),
-                          where.str() + " must be one of fixed, uniform, normal, exponential.");
-      have_kind = true;
-    } else if (field.key == "stddev") {
-      auto v = json::read_number_in(field.value, where, 0, static_cast<double>(limits::kMaxServeTokensPerRequest));
-      if (!v) return v.error();
-      d.stddev = v.value();
-    } else if (field.key == "mean" || field.key == "min" || field.key == "max") {
-      auto v = tokens(field.value, where, 1);
-      if (!v) return v.error();
-      (field.key == "mean" ? d.mean : field.key == "min" ? d.min : d.max) = v.value();
-      have_mean = have_mean || field.key == "mean";
-    } else {
-      return json::unknown_field(path, field.key, kLengthFields);
-    }
-  }
+  auto read = json::read_fields(
+      e, path, [&](std::string_view key, json::element value, const json::Path& where) -> Expected<bool> {
+        if (key == "distribution") {
+          auto name = json::read_string(value, where);
+          if (!name) return name.error();
+          const std::string& n = name.value();
+          if (n == "fixed")
+            d.kind = Kind::kFixed;
+          else if (n == "uniform")
+            d.kind = Kind::kUniform;
+          else if (n == "normal")
+            d.kind = Kind::kNormal;
+          else if (n == "exponential")
+            d.kind = Kind::kExponential;
+          else
+            return make_error("invalid_value", where.str(),
+                              where.str() + " must be one of fixed, uniform, normal, exponential.");
+          have_kind = true;
+          return true;
+        }
+        if (key == "stddev")
+          return json::store(
+              json::read_number_in(value, where, 0, static_cast<double>(limits::kMaxServeTokensPerRequest)), &d.stddev);
+        if (key == "mean" || key == "min" || key == "max") {
+          have_mean = have_mean || key == "mean";
+          return json::store(tokens(value, where, 1), key == "mean" ? &d.mean : key == "min" ? &d.min : &d.max);
+        }
+        return json::unknown_field(path, key, kLengthFields);
+      });
+  if (!read) return read.error();
   if (!have_kind) return json::missing_field(path, "distribution");
   if (d.kind == Kind::kUniform) {
     if (d.max == 0) return json::missing_field(path, "max", path.str() + ": a uniform distribution needs min and max.");
@@ -80,45 +77,39 @@ Expected<LengthDistribution> length_from_json(json::element e, const json::Path&
 }  // namespace
 
 Expected<Workload> workload_from_json(json::element e, const json::Path& path) {
-  json::object o;
-  if (e.get_object().get(o) != simdjson::SUCCESS) return json::type_error(path, e, "an object");
   Workload w;
   bool have_input = false, have_output = false;
-  for (auto field : o) {
-    const json::Path where = path.key(field.key);
-    if (field.key == "input_tokens" || field.key == "output_tokens") {
-      auto l = length_from_json(field.value, where);
-      if (!l) return l.error();
-      (field.key == "input_tokens" ? w.input_tokens : w.output_tokens) = l.value();
-      (field.key == "input_tokens" ? have_input : have_output) = true;
-    } else if (field.key == "concurrency") {
-      auto v = json::read_int(field.value, where, 1, limits::kMaxServeConcurrency, false);
-      if (!v) return v.error();
-      w.concurrency = v.value();
-    } else if (field.key == "request_rate") {
-      auto v = json::read_number_in(field.value, where, 1e-9, limits::kMaxServeRequestRate);
-      if (!v) return v.error();
-      w.request_rate_per_s = v.value();
-    } else if (field.key == "num_requests") {
-      auto v = json::read_int(field.value, where, 1, limits::kMaxServeRequests, false);
-      if (!v) return v.error();
-      w.num_requests = v.value();
-    } else if (field.key == "prefix_cache_hit_ratio") {
-      auto v = json::read_number_in(field.value, where, 0, 1);
-      if (!v) return v.error();
-      w.prefix_cache_hit_ratio = v.value();
-    } else if (field.key == "seed") {
-      auto v = json::read_int(field.value, where, 0, int64_t{1} << 53, false);
-      if (!v) return v.error();
-      w.seed = static_cast<uint64_t>(v.value());
-    } else if (field.key == "api_overhead_ms") {
-      auto v = json::read_number_in(field.value, where, 0, limits::kMaxApiOverheadMs);
-      if (!v) return v.error();
-      w.api_overhead_us = v.value() * 1e3;
-    } else {
-      return json::unknown_field(path, field.key, kWorkloadFields);
-    }
-  }
+  auto read = json::read_fields(
+      e, path, [&](std::string_view key, json::element value, const json::Path& where) -> Expected<bool> {
+        if (key == "input_tokens" || key == "output_tokens") {
+          const bool input = key == "input_tokens";
+          (input ? have_input : have_output) = true;
+          return json::store(length_from_json(value, where), input ? &w.input_tokens : &w.output_tokens);
+        }
+        if (key == "concurrency")
+          return json::store(json::read_int(value, where, 1, limits::kMaxServeConcurrency, false), &w.concurrency);
+        if (key == "request_rate")
+          return json::store(json::read_number_in(value, where, 1e-9, limits::kMaxServeRequestRate),
+                             &w.request_rate_per_s);
+        if (key == "num_requests")
+          return json::store(json::read_int(value, where, 1, limits::kMaxServeRequests, false), &w.num_requests);
+        if (key == "prefix_cache_hit_ratio")
+          return json::store(json::read_number_in(value, where, 0, 1), &w.prefix_cache_hit_ratio);
+        if (key == "seed") {
+          auto v = json::read_int(value, where, 0, int64_t{1} << 53, false);
+          if (!v) return v.error();
+          w.seed = static_cast<uint64_t>(v.value());
+          return true;
+        }
+        if (key == "api_overhead_ms") {
+          auto v = json::read_number_in(value, where, 0, limits::kMaxApiOverheadMs);
+          if (!v) return v.error();
+          w.api_overhead_us = v.value() * 1e3;
+          return true;
+        }
+        return json::unknown_field(path, key, kWorkloadFields);
+      });
+  if (!read) return read.error();
   if (!have_input) return json::missing_field(path, "input_tokens");
   if (!have_output) return json::missing_field(path, "output_tokens");
   if (w.concurrency > 0 && w.request_rate_per_s > 0)
@@ -131,36 +122,22 @@ Expected<Workload> workload_from_json(json::element e, const json::Path& path) {
 }
 
 Expected<EngineSettings> engine_from_json(json::element e, const json::Path& path) {
-  json::object o;
-  if (e.get_object().get(o) != simdjson::SUCCESS) return json::type_error(path, e, "an object");
   EngineSettings s;
-  for (auto field : o) {
-    const json::Path where = path.key(field.key);
-    if (field.key == "max_num_batched_tokens") {
-      auto v = json::read_int(field.value, where, 1, limits::kMaxBatchedTokens, false);
-      if (!v) return v.error();
-      s.max_num_batched_tokens = v.value();
-    } else if (field.key == "max_num_seqs") {
-      auto v = json::read_int(field.value, where, 1, limits::kMaxRequestsPerStep, false);
-      if (!v) return v.error();
-      s.max_num_seqs = v.value();
-    } else if (field.key == "gpu_memory_utilization") {
-      auto v = json::read_number_in(field.value, where, 0.01, 1);
-      if (!v) return v.error();
-      s.gpu_memory_utilization = v.value();
-    } else if (field.key == "block_size") {
-      auto v = json::read_int(field.value, where, 1, 128, false);
-      if (!v) return v.error();
-      s.block_size = v.value();
-    } else if (field.key == "enable_chunked_prefill") {
-      bool on = true;
-      if (field.value.get_bool().get(on) != simdjson::SUCCESS)
-        return json::type_error(where, field.value, "true or false");
-      s.enable_chunked_prefill = on;
-    } else {
-      return json::unknown_field(path, field.key, kEngineFields);
-    }
-  }
+  auto read = json::read_fields(
+      e, path, [&](std::string_view key, json::element value, const json::Path& where) -> Expected<bool> {
+        if (key == "max_num_batched_tokens")
+          return json::store(json::read_int(value, where, 1, limits::kMaxBatchedTokens, false),
+                             &s.max_num_batched_tokens);
+        if (key == "max_num_seqs")
+          return json::store(json::read_int(value, where, 1, limits::kMaxRequestsPerStep, false), &s.max_num_seqs);
+        if (key == "gpu_memory_utilization")
+          return json::store(json::read_number_in(value, where, 0.01, 1), &s.gpu_memory_utilization);
+        if (key == "block_size") return json::store(json::read_int(value, where, 1, 128, false), &s.block_size);
+        if (key == "enable_chunked_prefill")
+          return json::store(json::read_bool(value, where), &s.enable_chunked_prefill);
+        return json::unknown_field(path, key, kEngineFields);
+      });
+  if (!read) return read.error();
   return s;
 }
 
