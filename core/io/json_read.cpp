@@ -131,6 +131,16 @@ Expected<double> read_number_in(element e, const Path& path, double min, double 
   return x;
 }
 
+Expected<bool> read_fields(element e, const Path& path, FieldReader read_field) {
+  object o;
+  if (e.get_object().get(o) != simdjson::SUCCESS) return type_error(path, e, "an object");
+  for (auto field : o) {
+    Expected<bool> read = read_field(field.key, field.value, path.key(field.key));
+    if (!read) return read;
+  }
+  return true;
+}
+
 Expected<bool> read_bool(element e, const Path& path) {
   bool on = false;
   if (e.get_bool().get(on) != simdjson::SUCCESS) return type_error(path, e, "true or false");

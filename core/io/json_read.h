@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "error.h"
@@ -71,20 +72,31 @@ Expected<bool> read_bool(element e, const Path& path);
 /// A string of at most limits::kMaxStringBytes bytes.
 Expected<std::string> read_string(element e, const Path& path);
 
+/// Reads one field of an object: (key, value, where) -> true, or the Error that stops
+/// the reading. A reference to a callable (a lambda), valid while the callable lives,
+/// so every object reader shares one compiled field loop.
+class FieldReader {
+ public:
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, FieldReader>>>
+  FieldReader(F&& read) : read_(&read), call_(&call<std::remove_reference_t<F>>) {}
+  Expected<bool> operator()(std::string_view key, element value, const Path& where) const {
+    return call_(read_, key, value, where);
+  }
+
+ private:
+  template <typename F>
+  static Expected<bool> call(void* read, std::string_view key, element value, const Path& where) {
+    return (*static_cast<F*>(read))(key, value, where);
+  }
+  void* read_;
+  Expected<bool> (*call_)(void*, std::string_view, element, const Path&);
+};
+
 /// Reads the object `e` field by field, in document order: `read_field(key, value,
 /// where)` reads one field (`where` is its path) and returns an Error for a value it
 /// refuses or a key it does not know; the first error stops the reading. type_error
 /// when `e` is not an object. Every object reader of the request is this one loop.
-template <typename ReadField>
-Expected<bool> read_fields(element e, const Path& path, ReadField&& read_field) {
-  object o;
-  if (e.get_object().get(o) != simdjson::SUCCESS) return type_error(path, e, "an object");
-  for (auto field : o) {
-    Expected<bool> read = read_field(field.key, field.value, path.key(field.key));
-    if (!read) return read.error();
-  }
-  return true;
-}
+Expected<bool> read_fields(element e, const Path& path, FieldReader read_field);
 
 /// Stores `read` (a field just read) in `*out`, or passes its error on: a field of a
 /// read_fields callback in one statement.
