@@ -125,9 +125,18 @@ JsonWriter& JsonWriter::raw(std::string_view json) {
 JsonWriter& JsonWriter::fields(std::initializer_list<JsonField> fields) {
   for (const JsonField& f : fields) {
     key(f.name);
-    std::visit([this](auto v) { value(v); }, f.value);
+    if (f.kind == JsonField::kNumber) value(f.number);
+    if (f.kind == JsonField::kInteger) value(f.integer);
+    if (f.kind == JsonField::kBool) value(f.flag);
+    if (f.kind == JsonField::kText) value(f.text);
   }
   return *this;
+}
+JsonWriter& JsonWriter::object(std::initializer_list<JsonField> fields) {
+  return begin_object().fields(fields).end_object();
+}
+JsonWriter& JsonWriter::object(std::string_view name, std::initializer_list<JsonField> fields) {
+  return key(name).object(fields);
 }
 
 namespace {

@@ -29,15 +29,21 @@ std::string utf8_prefix(std::string_view text, size_t max_bytes);
 /// of JsonWriter::value, so a value is written as `field(name, value)` would write it.
 /// Holds views: use it within the expression that writes it.
 struct JsonField {
-  JsonField(std::string_view n, double v) : name(n), value(v) {}
-  JsonField(std::string_view n, int64_t v) : name(n), value(v) {}
-  JsonField(std::string_view n, int v) : JsonField(n, static_cast<int64_t>(v)) {}
-  JsonField(std::string_view n, bool v) : name(n), value(v) {}
-  JsonField(std::string_view n, std::string_view v) : name(n), value(v) {}
-  JsonField(std::string_view n, const char* v) : JsonField(n, std::string_view(v)) {}
+  JsonField(const char* n, double v) : name(n), kind(kNumber) { number = v; }
+  JsonField(const char* n, int64_t v) : name(n), kind(kInteger) { integer = v; }
+  JsonField(const char* n, int v) : JsonField(n, static_cast<int64_t>(v)) {}
+  JsonField(const char* n, bool v) : name(n), kind(kBool) { flag = v; }
+  JsonField(const char* n, std::string_view v) : name(n), kind(kText) { text = v; }
+  JsonField(const char* n, const char* v) : JsonField(n, std::string_view(v)) {}
 
-  std::string_view name;
-  std::variant<double, int64_t, bool, std::string_view> value;
+  const char* name;  // a literal: field names are known when the code is written
+  enum Kind : uint8_t { kNumber, kInteger, kBool, kText } kind;
+  union {
+    double number;
+    int64_t integer;
+    bool flag;
+    std::string_view text;
+  };
 };
 
 class JsonWriter {
@@ -64,12 +70,9 @@ class JsonWriter {
   /// Writes each of `fields` into the open object, in order.
   JsonWriter& fields(std::initializer_list<JsonField> fields);
   /// Writes the value {fields...} (an array element).
-  JsonWriter& object(std::initializer_list<JsonField> fields) { return begin_object().fields(fields).end_object(); }
+  JsonWriter& object(std::initializer_list<JsonField> fields);
   /// Writes `name`: {fields...} into the open object.
-  JsonWriter& object(std::string_view name, std::initializer_list<JsonField> fields) {
-    key(name);
-    return object(fields);
-  }
+  JsonWriter& object(std::string_view name, std::initializer_list<JsonField> fields);
   const std::string& str() const { return out_; }
   /// True once a NaN or infinity was written (as null): results must refuse then.
   bool wrote_non_finite() const { return non_finite_; }
