@@ -95,7 +95,8 @@ class FieldReader {
 /// Reads the object `e` field by field, in document order: `read_field(key, value,
 /// where)` reads one field (`where` is its path) and returns an Error for a value it
 /// refuses or a key it does not know; the first error stops the reading. type_error
-/// when `e` is not an object. Every object reader of the request is this one loop.
+/// when `e` is not an object. Every object reader of the request is this one loop,
+/// but for the step's items (the hot loop, written out in step_json.cpp).
 Expected<bool> read_fields(element e, const Path& path, FieldReader read_field);
 
 /// Stores `read` (a field just read) in `*out`, or passes its error on: a field of a

@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <variant>
 
 #include "simdjson.h"
 

@@ -7,7 +7,6 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
-#include <variant>
 
 namespace stepcalc {
 
@@ -29,11 +28,11 @@ std::string utf8_prefix(std::string_view text, size_t max_bytes);
 /// of JsonWriter::value, so a value is written as `field(name, value)` would write it.
 /// Holds views: use it within the expression that writes it.
 struct JsonField {
-  JsonField(const char* n, double v) : name(n), kind(kNumber) { number = v; }
-  JsonField(const char* n, int64_t v) : name(n), kind(kInteger) { integer = v; }
+  JsonField(const char* n, double v) : name(n), kind(kNumber), number(v) {}
+  JsonField(const char* n, int64_t v) : name(n), kind(kInteger), integer(v) {}
   JsonField(const char* n, int v) : JsonField(n, static_cast<int64_t>(v)) {}
-  JsonField(const char* n, bool v) : name(n), kind(kBool) { flag = v; }
-  JsonField(const char* n, std::string_view v) : name(n), kind(kText) { text = v; }
+  JsonField(const char* n, bool v) : name(n), kind(kBool), flag(v) {}
+  JsonField(const char* n, std::string_view v) : name(n), kind(kText), text(v) {}
   JsonField(const char* n, const char* v) : JsonField(n, std::string_view(v)) {}
 
   const char* name;  // a literal: field names are known when the code is written
