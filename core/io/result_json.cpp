@@ -103,7 +103,10 @@ void write_prefill(JsonWriter& w, const PrefillResult& p, const MfuTables& t, co
   w.end_array().end_object();
 }
 
-void write_decode(JsonWriter& w, const DecodeResult& d, const MfuTables& t, const std::string& attn_key, int64_t tp) {
+/// `reference_gemms`: the seven GEMM terms of the reference's pricing; false in the
+/// measured mode, whose operators are in "measured" (the list is then empty).
+void write_decode(JsonWriter& w, const DecodeResult& d, const MfuTables& t, const std::string& attn_key, int64_t tp,
+                  bool reference_gemms) {
   if (!phase_present(w, "decode", d.present)) return;
   w.begin_object().field("batch_size", d.batch_size).field("attn_effective_mfu", d.attn_effective_mfu);
   write_phase_common(w, d);
@@ -119,7 +122,10 @@ void write_decode(JsonWriter& w, const DecodeResult& d, const MfuTables& t, cons
     w.end_object();
   }
   w.end_array();
-  write_gemms(w, d.gemms, t);
+  if (reference_gemms)
+    write_gemms(w, d.gemms, t);
+  else
+    w.key("gemms").begin_array().end_array();
   w.end_object();
 }
 
@@ -211,7 +217,7 @@ std::string result_to_json(const Request& q, const StepResult& r, const MfuTable
   if (extra) extra(w);
   w.key("phases").begin_object();
   write_prefill(w, r.prefill, t, r.attn_config_used);
-  write_decode(w, r.decode, t, r.attn_config_used, r.decode_mfu_tp_used);
+  write_decode(w, r.decode, t, r.attn_config_used, r.decode_mfu_tp_used, r.mode != "measured");
   w.end_object();
   w.key("model").begin_object().field("name", q.model_name).field("source", q.model.source);
   write_model_shape(w, q.model);

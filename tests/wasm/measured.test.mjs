@@ -39,6 +39,12 @@ test('measured mode lists every operator with its table cells and adds up', asyn
   assert.ok(Math.abs(sum - m.gpu_time_us) < 1e-6 * m.gpu_time_us);
   assert.ok(Math.abs(r.breakdown.total_us_before_rounding - (m.gpu_time_us + m.cpu_time_us)) < 1e-6);
   assert.equal(r.step_time_us, Math.round(m.gpu_time_us + m.cpu_time_us));
+  // The reference's per-phase GEMM terms are not this mode's: the phases carry none
+  // (they were once seven zero-filled rows with a made-up table lookup).
+  assert.ok(r.phases.prefill && r.phases.decode);
+  assert.deepEqual(r.phases.prefill.buckets, []);
+  assert.deepEqual(r.phases.decode.gemms, []);
+  assert.deepEqual(r.phases.decode.attn_lookups, []);
 });
 
 test('FP8 weights and KV cache, and another GPU, change the measured price', async () => {

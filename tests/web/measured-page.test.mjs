@@ -46,6 +46,9 @@ test('a fresh page prices the default step in measured mode, the reference besid
   assert.ok(lookups.some((t) => /^qkv_proj \(per layer ×32\).*gemm\.csv lines/.test(t)),
     lookups.slice(0, 5).join('\n'));
   assert.ok(lookups.some((t) => /^attention .*decode length .*decode_attention\.csv lines/.test(t)));
+  // Only the operators vLLM runs: none of the reference model's per-phase GEMM rows.
+  assert.ok(!lookups.some((t) => /^(Decode|Prefill)\b.*GEMM/.test(t)),
+    lookups.filter((t) => /GEMM/.test(t)).join('\n'));
   assert.deepEqual(page.problems, []);
   await page.close();
 });
