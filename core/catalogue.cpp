@@ -4,6 +4,7 @@
 #include "api.h"
 #include "estimators/corrected_config.h"
 #include "estimators/modes.h"
+#include "estimators/step_summary.h"
 #include "input_limits.h"
 #include "io/hardware_json.h"
 #include "io/json_writer.h"
@@ -25,6 +26,11 @@ void write_described(JsonWriter& w, const char* field, const Info (&infos)[N]) {
 void write_modes(JsonWriter& w) {
   write_described(w, "modes", kModes);
   w.field("default_mode", kDefaultMode);
+  w.key("bounds").begin_array();
+  for (const char* b : kStepBoundNames) w.value(b);
+  w.end_array().key("hardware_fields").begin_array();
+  for (const char* f : kHardwareFields) w.value(f);
+  w.end_array();
 }
 
 void write_corrected(JsonWriter& w) {

@@ -21,6 +21,9 @@ export interface ModelConfig {
   [key: string]: unknown;
 }
 
+/** The phase that sets a step's time (`overhead` for an empty step). */
+export type Bound = 'overhead' | 'prefill' | 'decode';
+
 /** Overrides of the GPU's constants (names as in the reference hardware file). */
 export interface HardwareOverrides {
   /** Dense BF16 peak, TFLOP/s. */
@@ -345,7 +348,7 @@ export interface Result {
   mode: Mode;
   step_time_us: number;
   step_time_ms: number;
-  bound: 'prefill' | 'decode' | 'overhead';
+  bound: Bound;
   tokens: { prefill: number; decode: number; total: number };
   tokens_per_s: number;
   attn_config_model: string;
@@ -577,6 +580,10 @@ export interface Catalogue {
   version: string;
   modes: Array<{ name: Mode; description: string }>;
   default_mode: Mode;
+  /** The phases a step can be bound by, in the order summary columns number them. */
+  bounds: Bound[];
+  /** The fields of a request's `hardware` object (the reference modes' GPU constants). */
+  hardware_fields: Array<keyof HardwareOverrides>;
   corrected: {
     switches: Array<{ name: CorrectedSwitch; description: string }>;
     params: Array<{ name: CorrectedParam; unit: string; default: number; min: number; max: number;

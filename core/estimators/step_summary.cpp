@@ -10,8 +10,7 @@
 namespace stepcalc {
 
 const char* step_bound_name(StepBound bound) {
-  static const char* const kNames[] = {"overhead", "prefill", "decode"};
-  return enum_entry(kNames, bound, "overhead");
+  return enum_entry(kStepBoundNames, bound, "overhead");
 }
 
 StepSummary summarize(const StepResult& full) {

@@ -15,6 +15,8 @@ namespace stepcalc {
 
 /// The phase that sets the step's time (`overhead` for an empty step).
 enum class StepBound : uint8_t { kOverhead, kPrefill, kDecode };
+/// The bounds' names in StepBound's order (the catalogue exports them as `bounds`).
+inline constexpr const char* kStepBoundNames[] = {"overhead", "prefill", "decode"};
 const char* step_bound_name(StepBound bound);
 
 /// A priced step at summary detail. Each field equals its counterpart in the full

@@ -21,6 +21,9 @@ std::vector<std::string> gpu_names();
 /// presets/gpus/ (the MFU tables stay H100's). unknown_gpu otherwise.
 Expected<Hardware> hardware_preset(const std::string& gpu, const std::string& path = "gpu");
 
+/// The `hardware` object's fields, in the order the catalogue and results write them.
+inline constexpr const char* kHardwareFields[] = {"TFlopsPeak", "BwPeakTBs", "bwEfficiencyFactor", "perLayerOverhead"};
+
 /// `hw` with the fields of a `hardware` object applied (TFlopsPeak, BwPeakTBs,
 /// bwEfficiencyFactor, perLayerOverhead; MemoryGiB is accepted and unused).
 Expected<Hardware> hardware_from_json(json::element e, Hardware hw, const json::Path& path);
