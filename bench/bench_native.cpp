@@ -14,15 +14,15 @@
 #include <fstream>
 #include <sstream>
 
-#include "api.h"
+#include "api/api.h"
+#include "api/pricing_session.h"
 #include "bench_cases.h"
-#include "estimators/pricing_session.h"
-#include "estimators/step_model.h"
+#include "estimators/reference/step_model.h"
 #include "io/request_json.h"
 #include "io/result_json.h"
 #include "kernels/kernel_catalogue.h"
 #include "kernels/kernel_registry.h"
-#include "kernels/tables.h"
+#include "kernels/reference/mfu_tables.h"
 
 namespace {
 

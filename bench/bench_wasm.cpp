@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "api.h"
+#include "api/api.h"
 #include "bench_cases.h"
-#include "estimators/step_model.h"
+#include "estimators/reference/step_model.h"
 #include "io/request_json.h"
 #include "io/result_json.h"
-#include "kernels/tables.h"
+#include "kernels/reference/mfu_tables.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>

@@ -26,12 +26,12 @@
 #include <string>
 #include <vector>
 
-#include "api.h"
-#include "catalogue.h"
-#include "conformance.h"
-#include "input_limits.h"
-#include "io/printable_text.h"
+#include "api/api.h"
+#include "api/catalogue.h"
+#include "api/conformance.h"
+#include "base/input_limits.h"
 #include "io/result_json.h"
+#include "json/printable_text.h"
 #include "kernels/kernel_registry.h"
 
 #ifndef STEPCALC_KERNELS_DIR

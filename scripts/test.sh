@@ -10,6 +10,9 @@ echo "== formatting (clang-format, .clang-format: Google style, 120 columns)"
 clang-format --dry-run --Werror $(find core -name '*.cpp' -o -name '*.h') cli/*.cpp wasm/*.cpp tests/core/*.cpp tests/core/*.h \
   tests/fuzz/*.cpp bench/*.cpp bench/*.h
 
+echo "== core layers (scripts/check-layers.mjs: every include in core/ points to its own layer or a lower one)"
+node scripts/check-layers.mjs
+
 echo "== licence lines (SPDX-License-Identifier in every source file)"
 bash scripts/check-spdx.sh
 

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "api.h"
-#include "catalogue.h"
-#include "estimators/pricing_session.h"
-#include "input_limits.h"
-#include "io/json_writer.h"
+#include "api/api.h"
+#include "api/catalogue.h"
+#include "api/pricing_session.h"
+#include "base/input_limits.h"
 #include "io/kernel_catalogue_json.h"
 #include "io/request_json.h"
+#include "json/json_writer.h"
 #include "kernels/kernel_registry.h"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "enum_table.h"
+#include "base/enum_table.h"
 #include "estimators/measured_attention.h"
 
 namespace stepcalc {

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
+#include "base/error.h"
 #include "kernels/kernel_catalogue.h"
 #include "kernels/kernel_db.h"
-#include "model/model.h"
 #include "ops/operators.h"
+#include "request/request.h"
 
 namespace stepcalc {
 

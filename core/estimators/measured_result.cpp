@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-#include "estimators/step_model.h"
+#include "estimators/reference/step_model.h"
 
 namespace stepcalc {
 namespace {

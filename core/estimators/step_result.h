@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "estimators/corrected_config.h"
-#include "kernels/lookup.h"
-#include "model/model.h"
+#include "kernels/reference/mfu_lookup.h"
+#include "request/corrected_config.h"
+#include "request/request.h"
 
 namespace stepcalc {
 

@@ -5,13 +5,11 @@
 #include <limits>
 #include <utility>
 
-#include "enum_table.h"
+#include "base/enum_table.h"
 
 namespace stepcalc {
 
-const char* step_bound_name(StepBound bound) {
-  return enum_entry(kStepBoundNames, bound, "overhead");
-}
+const char* step_bound_name(StepBound bound) { return enum_entry(kStepBoundNames, bound, "overhead"); }
 
 StepSummary summarize(const StepResult& full) {
   StepSummary s;

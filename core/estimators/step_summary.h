@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "error.h"
+#include "base/error.h"
 #include "estimators/step_result.h"
 #include "estimators/warning_codes.h"
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "input_limits.h"
-#include "io/json_writer.h"
+#include "base/input_limits.h"
+#include "json/json_writer.h"
 #include "kernels/gpu_spec.h"
 
 namespace stepcalc {

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
-#include "io/json_read.h"
-#include "io/json_writer.h"
-#include "model/model.h"
+#include "base/error.h"
+#include "json/json_read.h"
+#include "json/json_writer.h"
+#include "request/request.h"
 
 namespace stepcalc {
 

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "error.h"
-#include "io/json_writer.h"
+#include "base/error.h"
+#include "json/json_writer.h"
 #include "kernels/kernel_registry.h"
 
 namespace stepcalc {

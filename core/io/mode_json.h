@@ -4,9 +4,9 @@
 // here, once, against its range in kCorrectedParamInfo.
 #pragma once
 
-#include "error.h"
-#include "estimators/corrected_config.h"
-#include "io/json_read.h"
+#include "base/error.h"
+#include "json/json_read.h"
+#include "request/corrected_config.h"
 
 namespace stepcalc {
 

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cctype>
 
-#include "input_limits.h"
-#include "io/json_writer.h"
+#include "base/input_limits.h"
 #include "io/model_spec_config.h"
+#include "json/json_writer.h"
 #include "kernels/embedded_data.h"
 
 namespace stepcalc {

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "error.h"
-#include "io/json_read.h"
+#include "base/error.h"
+#include "json/json_read.h"
 #include "model/model.h"
 
 namespace stepcalc {

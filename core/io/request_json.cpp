@@ -4,12 +4,12 @@
 #include <optional>
 #include <string>
 
-#include "input_limits.h"
-#include "io/json_read.h"
-#include "io/json_writer.h"
+#include "base/input_limits.h"
 #include "io/mode_json.h"
 #include "io/step_json.h"
 #include "io/workload_json.h"
+#include "json/json_read.h"
+#include "json/json_writer.h"
 #include "kernels/kernel_registry.h"
 
 namespace stepcalc {

@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "error.h"
+#include "base/error.h"
 #include "io/hardware_json.h"
 #include "io/model_config.h"
-#include "model/model.h"
+#include "request/request.h"
 
 namespace stepcalc {
 

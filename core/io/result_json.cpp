@@ -2,9 +2,9 @@
 #include "io/result_json.h"
 
 #include "io/hardware_json.h"
-#include "io/json_writer.h"
 #include "io/model_json.h"
 #include "io/serve_result_json.h"
+#include "json/json_writer.h"
 
 namespace stepcalc {
 namespace {

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
+#include "base/error.h"
 #include "estimators/step_result.h"
 #include "estimators/step_summary.h"
-#include "io/json_writer.h"
-#include "kernels/tables.h"
-#include "model/model.h"
+#include "json/json_writer.h"
+#include "kernels/reference/mfu_tables.h"
+#include "request/request.h"
 #include "serving/memory.h"
 
 namespace stepcalc {

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "estimators/measured.h"
-#include "io/json_writer.h"
+#include "json/json_writer.h"
 
 namespace stepcalc {
 

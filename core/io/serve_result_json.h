@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "io/json_writer.h"
+#include "json/json_writer.h"
 #include "serving/memory.h"
 #include "serving/serve.h"
 

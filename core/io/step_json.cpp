@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "input_limits.h"
+#include "base/input_limits.h"
 
 namespace stepcalc {
 namespace {

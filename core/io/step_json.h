@@ -4,9 +4,9 @@
 // num_new_decode_tokens?}], at most limits::kMaxRequestsPerStep in all.
 #pragma once
 
-#include "error.h"
-#include "io/json_read.h"
-#include "model/model.h"
+#include "base/error.h"
+#include "json/json_read.h"
+#include "request/request.h"
 
 namespace stepcalc {
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "input_limits.h"
+#include "base/input_limits.h"
 
 namespace stepcalc {
 namespace {

@@ -3,9 +3,9 @@
 // docs/INPUT.md). Errors name the field (`workload.output_tokens.max`, ...).
 #pragma once
 
-#include "error.h"
-#include "io/json_read.h"
-#include "serving/workload.h"
+#include "base/error.h"
+#include "json/json_read.h"
+#include "request/workload.h"
 
 namespace stepcalc {
 

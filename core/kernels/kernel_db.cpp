@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "enum_table.h"
+#include "base/enum_table.h"
 #include "kernels/kernel_db_impl.h"
 #include "kernels/kernel_pack.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
+#include "base/error.h"
 #include "kernels/gpu_spec.h"
 
 namespace stepcalc {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
+#include "base/error.h"
 #include "kernels/measured_table.h"
 
 namespace stepcalc {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "error.h"
+#include "base/error.h"
 #include "kernels/kernel_db.h"
 
 namespace stepcalc {

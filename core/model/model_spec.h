@@ -10,13 +10,9 @@
 #include <string>
 #include <vector>
 
-namespace stepcalc {
+#include "base/error.h"
 
-/// A plain-language note about an approximation; `code` is a stable word.
-struct Warning {
-  std::string code;
-  std::string message;
-};
+namespace stepcalc {
 
 /// Mixture-of-experts layout (all zero for a dense model).
 struct MoeSpec {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "enum_table.h"
+#include "base/enum_table.h"
 
 namespace stepcalc {
 namespace {

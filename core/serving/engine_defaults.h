@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "error.h"
+#include "base/error.h"
 #include "kernels/gpu_spec.h"
-#include "serving/workload.h"
+#include "request/workload.h"
 
 namespace stepcalc {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "io/json_writer.h"
+#include "json/text_format.h"
 #include "serving/engine_defaults.h"
 
 namespace stepcalc {

@@ -15,7 +15,7 @@
 
 #include "kernels/gpu_spec.h"
 #include "model/model_spec.h"
-#include "serving/workload.h"
+#include "request/workload.h"
 
 namespace stepcalc {
 

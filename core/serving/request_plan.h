@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "request/workload.h"
 #include "serving/random.h"
-#include "serving/workload.h"
 
 namespace stepcalc {
 

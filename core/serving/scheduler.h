@@ -13,7 +13,7 @@
 #include <functional>
 #include <vector>
 
-#include "error.h"
+#include "base/error.h"
 #include "serving/request_plan.h"
 #include "serving/step_pricer.h"
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "input_limits.h"
+#include "base/input_limits.h"
 #include "serving/engine_defaults.h"
 #include "serving/request_plan.h"
 #include "serving/step_pricer.h"

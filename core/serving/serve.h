@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
+#include "base/error.h"
 #include "kernels/kernel_registry.h"
-#include "model/model.h"
+#include "request/request.h"
+#include "request/workload.h"
 #include "serving/latency_stats.h"
 #include "serving/memory.h"
 #include "serving/scheduler.h"
-#include "serving/workload.h"
 
 namespace stepcalc {
 

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "estimators/measured.h"
-#include "estimators/step_model.h"
+#include "estimators/reference/step_model.h"
 
 namespace stepcalc {
 namespace {

@@ -9,10 +9,10 @@
 #include <memory>
 #include <vector>
 
-#include "error.h"
+#include "base/error.h"
 #include "kernels/kernel_registry.h"
-#include "kernels/tables.h"
-#include "model/model.h"
+#include "kernels/reference/mfu_tables.h"
+#include "request/request.h"
 
 namespace stepcalc {
 

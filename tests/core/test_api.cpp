@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "api.h"
+#include "api/api.h"
 #include "doctest.h"
-#include "io/json_writer.h"
+#include "json/json_writer.h"
 #include "simdjson.h"
 
 using namespace stepcalc;

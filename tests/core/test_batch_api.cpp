@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "api.h"
+#include "api/api.h"
 #include "doctest.h"
-#include "estimators/step_model.h"
+#include "estimators/reference/step_model.h"
 #include "io/request_json.h"
 #include "simdjson.h"
 #include "test_support.h"

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "api.h"
+#include "api/api.h"
+#include "base/input_limits.h"
 #include "doctest.h"
-#include "input_limits.h"
-#include "io/json_writer.h"
+#include "json/json_writer.h"
 #include "simdjson.h"
 
 using namespace stepcalc;

@@ -5,13 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "api.h"
-#include "catalogue.h"
+#include "api/api.h"
+#include "api/catalogue.h"
+#include "base/input_limits.h"
 #include "doctest.h"
-#include "estimators/corrected.h"
-#include "input_limits.h"
-#include "io/json_writer.h"
+#include "estimators/reference/corrected.h"
 #include "io/request_json.h"
+#include "json/json_writer.h"
 #include "kernel_test_support.h"
 #include "kernels/kernel_registry.h"
 #include "simdjson.h"

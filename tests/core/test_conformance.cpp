@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "api.h"
-#include "conformance.h"
+#include "api/api.h"
+#include "api/conformance.h"
 #include "doctest.h"
 #include "simdjson.h"
 #include "test_support.h"

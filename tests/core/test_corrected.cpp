@@ -4,12 +4,12 @@
 #include <cmath>
 #include <string>
 
-#include "api.h"
+#include "api/api.h"
 #include "doctest.h"
-#include "estimators/corrected.h"
-#include "estimators/step_model.h"
-#include "io/json_writer.h"
+#include "estimators/reference/corrected.h"
+#include "estimators/reference/step_model.h"
 #include "io/request_json.h"
+#include "json/json_writer.h"
 #include "test_support.h"
 
 using namespace stepcalc;

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "api.h"
+#include "api/api.h"
+#include "api/pricing_session.h"
 #include "doctest.h"
 #include "estimators/measured.h"
 #include "estimators/measured_result.h"
-#include "estimators/pricing_session.h"
-#include "estimators/step_model.h"
+#include "estimators/reference/step_model.h"
 #include "io/request_json.h"
 #include "kernel_test_support.h"
 #include "kernels/kernel_registry.h"

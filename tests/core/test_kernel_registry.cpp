@@ -3,7 +3,7 @@
 // unknown GPU or version, a pack that was never loaded and a corrupt one.
 #include <string>
 
-#include "api.h"
+#include "api/api.h"
 #include "doctest.h"
 #include "io/request_json.h"
 #include "kernel_test_support.h"

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "doctest.h"
-#include "kernels/lookup.h"
+#include "kernels/reference/mfu_lookup.h"
 #include "test_support.h"
 
 using namespace stepcalc;

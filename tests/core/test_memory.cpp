@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The memory plan against vLLM's own start-up figures.
 #include "doctest.h"
-#include "io/json_writer.h"
+#include "json/json_writer.h"
 #include "kernels/gpu_spec.h"
 #include "model_spec_fixtures.h"
 #include "serving/engine_defaults.h"

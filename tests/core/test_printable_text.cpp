@@ -4,8 +4,8 @@
 #include <string>
 
 #include "doctest.h"
-#include "io/json_writer.h"
-#include "io/printable_text.h"
+#include "json/json_writer.h"
+#include "json/printable_text.h"
 
 using stepcalc::printable_text;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // A whole serving estimate: memory, simulation and the benchmark summary.
-#include "api.h"
+#include "api/api.h"
 #include "doctest.h"
 #include "serving/serve.h"
 #include "test_support.h"

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "doctest.h"
-#include "estimators/step_model.h"
+#include "estimators/reference/step_model.h"
 #include "io/request_json.h"
 #include "test_support.h"
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "doctest.h"
-#include "estimators/step_model.h"
+#include "estimators/reference/step_model.h"
 #include "io/request_json.h"
-#include "kernels/tables.h"
+#include "kernels/reference/mfu_tables.h"
 
 namespace stepcalc::test {
 

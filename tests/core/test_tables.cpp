@@ -7,7 +7,7 @@
 
 #include "doctest.h"
 #include "kernels/embedded_data.h"
-#include "kernels/tables.h"
+#include "kernels/reference/mfu_tables.h"
 #include "test_support.h"
 
 using namespace stepcalc;

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "api.h"
+#include "api/api.h"
 #include "simdjson.h"
 
 namespace {
