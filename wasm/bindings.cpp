@@ -163,7 +163,7 @@ Outcome prepare(int slot, const std::string& request_json) {
   stepcalc::JsonWriter w;
   w.begin_object();
   if (q.has_id) w.field("id", q.id);
-  w.field("mode", q.mode).end_object();
+  w.field("mode", stepcalc::mode_name(q.mode)).end_object();
   return from(w.take());
 }
 

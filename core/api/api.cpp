@@ -60,7 +60,7 @@ Expected<std::string> price_request(PricingSession* pricer, const Request& reque
     if (!summary) return summary.error();
     return summary_to_json(request, summary.value());
   }
-  if (request.mode == "measured") return price_measured_json(pricer, request);
+  if (request.mode == Mode::kMeasured) return price_measured_json(pricer, request);
   auto result = pricer->full(request);
   if (!result) return result.error();
   auto memory = step_memory(request, &result.value());

@@ -57,7 +57,6 @@ Expected<PricedDocument> serve_document(std::string_view json, const std::string
       continue;
     }
     Request request = parsed.value();
-    if (!mode_override.empty()) request.mode = mode_override;
     // Progress over the whole document: each request is an equal share.
     const ServeProgress scaled =
         progress ? ServeProgress([&](double share) { return progress((done + share) / count); }) : nullptr;

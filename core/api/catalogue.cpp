@@ -25,7 +25,7 @@ void write_described(JsonWriter& w, const char* field, const Info (&infos)[N]) {
 
 void write_modes(JsonWriter& w) {
   write_described(w, "modes", kModes);
-  w.field("default_mode", kDefaultMode);
+  w.field("default_mode", mode_name(kDefaultMode));
   w.key("bounds").begin_array();
   for (const char* b : kStepBoundNames) w.value(b);
   w.end_array().key("hardware_fields").begin_array();
@@ -73,7 +73,8 @@ void write_request(JsonWriter& w) {
   write_choices(w, "quantization", kQuantizationChoices);
   write_choices(w, "kv_cache_dtype", kKvCacheDtypeChoices);
   w.end_object();
-  w.object("request_defaults", {{"gpu", defaults.hardware.gpu}, {"tp", defaults.tp}, {"mode", defaults.mode}});
+  w.object("request_defaults",
+           {{"gpu", defaults.hardware.gpu}, {"tp", defaults.tp}, {"mode", mode_name(defaults.mode)}});
   w.key("model_config").begin_object().key("shape_fields").begin_array();
   for (const char* f : model_shape_fields()) w.value(f);
   w.end_array().key("notes").begin_array();

@@ -89,7 +89,7 @@ Expected<StepSummary> PricingSession::summary(const Request& r) {
 }
 
 Expected<StepSummary> PricingSession::step_summary(const Request& r) {
-  if (r.mode == "measured") {
+  if (r.mode == Mode::kMeasured) {
     auto plan = measured_plan(r);
     if (!plan) return plan.error();
     // The operator list's lookups decide the table_* warnings, so the summary prices it

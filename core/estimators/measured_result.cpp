@@ -54,7 +54,7 @@ std::string attention_config_name(const MeasuredPlan& p, bool per_gpu) {
 StepResult measured_step_result(const Request& q, const MeasuredPlan& p, const MeasuredBreakdown& b) {
   StepResult r;
   const MeasuredTotals& t = b.totals;
-  r.mode = "measured";
+  r.mode = Mode::kMeasured;
   r.total_us_before_rounding = t.total_us;
   r.step_time_us = std::max<int64_t>(1, round_half_away(t.total_us));
   r.min_step_floor_applied = round_half_away(t.total_us) < 1;
@@ -93,7 +93,9 @@ StepResult measured_step_result(const Request& q, const MeasuredPlan& p, const M
       r.decode.attn_core_flops = c.flops * f;
       r.prefill.attn_core_flops = c.flops * (1 - f);
     }
-  r.bound = r.prefill.present || r.decode.present ? (t.prefill_us > t.decode_us ? "prefill" : "decode") : "overhead";
+  r.bound = r.prefill.present || r.decode.present
+                ? (t.prefill_us > t.decode_us ? StepBound::kPrefill : StepBound::kDecode)
+                : StepBound::kOverhead;
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/enum_table.h"
 #include "kernels/reference/mfu_lookup.h"
 #include "request/corrected_config.h"
 #include "request/request.h"
@@ -16,6 +17,12 @@ namespace stepcalc {
 /// The seven weight GEMMs of one layer, in the reference's summation order.
 enum GemmKind { kQ, kK, kV, kO, kGate, kUp, kDown, kNumGemmKinds };
 const char* gemm_kind_name(int kind);
+
+/// The phase that sets the step's time (`overhead` for an empty step).
+enum class StepBound : uint8_t { kOverhead, kPrefill, kDecode };
+/// The bounds' names in StepBound's order (the catalogue exports them as `bounds`).
+inline constexpr const char* kStepBoundNames[] = {"overhead", "prefill", "decode"};
+inline const char* step_bound_name(StepBound bound) { return enum_entry(kStepBoundNames, bound, "overhead"); }
 
 /// One GEMM of the step, its full (unsharded) shape and how its time was found.
 struct GemmTerm {
@@ -98,7 +105,7 @@ struct FusedPass : PhaseResult {
 };
 
 struct StepResult {
-  std::string mode;
+  Mode mode = kDefaultMode;
   CorrectedSettings corrected;  ///< the switches and parameters used (all off in blis-v2)
   FusedPass fused;
   int64_t step_time_us = 0;
@@ -106,7 +113,7 @@ struct StepResult {
   bool min_step_floor_applied = false;
   double step_hardware_s = 0;
   double overhead_us = 0;
-  std::string bound;  ///< "prefill", "decode" or "overhead" (empty step)
+  StepBound bound = StepBound::kOverhead;
   PrefillResult prefill;
   DecodeResult decode;
   std::string attn_config_model;   ///< "H-Hkv-D" of the model

@@ -9,8 +9,6 @@
 
 namespace stepcalc {
 
-const char* step_bound_name(StepBound bound) { return enum_entry(kStepBoundNames, bound, "overhead"); }
-
 StepSummary summarize(const StepResult& full) {
   StepSummary s;
   s.step_time_us = full.step_time_us;
@@ -19,9 +17,7 @@ StepSummary summarize(const StepResult& full) {
   s.prefill_s = full.prefill.time_s();
   s.decode_s = full.decode.time_s();
   s.overhead_us = full.overhead_us;
-  s.bound = full.bound == "prefill"  ? StepBound::kPrefill
-            : full.bound == "decode" ? StepBound::kDecode
-                                     : StepBound::kOverhead;
+  s.bound = full.bound;
   s.min_step_floor_applied = full.min_step_floor_applied;
   for (const Warning& w : full.warnings) {
     const int code = warning_code_index(w.code);

@@ -13,12 +13,6 @@
 
 namespace stepcalc {
 
-/// The phase that sets the step's time (`overhead` for an empty step).
-enum class StepBound : uint8_t { kOverhead, kPrefill, kDecode };
-/// The bounds' names in StepBound's order (the catalogue exports them as `bounds`).
-inline constexpr const char* kStepBoundNames[] = {"overhead", "prefill", "decode"};
-const char* step_bound_name(StepBound bound);
-
 /// A priced step at summary detail. Each field equals its counterpart in the full
 /// result: step_time_us, breakdown.total_us_before_rounding, breakdown.step_hardware_s,
 /// phases.prefill.time_s and phases.decode.time_s (0 when the phase is absent),

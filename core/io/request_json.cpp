@@ -88,6 +88,7 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
   auto unique = json::check_unique_keys(e, path);
   if (!unique) return unique.error();
   Request r;
+  std::optional<std::string> mode_name;          // parsed once the other fields are read
   std::optional<element> model, hardware, step;  // read once the other fields are known
   auto read = json::read_fields(e, path, [&](std::string_view key, element value, const Path& where) -> Expected<bool> {
     if (key == "model") return keep(value, &model);
@@ -96,7 +97,7 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
     if (key == "gpu") return json::store(json::read_string(value, where), &r.hardware.gpu);
     if (key == "kernels") return json::store(json::read_string(value, where), &r.kernels);
     if (key == "tp") return json::store(json::read_int(value, where, 1, limits::kMaxTp, false), &r.tp);
-    if (key == "mode") return json::store(json::read_string(value, where), &r.mode);
+    if (key == "mode") return json::store(json::read_string(value, where), &mode_name.emplace());
     if (key == "detail") return json::store(read_detail(value, where), &r.detail);
     if (key == "corrected") return json::store(corrected_from_json(value, where), &r.corrected);
     if (key == "quantization") return json::store(read_choice(value, where, kQuantizationChoices), &r.quantize_fp8);
@@ -118,7 +119,17 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
     return json::unknown_field(path, key, request_field_names());
   });
   if (!read) return read.error();
-  if (!mode_override.empty()) r.mode = mode_override;
+  if (!mode_override.empty()) mode_name = mode_override;
+  // An unknown mode is refused after the rest of the request was read (its other
+  // errors come first, as they did when modes were checked at pricing).
+  const std::optional<Mode> mode = mode_name ? parse_mode(*mode_name) : std::optional<Mode>(kDefaultMode);
+  if (mode) r.mode = *mode;
+  const auto known_mode = [&]() -> Expected<Request> {
+    if (mode) return std::move(r);
+    return make_error("unknown_mode", "mode",
+                      "Unknown mode '" + utf8_prefix(*mode_name, limits::kMaxEchoBytes) +
+                          "'; known modes: " + mode_name_list() + ".");
+  };
   if (!model) return json::missing_field(path, "model", "The request needs a model (preset name or config object).");
   // A serving request (with a workload) needs no step: serve ignores it, price refuses its absence.
   if (!step && !r.has_workload) return json::missing_field(path, "step", "The request needs a step.");
@@ -126,7 +137,7 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
   auto hw = hardware_preset(r.hardware.gpu, path.key("gpu").str());
   if (!hw) return hw.error();
   r.hardware = hw.value();
-  if (r.mode == "measured" || !r.kernels.empty()) {
+  if (r.mode == Mode::kMeasured || !r.kernels.empty()) {
     // The measured mode reads its GPU's own tables; another mode checks a named version
     // (docs/KERNELS.md) so a request never names tables that do not exist.
     auto which = resolve_kernels(r.hardware.gpu, r.kernels, path.key("gpu").str(), path.key("kernels").str());
@@ -145,11 +156,11 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
   if (r.model_name.empty()) r.model_name = r.model.preset;
 
   r.has_step = step.has_value();
-  if (!step) return r;
+  if (!step) return known_mode();
   auto parsed_step = step_from_json(*step, path.key("step"));
   if (!parsed_step) return parsed_step.error();
   r.step = std::move(parsed_step).value();
-  return r;
+  return known_mode();
 }
 
 }  // namespace

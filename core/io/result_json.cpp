@@ -201,10 +201,10 @@ std::string result_to_json(const Request& q, const StepResult& r, const MfuTable
   const int64_t prefill_tokens = r.prefill.new_tokens;
   const int64_t decode_tokens = r.decode.batch_size;
   const double seconds = static_cast<double>(r.step_time_us) / 1e6;
-  w.fields({{"mode", r.mode},
+  w.fields({{"mode", mode_name(r.mode)},
             {"step_time_us", r.step_time_us},
             {"step_time_ms", static_cast<double>(r.step_time_us) / 1e3},
-            {"bound", r.bound}});
+            {"bound", step_bound_name(r.bound)}});
   w.object("tokens",
            {{"prefill", prefill_tokens}, {"decode", decode_tokens}, {"total", prefill_tokens + decode_tokens}});
   w.fields({{"tokens_per_s", static_cast<double>(prefill_tokens + decode_tokens) / seconds},
@@ -217,7 +217,7 @@ std::string result_to_json(const Request& q, const StepResult& r, const MfuTable
   if (extra) extra(w);
   w.key("phases").begin_object();
   write_prefill(w, r.prefill, t, r.attn_config_used);
-  write_decode(w, r.decode, t, r.attn_config_used, r.decode_mfu_tp_used, r.mode != "measured");
+  write_decode(w, r.decode, t, r.attn_config_used, r.decode_mfu_tp_used, r.mode != Mode::kMeasured);
   w.end_object();
   w.key("model").begin_object().field("name", q.model_name).field("source", q.model.source);
   write_model_shape(w, q.model);
@@ -250,7 +250,7 @@ std::string summary_to_json(const Request& q, const StepSummary& s) {
   JsonWriter w;
   w.begin_object();
   if (q.has_id) w.field("id", q.id);
-  w.field("mode", q.mode).field("detail", "summary");
+  w.field("mode", mode_name(q.mode)).field("detail", "summary");
   write_summary_fields(w, s);
   w.end_object();
   return w.take();

@@ -51,7 +51,7 @@ std::string serve_result_to_json(const Request& q, const ServeResult& r, bool* a
   JsonWriter w;
   w.begin_object();
   if (q.has_id) w.field("id", q.id);
-  w.fields({{"mode", q.mode}, {"model", q.model_name}, {"gpu", q.hardware.gpu}, {"tp", q.tp}});
+  w.fields({{"mode", mode_name(q.mode)}, {"model", q.model_name}, {"gpu", q.hardware.gpu}, {"tp", q.tp}});
   w.object("engine", {{"max_num_batched_tokens", r.engine.max_num_batched_tokens},
                       {"max_num_seqs", r.engine.max_num_seqs},
                       {"gpu_memory_utilization", r.engine.gpu_memory_utilization},

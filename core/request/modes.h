@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// The pricing modes a request may name (`"mode"`), default first, each with one line
+// The pricing modes a request may name (`"mode"`): an enum parsed once from the
+// request, and one table of names in the enum's order, default first, each with one line
 // for people. The catalogue, the unknown_mode error and the d.ts check read this table.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace stepcalc {
+
+/// A pricing mode; the values follow kModes' order.
+enum class Mode : uint8_t { kBlisV2, kCorrected, kMeasured };
 
 struct ModeInfo {
   const char* name;
@@ -25,14 +31,20 @@ inline constexpr ModeInfo kModes[] = {
      "chosen GPU, plus the CPU cost of a step (docs/MEASURED-MODE.md)."},
 };
 
-/// The mode every request gets when it names none.
-inline constexpr const char* kDefaultMode = kModes[0].name;
+static_assert(sizeof kModes / sizeof kModes[0] == static_cast<size_t>(Mode::kMeasured) + 1,
+              "kModes lists every Mode, in order");
 
-/// Whether `name` is a known mode.
-inline bool is_known_mode(std::string_view name) {
-  for (const ModeInfo& m : kModes)
-    if (name == m.name) return true;
-  return false;
+/// The mode every request gets when it names none.
+inline constexpr Mode kDefaultMode = Mode::kBlisV2;
+
+/// The name a request and a result use for `mode`.
+inline const char* mode_name(Mode mode) { return kModes[static_cast<size_t>(mode)].name; }
+
+/// The mode named `name`, or nothing for an unknown name.
+inline std::optional<Mode> parse_mode(std::string_view name) {
+  for (size_t i = 0; i < sizeof kModes / sizeof kModes[0]; ++i)
+    if (name == kModes[i].name) return static_cast<Mode>(i);
+  return std::nullopt;
 }
 
 /// "blis-v2, corrected, measured" for messages.

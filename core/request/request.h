@@ -51,7 +51,7 @@ enum class Detail { kSummary, kFull };
 struct Request {
   std::string id;  ///< echoed in the result when non-empty
   bool has_id = false;
-  std::string mode = kDefaultMode;
+  Mode mode = kDefaultMode;
   std::string model_name;  ///< informational label
   ModelShape model;
   Hardware hardware;

@@ -87,7 +87,7 @@ std::unique_ptr<StepPricer> make_estimator_pricer(const Request& base, const Mfu
 }
 
 Expected<std::unique_ptr<StepPricer>> make_step_pricer(const Request& base, const KernelRegistry& kernels) {
-  if (base.mode != "measured") return make_estimator_pricer(base, embedded_h100_tables());
+  if (base.mode != Mode::kMeasured) return make_estimator_pricer(base, embedded_h100_tables());
   auto db = kernels.get(base.hardware.gpu, base.kernels, "gpu");
   if (!db) return db.error();
   auto plan = plan_measured(base, db.value());

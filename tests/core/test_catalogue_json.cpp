@@ -68,7 +68,7 @@ TEST_CASE("catalogue: modes are the modes the core prices, default first") {
   Parsed c(catalogue_json());
   const std::vector<std::string> modes = names(c.root["modes"]);
   CHECK(modes == mode_names());
-  CHECK(std::string(c.root["default_mode"].get_string().value_unsafe()) == Request().mode);
+  CHECK(std::string(c.root["default_mode"].get_string().value_unsafe()) == mode_name(Request().mode));
   const KernelRegistry kernels = registry_with("H100", "vllm-0.14.0");
   for (const std::string& mode : modes) {
     auto priced = price_json(R"({"model":"llama-2-7b-hf","mode":")" + mode + R"(",)" + kStep + "}", kernels);

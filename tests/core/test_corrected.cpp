@@ -143,19 +143,15 @@ TEST_CASE("fused_mixed_batch prices a mixed step as one pass over all its tokens
 }
 
 TEST_CASE("modes and overrides: corrected turns everything on, overrides turn switches off") {
-  auto all = switches_for_mode("corrected");
-  REQUIRE(all.ok());
-  for (bool on : all->on) CHECK(on);
-  auto reference = switches_for_mode("blis-v2");
-  REQUIRE(reference.ok());
-  CHECK_FALSE(reference->any());
-  CHECK_FALSE(switches_for_mode("nope").ok());
+  const CorrectedSettings all = switches_for_mode(Mode::kCorrected);
+  for (bool on : all.on) CHECK(on);
+  CHECK_FALSE(switches_for_mode(Mode::kBlisV2).any());
+  CHECK_FALSE(parse_mode("nope").has_value());
   const Request r = request(decodes({512}), R"({"cpu_overhead":false})", R"({"allreduce_latency_us":7})", "corrected");
-  auto sw = switches_for_request(r);
-  REQUIRE(sw.ok());
-  CHECK_FALSE(sw->has(kCpuOverhead));
-  CHECK(sw->has(kTpAllreduce));
-  CHECK(sw->get(kAllreduceLatencyUs) == 7);
+  const CorrectedSettings sw = switches_for_request(r);
+  CHECK_FALSE(sw.has(kCpuOverhead));
+  CHECK(sw.has(kTpAllreduce));
+  CHECK(sw.get(kAllreduceLatencyUs) == 7);
 }
 
 TEST_CASE("corrected overrides: unknown names and bad values are errors with paths") {

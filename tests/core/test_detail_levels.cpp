@@ -56,7 +56,7 @@ void check_same(const Expected<StepResult>& full, const Expected<StepSummary>& s
   CHECK(same_bits(s.prefill_s, f.prefill.time_s()));
   CHECK(same_bits(s.decode_s, f.decode.time_s()));
   CHECK(same_bits(s.overhead_us, f.overhead_us));
-  CHECK(std::string(step_bound_name(s.bound)) == f.bound);
+  CHECK(s.bound == f.bound);
   CHECK(s.min_step_floor_applied == f.min_step_floor_applied);
   CHECK(s.warnings.names() == codes_of(f).names());
 }
@@ -137,7 +137,7 @@ std::vector<Request> random_requests(const std::vector<Request>& models, size_t 
       r.hardware.bw_efficiency = std::vector<double>{0, 0.5, 1}[pick(3)];
       r.hardware.per_layer_overhead_us = std::vector<double>{0, 100, 1e6}[pick(3)];
     }
-    r.mode = pick(2) == 0 ? "blis-v2" : "corrected";
+    r.mode = pick(2) == 0 ? Mode::kBlisV2 : Mode::kCorrected;
     if (pick(3) == 0) {
       r.corrected.present = true;
       for (auto& s : r.corrected.switch_state) s = static_cast<int8_t>(static_cast<int>(pick(3)) - 1);
@@ -153,14 +153,14 @@ TEST_CASE("summary detail equals the full result on every conformance case, in e
   PricingSession pricer(embedded_h100_tables());  // one pricer for all: setups and scratch reused
   for (Request r : conformance_requests()) {
     for (const char* mode : {"", "blis-v2", "corrected"}) {
-      if (*mode != '\0') r.mode = mode;
-      check_agrees(r, pricer.summary(r), r.id + " " + r.mode);
+      if (*mode != '\0') r.mode = parse_mode(mode).value();
+      check_agrees(r, pricer.summary(r), r.id + " " + mode_name(r.mode));
       auto setup = prepare_pricing(r, embedded_h100_tables());
       REQUIRE(setup.ok());
       PricingScratch fresh;
       // The bare kernel: the step's own warnings (the memory warnings are the session's).
       check_same(price_step(r, embedded_h100_tables()), price_summary(setup.value(), r, &fresh),
-                 r.id + " fresh " + r.mode);
+                 r.id + " fresh " + mode_name(r.mode));
     }
   }
 }
@@ -185,7 +185,7 @@ TEST_CASE("measured: summary detail equals the full result on every conformance 
   std::vector<Request> models;
   for (const auto& parsed : batch->requests) models.push_back(parsed.value());
   for (Request r : random_requests(models, 120)) {
-    r.mode = "measured";
+    r.mode = Mode::kMeasured;
     r.hardware = models.front().hardware;  // the measured mode reads its GPU's tables, not these constants
     pricer.new_model();
     check_same(measured_full(r, h100), pricer.summary(r), r.id + " measured random tp " + std::to_string(r.tp));
@@ -244,7 +244,7 @@ TEST_CASE("summary detail equals the full result on random steps, with warm and 
   for (const Request& r : requests) {
     const auto summary = pricer.summary(r);
     priced += summary.ok();
-    check_agrees(r, summary, r.id + " random " + r.mode);
+    check_agrees(r, summary, r.id + " random " + mode_name(r.mode));
   }
   CHECK(priced > 300);  // the corpus mostly prices; the rest checks that errors agree
 }

@@ -135,7 +135,27 @@ TEST_CASE("request: defaults, hardware overrides and the echoed id") {
   CHECK(r->tp == 1);
   CHECK(r->hardware.tflops_peak == 989.5);
   CHECK(r->hardware.per_layer_overhead_us == 50);
-  CHECK(r->mode == "blis-v2");
+  CHECK(r->mode == Mode::kBlisV2);
+}
+
+TEST_CASE("request: the mode is parsed once, after the other fields") {
+  auto named = [](const std::string& mode) {
+    return parse_request(R"({"model":"llama-2-7b-hf","mode":")" + mode + R"(",)" + kStep + "}");
+  };
+  CHECK(named("corrected")->mode == Mode::kCorrected);
+  CHECK(named("measured")->mode == Mode::kMeasured);
+  CHECK(std::string(mode_name(named("blis-v2")->mode)) == "blis-v2");
+  auto unknown = named("nonsense");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().code == "unknown_mode");
+  CHECK(unknown.error().path == "mode");
+  CHECK(unknown.error().message == "Unknown mode 'nonsense'; known modes: blis-v2, corrected, measured.");
+  // Another error in the same request comes first.
+  auto both = parse_request(R"({"model":"no-such-model","mode":"nonsense",)" + std::string(kStep) + "}");
+  REQUIRE_FALSE(both.ok());
+  CHECK(both.error().code != "unknown_mode");
+  for (size_t i = 0; i < sizeof kModes / sizeof kModes[0]; ++i)
+    CHECK(parse_mode(kModes[i].name) == static_cast<Mode>(i));
 }
 
 TEST_CASE("request errors name the JSON path") {

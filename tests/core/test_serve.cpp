@@ -11,7 +11,7 @@ namespace {
 /// Llama-3.1-8B at TP 1 in `mode`, with its ModelSpec filled from the preset's shape.
 Request llama8b(const char* mode, int64_t input, int64_t output, int64_t concurrency) {
   Request s = test::request_or_fail(R"({"model": "llama-3.1-8b-instruct", "step": {}})");
-  s.mode = mode;
+  s.mode = parse_mode(mode).value();
   ModelSpec& spec = s.model.spec;
   if (spec.num_layers == 0) {  // until the request parser fills it
     const ModelShape& m = s.model;

@@ -43,23 +43,17 @@ double prefill_efficiency(const PrefillTable& t, size_t i, double peak_flops) {
 
 }  // namespace
 
-Expected<CorrectedSettings> switches_for_mode(const std::string& mode) {
+CorrectedSettings switches_for_mode(Mode mode) {
   CorrectedSettings sw;
-  if (mode == "blis-v2") return sw;
-  if (mode == "corrected") {
+  if (mode == Mode::kCorrected) {
     sw.on.fill(true);
     sw.listed = true;
-    return sw;
   }
-  return make_error(
-      "unknown_mode", "mode",
-      "Unknown mode '" + utf8_prefix(mode, limits::kMaxEchoBytes) + "'; known modes: " + mode_name_list() + ".");
+  return sw;
 }
 
-Expected<CorrectedSettings> switches_for_request(const Request& r) {
-  auto base = switches_for_mode(r.mode);
-  if (!base) return base;
-  CorrectedSettings sw = base.value();
+CorrectedSettings switches_for_request(const Request& r) {
+  CorrectedSettings sw = switches_for_mode(r.mode);
   const CorrectedOverrides& o = r.corrected;
   if (!o.present) return sw;
   sw.listed = true;

@@ -15,13 +15,13 @@
 
 namespace stepcalc {
 
-/// The switches of a mode name: "blis-v2" all off, "corrected" all on with the
-/// default parameters; an error for unknown names.
-Expected<CorrectedSettings> switches_for_mode(const std::string& mode);
+/// The switches of a mode: blis-v2 all off, corrected all on with the default
+/// parameters (the measured mode has none: all off).
+CorrectedSettings switches_for_mode(Mode mode);
 
 /// The mode's switches with the request's `corrected` overrides applied (their
-/// values were range-checked when the request was read); unknown_mode otherwise.
-Expected<CorrectedSettings> switches_for_request(const Request& r);
+/// values were range-checked when the request was read).
+CorrectedSettings switches_for_request(const Request& r);
 
 /// The names of the modes, default first.
 std::vector<std::string> mode_names();

@@ -76,13 +76,11 @@ Expected<bool> validate_for_pricing(const Request& r) {
 Expected<PricingSetup> prepare_pricing(const Request& r, const MfuTables& tables) {
   const Expected<bool> valid = validate_for_pricing(r);
   if (!valid) return valid.error();
-  const Expected<CorrectedSettings> switches = switches_for_request(r);
-  if (!switches) return switches.error();
   if (tables.prefill.empty() || tables.gemm.pairs.empty())
     return make_error("no_tables", "gpu", "No MFU tables are available for " + r.hardware.gpu + ".");
   PricingSetup s;
   s.tables = &tables;
-  s.corrected = switches.value();
+  s.corrected = switches_for_request(r);
   s.constants = derive(r, tables.gemm);
   const ModelShape& m = r.model;
   const int64_t head_dim = m.hidden_size / m.num_heads;

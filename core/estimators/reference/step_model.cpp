@@ -281,7 +281,7 @@ Expected<StepSummary> run(const PricingSetup& s, const Request& r, PricingScratc
     return make_error("out_of_range", "step", "The step time overflows: check the hardware constants and lengths.");
   out.step_time_us = round_half_away(us);
   if (full != nullptr) {
-    full->bound = step_bound_name(out.bound);
+    full->bound = out.bound;
     full->step_hardware_s = hw;
     full->overhead_us = out.overhead_us;
     full->total_us_before_rounding = out.total_us;
