@@ -232,6 +232,11 @@ Outcome resolve_model(const std::string& model_json) { return from(stepcalc::res
 int slot_count() { return kSlots; }
 std::string version() { return stepcalc::version(); }
 
+/// The kernel set a GPU name and version resolve to, with its pack files.
+Outcome kernel_set(const std::string& gpu, const std::string& version) {
+  return from(stepcalc::kernel_set_json(gpu, version));
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(stepcalc) {
@@ -257,6 +262,7 @@ EMSCRIPTEN_BINDINGS(stepcalc) {
   emscripten::function("priceSlot", &price_slot);
   emscripten::function("presets", &presets);
   emscripten::function("addKernelPack", &add_kernel_pack);
+  emscripten::function("kernelSet", &kernel_set);
   emscripten::function("catalogue", &catalogue);
   emscripten::function("resolveModel", &resolve_model);
   emscripten::function("version", &version);

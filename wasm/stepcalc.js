@@ -120,19 +120,8 @@ function wrap(core, drop, kernelsUrl) {
     if (version !== undefined && version !== null && typeof version !== 'string') {
       throw new StepCalcError('type_error', 'kernels', 'version must be a string.');
     }
-    const { gpu_specs: specs, kernels: sets } = presetsOnce();
-    const spec = specs.find((g) => g.name.toUpperCase() === gpu.toUpperCase());
-    if (!spec) {
-      throw new StepCalcError('unknown_gpu', 'gpu',
-        `Unknown GPU '${gpu.slice(0, 64)}'; known: ${specs.map((g) => g.name).join(', ')}.`);
-    }
-    const wanted = version || spec.default_kernels;
-    const set = sets.find((s) => s.gpu === spec.name && s.version === wanted);
-    if (!set) {
-      throw new StepCalcError('unknown_kernels', 'kernels',
-        `No measured kernel tables '${String(wanted).slice(0, 64)}' ` +
-        `for ${spec.name}; available: ${spec.kernels.join(', ')} (default ${spec.default_kernels}).`);
-    }
+    // The core resolves the name (any case, aliases) and the version (default when absent).
+    const set = call(() => core.kernelSet(gpu, version ?? ''));
     const names = set.parts.map((p) => p.name);
     if (parts !== undefined && (!Array.isArray(parts) || parts.some((p) => !names.includes(p)))) {
       throw new StepCalcError('invalid_value', 'parts', `parts must be a list of: ${names.join(', ')}.`);
@@ -142,8 +131,8 @@ function wrap(core, drop, kernelsUrl) {
       try {
         return await readPack(new URL(p.file, kernelsUrl));
       } catch (error) {
-        throw new StepCalcError('io_error', 'gpu', `Cannot read the kernel pack ${p.file} for ${spec.name} ${wanted} ` +
-          `from ${kernelsUrl.href} (${String(error?.message ?? error).slice(0, 200)}).`);
+        throw new StepCalcError('io_error', 'gpu', `Cannot read the kernel pack ${p.file} for ${set.gpu} ` +
+          `${set.version} from ${kernelsUrl.href} (${String(error?.message ?? error).slice(0, 200)}).`);
       }
     }));
     chosen.forEach((p, i) => {
@@ -151,7 +140,7 @@ function wrap(core, drop, kernelsUrl) {
       call(() => core.addKernelPack(bytes[i]));
       packsAdded.add(p.file);
     });
-    return { gpu: spec.name, version: wanted,
+    return { gpu: set.gpu, version: set.version,
       parts: set.parts.filter((p) => packsAdded.has(p.file)).map((p) => p.name) };
   }
 

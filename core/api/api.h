@@ -113,4 +113,9 @@ Expected<std::string> resolve_model_json(std::string_view model_json);
 /// Library version (CMake project version).
 const char* version();
 
+/// The measured kernel set `gpu` (any case) and `version` ("" = the GPU's default)
+/// resolve to, as {gpu, version, parts: [{name, file}]}: what loadKernels fetches.
+/// unknown_gpu (path gpu) or unknown_kernels (path kernels) otherwise.
+Expected<std::string> kernel_set_json(const std::string& gpu, const std::string& version);
+
 }  // namespace stepcalc

@@ -98,3 +98,30 @@ test('a damaged or missing pack is an error naming the GPU, and the module keeps
     server.close();
   }
 });
+
+test('loadKernels resolves names and versions as the core prices them: same set, same refusals', async () => {
+  const loaded = await calc.loadKernels('h200', '', ['allreduce']);
+  const { gpu_specs: gpus } = calc.presets();
+  const h200 = gpus.find((g) => g.name === 'H200');
+  assert.deepEqual(loaded, { gpu: 'H200', version: h200.default_kernels, parts: ['allreduce'] });
+  // An unknown GPU or version: the loader refuses as the core does (the version's
+  // message word for word; a price names the GPU's constants too).
+  for (const [gpu, version] of [['Z900', undefined], ['H100', 'vllm-9.9.9']]) {
+    const request = { model: 'llama-3.1-8b-instruct', mode: 'measured', gpu, step: {} };
+    if (version) request.kernels = version;
+    let priced;
+    try {
+      calc.price(request);
+    } catch (error) {
+      priced = error;
+    }
+    await assert.rejects(calc.loadKernels(gpu, version), (error) => {
+      assert.ok(error instanceof StepCalcError);
+      assert.equal(error.code, priced.code);
+      assert.equal(error.path, priced.path);
+      if (version) assert.equal(error.message, priced.message);
+      else assert.equal(error.message, `Unknown GPU 'Z900'; known: ${gpus.map((g) => g.name).join(', ')}.`);
+      return true;
+    });
+  }
+});
