@@ -403,6 +403,11 @@ export interface MeasuredOperator {
   how?: string;
   /** The table cells with their CSV lines, or the modelled cost in words. */
   cells?: string;
+  /**
+   * A table outlier: the lower-precision table asked for gave `us` here, slower than bf16 for the
+   * same work; the bf16 time (`time_us_each`, `cells`) is used instead (docs/KERNELS.md).
+   */
+  table_outlier?: { dtype: KernelDtype; us: number };
   /** Attention: the launch's fixed cost and each phase's variable work per layer, and the lookups. */
   fixed_us?: number;
   decode_us?: number;

@@ -8,6 +8,7 @@
 
 #include "base/enum_table.h"
 #include "estimators/measured_attention.h"
+#include "json/text_format.h"
 
 namespace stepcalc {
 namespace {
@@ -202,6 +203,20 @@ void price_measured_full(const MeasuredPlan& plan, const Step& step, MeasuredBre
                              std::string(op.name) + ": " + plan.db->describe(c.kernel) + " (" + lookup_how_name(how) +
                                  " outside the measured grid)."});
   }
+  // Every lookup where a lower-precision table was slower than BF16, once per operator.
+  const auto outlier = [&](const std::string& what, const KernelTime& k) {
+    out->warnings.push_back(
+        {"table_outlier", what + ": the " + kernel_dtype_name(k.outlier_dtype) + " table gives " +
+                              format_fixed(k.outlier_us, 2) + " us here, slower than bf16 (" + format_fixed(k.us, 2) +
+                              " us) for the same work: a table outlier; the bf16 time is used (docs/KERNELS.md)."});
+  };
+  for (const OperatorCost& c : out->operators)
+    if (c.kernel.outlier_us > 0) outlier(plan.ops.ops[static_cast<size_t>(c.op)].name, c.kernel);
+  for (const AttentionLookup& l : out->attention.lookups)
+    if (l.kernel.outlier_us > 0) {
+      outlier("attention", l.kernel);
+      break;
+    }
   for (const AttentionLookup& l : out->attention.lookups) {
     const LookupHow how = l.kernel.how;
     if (!outside_grid(how)) continue;

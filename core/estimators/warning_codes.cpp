@@ -55,6 +55,7 @@ constexpr const char* kNames[kNumWarningCodes] = {
     "table_extrapolated",
     "table_approximated",
     "table_missing",
+    "table_outlier",
     "model_does_not_fit",
     "kv_cache_overflow",
     "cuda_graphs_exceed_headroom",

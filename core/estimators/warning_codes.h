@@ -66,6 +66,7 @@ enum WarningCode {
   kWarnTableExtrapolated,
   kWarnTableApproximated,
   kWarnTableMissing,
+  kWarnTableOutlier,
   kWarnModelDoesNotFit,
   kWarnKvCacheOverflow,
   kWarnCudaGraphsExceedHeadroom,

@@ -9,8 +9,6 @@
 namespace stepcalc {
 namespace {
 
-const char* dtype_name(KernelDtype d) { return d == KernelDtype::kFp8 ? "fp8" : "bf16"; }
-
 /// Three significant digits, for the text of a modelled cost.
 std::string short_number(double v) {
   char text[32];
@@ -20,6 +18,8 @@ std::string short_number(double v) {
 
 void write_kernel(JsonWriter& w, const KernelDb& db, const KernelTime& k) {
   w.field("table", kernel_table_name(k.table)).field("how", lookup_how_name(k.how)).field("cells", db.describe(k));
+  if (k.outlier_us > 0)
+    w.object("table_outlier", {{"dtype", kernel_dtype_name(k.outlier_dtype)}, {"us", k.outlier_us}});
 }
 
 void write_attention(JsonWriter& w, const MeasuredPlan& p, const AttentionCost& a) {
@@ -53,7 +53,7 @@ void write_operator(JsonWriter& w, const MeasuredPlan& p, const MeasuredBreakdow
               {"top_k", static_cast<int64_t>(op.moe_topk)}});
   if (op.kind == OpKind::kAllreduce || op.kind == OpKind::kGather) w.field("elements", c.rows * op.n);
   if (op.kind == OpKind::kGemm || op.kind == OpKind::kMoe)
-    w.field("dtype", dtype_name(op.fp8 && p.fp8_kernels ? KernelDtype::kFp8 : KernelDtype::kBf16));
+    w.field("dtype", kernel_dtype_name(op.fp8 && p.fp8_kernels ? KernelDtype::kFp8 : KernelDtype::kBf16));
   w.fields(
       {{"time_us_each", c.us_each}, {"time_us", c.us}, {"bytes", c.bytes}, {"flops", c.flops}, {"bound", c.bound}});
   if (op.kind == OpKind::kAttention) {
@@ -93,7 +93,7 @@ void write_measured(JsonWriter& w, const MeasuredPlan& p, const MeasuredBreakdow
                          {"max_graph_tokens", static_cast<int64_t>(c.max_graph_tokens)}});
   w.fields({{"weight_bytes_per_gpu", p.ops.weight_bytes_per_gpu},
             {"kv_bytes_per_token_per_gpu", p.ops.attention.kv_bytes_per_token * static_cast<double>(p.ops.num_layers)},
-            {"kv_cache_dtype", dtype_name(p.kv_dtype)}});
+            {"kv_cache_dtype", kernel_dtype_name(p.kv_dtype)}});
   w.key("operators").begin_array();
   for (const OperatorCost& op : b.operators) write_operator(w, p, b, op);
   w.end_array().end_object();

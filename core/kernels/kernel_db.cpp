@@ -210,6 +210,18 @@ const std::vector<std::string>& KernelDb::parts() const { return impl_->parts; }
 
 bool KernelDb::has(KernelTable table, KernelDtype dtype) const { return impl_->table(table, dtype) != nullptr; }
 
+const char* kernel_dtype_name(KernelDtype dtype) { return dtype == KernelDtype::kFp8 ? "fp8" : "bf16"; }
+
+KernelTime no_slower_than_bf16(const KernelTime& low, const KernelTime& bf16) {
+  if (low.dtype == KernelDtype::kBf16 || low.how == LookupHow::kMissing || bf16.how == LookupHow::kMissing ||
+      !(bf16.us < low.us))
+    return low;
+  KernelTime out = bf16;
+  out.outlier_us = low.us;
+  out.outlier_dtype = low.dtype;
+  return out;
+}
+
 std::string KernelDb::describe(const KernelTime& t) const {
   if (t.table == KernelTable::kNone) return "not from a table";
   std::string out = std::string(kernel_table_name(t.table)) + (t.dtype == KernelDtype::kFp8 ? " fp8" : " bf16") + " " +

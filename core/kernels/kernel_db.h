@@ -48,6 +48,7 @@ enum class LookupHow : uint8_t {
 int lookup_how_rank(LookupHow how);
 
 const char* kernel_table_name(KernelTable table);
+const char* kernel_dtype_name(KernelDtype dtype);  ///< "bf16", "fp8"
 const char* lookup_how_name(LookupHow how);
 
 /// One looked-up kernel time. `cells` are 0-based data-row indices of the table's CSV
@@ -59,7 +60,17 @@ struct KernelTime {
   LookupHow how = LookupHow::kExact;
   int32_t cells[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
   KernelDtype dtype = KernelDtype::kBf16;  ///< the table's dtype (weights, or KV cache for attention)
+  /// > 0: a table outlier. The lower-precision table asked for (`outlier_dtype`) gave
+  /// this time, slower than BF16 for the same work, which breaks physics; the BF16 time
+  /// (`us`, from the BF16 table's `cells`) is used instead.
+  double outlier_us = 0;
+  KernelDtype outlier_dtype = KernelDtype::kBf16;
 };
+
+/// `low` (a lookup in a lower-precision table) unless the BF16 lookup of the same work
+/// is faster: then `bf16`, marked as a table outlier. A lower precision is never priced
+/// slower than BF16 on the same GPU (docs/KERNELS.md, "Outliers").
+KernelTime no_slower_than_bf16(const KernelTime& low, const KernelTime& bf16);
 
 /// Which shapes a pack measures (for the catalogue and for warnings).
 struct KernelCoverage {

@@ -131,8 +131,9 @@ KernelTime attention(const MeasuredTable* t, KernelTable kind, KernelDtype kv_dt
 
 }  // namespace
 
-KernelTime KernelDb::gemm(KernelDtype dtype, double m, double n, double k) const {
-  const MeasuredTable* t = impl_->table(KernelTable::kGemm, dtype);
+namespace {
+
+KernelTime gemm_in(const MeasuredTable* t, KernelDtype dtype, double m, double n, double k) {
   if (t == nullptr) return missing_time(KernelTable::kGemm, dtype);
   if (!(m > 0) || !(n > 0) || !(k > 0)) return KernelTime{};
   const Bracket b = bracket(*t, -1, 0, n);
@@ -146,16 +147,33 @@ KernelTime KernelDb::gemm(KernelDtype dtype, double m, double n, double k) const
   return kernel_time(s, KernelTable::kGemm, dtype);
 }
 
+}  // namespace
+
+KernelTime KernelDb::gemm(KernelDtype dtype, double m, double n, double k) const {
+  const KernelTime t = gemm_in(impl_->table(KernelTable::kGemm, dtype), dtype, m, n, k);
+  if (dtype == KernelDtype::kBf16) return t;
+  const MeasuredTable* bf16 = impl_->table(KernelTable::kGemm, KernelDtype::kBf16);
+  return bf16 == nullptr ? t : no_slower_than_bf16(t, gemm_in(bf16, KernelDtype::kBf16, m, n, k));
+}
+
 KernelTime KernelDb::decode_attention(double batch, double kv_len, int heads, int kv_heads, int head_dim,
                                       KernelDtype kv_dtype) const {
-  return attention(impl_->table(KernelTable::kDecodeAttention, kv_dtype), KernelTable::kDecodeAttention, kv_dtype,
-                   batch, kv_len, heads, kv_heads, head_dim, BeyondRule::kLinear, BeyondRule::kLinear);
+  const auto in = [&](KernelDtype d) {
+    return attention(impl_->table(KernelTable::kDecodeAttention, d), KernelTable::kDecodeAttention, d, batch, kv_len,
+                     heads, kv_heads, head_dim, BeyondRule::kLinear, BeyondRule::kLinear);
+  };
+  const KernelTime t = in(kv_dtype);
+  return kv_dtype == KernelDtype::kBf16 ? t : no_slower_than_bf16(t, in(KernelDtype::kBf16));
 }
 
 KernelTime KernelDb::prefill_attention(double batch, double seq, int heads, int kv_heads, int head_dim,
                                        KernelDtype kv_dtype) const {
-  return attention(impl_->table(KernelTable::kPrefillAttention, kv_dtype), KernelTable::kPrefillAttention, kv_dtype,
-                   batch, seq, heads, kv_heads, head_dim, BeyondRule::kProportional, BeyondRule::kQuadratic);
+  const auto in = [&](KernelDtype d) {
+    return attention(impl_->table(KernelTable::kPrefillAttention, d), KernelTable::kPrefillAttention, d, batch, seq,
+                     heads, kv_heads, head_dim, BeyondRule::kProportional, BeyondRule::kQuadratic);
+  };
+  const KernelTime t = in(kv_dtype);
+  return kv_dtype == KernelDtype::kBf16 ? t : no_slower_than_bf16(t, in(KernelDtype::kBf16));
 }
 
 KernelTime KernelDb::allreduce(int tp, double elements) const {

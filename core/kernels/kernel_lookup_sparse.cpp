@@ -19,9 +19,10 @@ double moe_work(double tokens, double hidden, double inter, double experts, doub
 
 }  // namespace
 
-KernelTime KernelDb::moe(KernelDtype dtype, double tokens, int hidden, int intermediate, int experts, int topk,
-                         int moe_tp, int moe_ep) const {
-  const MeasuredTable* t = impl_->table(KernelTable::kMoe, dtype);
+namespace {
+
+KernelTime moe_in(const MeasuredTable* t, KernelDtype dtype, double tokens, int hidden, int intermediate, int experts,
+                  int topk, int moe_tp, int moe_ep) {
   if (t == nullptr) return missing_time(KernelTable::kMoe, dtype);
   if (!(tokens > 0) || hidden <= 0 || intermediate <= 0 || experts <= 0 || topk <= 0 || moe_tp <= 0 || moe_ep <= 0) {
     return KernelTime{};
@@ -56,6 +57,19 @@ KernelTime KernelDb::moe(KernelDtype dtype, double tokens, int hidden, int inter
     s.worsen(LookupHow::kApproximated);
   }
   return kernel_time(s, KernelTable::kMoe, dtype);
+}
+
+}  // namespace
+
+KernelTime KernelDb::moe(KernelDtype dtype, double tokens, int hidden, int intermediate, int experts, int topk,
+                         int moe_tp, int moe_ep) const {
+  const KernelTime t = moe_in(impl_->table(KernelTable::kMoe, dtype), dtype, tokens, hidden, intermediate, experts,
+                              topk, moe_tp, moe_ep);
+  if (dtype == KernelDtype::kBf16) return t;
+  const MeasuredTable* bf16 = impl_->table(KernelTable::kMoe, KernelDtype::kBf16);
+  if (bf16 == nullptr) return t;
+  return no_slower_than_bf16(
+      t, moe_in(bf16, KernelDtype::kBf16, tokens, hidden, intermediate, experts, topk, moe_tp, moe_ep));
 }
 
 namespace {

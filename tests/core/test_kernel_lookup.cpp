@@ -33,11 +33,20 @@ bool uses_row(const KernelTime& t, size_t row) {
 TEST_CASE("gemm: every measured cell comes back exactly, outliers give the envelope") {
   auto db = test::load_kernels("H100", "vllm-0.14.0", {"gemm-bf16", "gemm-fp8"});
   const auto rows = test::csv_rows("bench_data/aic/h100/vllm-0.14.0/gemm.csv");
-  int exact = 0, envelope = 0;
+  int exact = 0, envelope = 0, outliers = 0;
   for (size_t r = 0; r < rows.size(); ++r) {
     const auto& c = rows[r];
     const KernelDtype dtype = c[0] == "fp8" ? KernelDtype::kFp8 : KernelDtype::kBf16;
     const KernelTime t = db->gemm(dtype, num(c[3]), num(c[1]), num(c[2]));
+    if (t.outlier_us > 0) {  // an fp8 cell slower than bf16: the bf16 time, marked
+      REQUIRE(dtype == KernelDtype::kFp8);
+      CHECK(t.dtype == KernelDtype::kBf16);
+      CHECK(t.outlier_dtype == KernelDtype::kFp8);
+      CHECK(t.us < t.outlier_us);
+      CHECK(t.outlier_us <= num(c[4]));  // the fp8 cell, or its envelope
+      ++outliers;
+      continue;
+    }
     REQUIRE(uses_row(t, r));
     CHECK(t.table == KernelTable::kGemm);
     if (t.how == LookupHow::kExact) {
@@ -52,7 +61,8 @@ TEST_CASE("gemm: every measured cell comes back exactly, outliers give the envel
       ++envelope;
     }
   }
-  MESSAGE(exact << " exact, " << envelope << " envelope");
+  MESSAGE(exact << " exact, " << envelope << " envelope, " << outliers << " fp8 outliers");
+  CHECK(outliers > 0);  // 0.14.0's fp8 rows from m ~ 160 up (../shared/aic/README.md)
   CHECK(envelope > 0);
   CHECK(envelope < exact / 3);  // mostly noise in the flat small-m region
   // The outlier the source README names: n=12288, k=8192 at m=2048 measured 2150 us,
@@ -192,6 +202,12 @@ TEST_CASE("moe: exact at measured cells, linear in tokens, nearest shape scaled"
     const KernelTime t = db->moe(c[0] == "fp8" ? KernelDtype::kFp8 : KernelDtype::kBf16, num(c[7]),
                                  std::atoi(c[1].c_str()), std::atoi(c[2].c_str()), std::atoi(c[3].c_str()),
                                  std::atoi(c[4].c_str()), std::atoi(c[5].c_str()), std::atoi(c[6].c_str()));
+    if (t.outlier_us > 0) {  // an fp8 cell slower than the bf16 one: the bf16 time
+      REQUIRE(c[0] == "fp8");
+      CHECK(t.us < t.outlier_us);
+      CHECK(t.outlier_us == num(c[8]));
+      continue;
+    }
     REQUIRE(t.how == LookupHow::kExact);
     REQUIRE(t.us == num(c[8]));
   }
@@ -232,4 +248,34 @@ TEST_CASE("a table that is not loaded answers NaN and 'missing', never a silent 
   auto a100 = test::load_kernels("A100", "vllm-0.14.0");
   CHECK_FALSE(a100->has(KernelTable::kMoe, KernelDtype::kBf16));
   CHECK_FALSE(a100->coverage().has_mla);
+}
+
+TEST_CASE("precision: a lower precision is never priced slower than bf16 for the same work (table outliers)") {
+  for (const char* version : {"vllm-0.14.0", "vllm-0.24.0"}) {
+    CAPTURE(version);
+    auto db = test::load_kernels("H100", version, {"gemm-bf16", "gemm-fp8", "attention-bf16", "attention-fp8", "moe"});
+    int marked = 0;
+    for (double m : {1.0, 8.0, 64.0, 160.0, 384.0, 1000.0, 4096.0, 16384.0})
+      for (double nk : {1024.0, 4096.0, 8192.0, 28672.0}) {
+        const KernelTime fp8 = db->gemm(KernelDtype::kFp8, m, nk, 8192);
+        const KernelTime bf16 = db->gemm(KernelDtype::kBf16, m, nk, 8192);
+        CHECK(fp8.us <= bf16.us);
+        if (fp8.outlier_us > 0) {
+          ++marked;
+          CHECK(fp8.us == bf16.us);
+          CHECK(fp8.outlier_us > bf16.us);
+        }
+      }
+    for (double batch : {1.0, 16.0, 128.0})
+      for (double len : {128.0, 2048.0, 16384.0}) {
+        CHECK(db->decode_attention(batch, len, 16, 2, 128, KernelDtype::kFp8).us <=
+              db->decode_attention(batch, len, 16, 2, 128, KernelDtype::kBf16).us);
+        CHECK(db->prefill_attention(batch, len, 16, 2, 128, KernelDtype::kFp8).us <=
+              db->prefill_attention(batch, len, 16, 2, 128, KernelDtype::kBf16).us);
+      }
+    for (double tokens : {1.0, 64.0, 4096.0})
+      CHECK(db->moe(KernelDtype::kFp8, tokens, 4096, 14336, 8, 2, 1, 1).us <=
+            db->moe(KernelDtype::kBf16, tokens, 4096, 14336, 8, 2, 1, 1).us);
+    if (std::string(version) == "vllm-0.14.0") CHECK(marked > 0);
+  }
 }
