@@ -117,17 +117,20 @@ int64_t count_moe_layers(const Fields& f, int64_t layers) {
   const int64_t freq = f.integer("moe_layer_freq");
   const int64_t step =
       std::max<int64_t>(1, f.integer("interleave_moe_layer_step", f.integer("decoder_sparse_step", 1)));
-  std::vector<int64_t> dense_only;
+  // One flag per layer (layers is bounded by the input limits): linear in the list's
+  // length, however long, where a search per layer was quadratic.
+  std::vector<bool> dense_only(static_cast<size_t>(std::max<int64_t>(layers, 0)), false);
   element e;
   array list;
   if (f.find("mlp_only_layers", &e) && e.get_array().get(list) == simdjson::SUCCESS)
     for (element item : list) {
       int64_t i = 0;
-      if (item.get_int64().get(i) == simdjson::SUCCESS) dense_only.push_back(i);
+      if (item.get_int64().get(i) == simdjson::SUCCESS && i >= 0 && i < layers)
+        dense_only[static_cast<size_t>(i)] = true;
     }
   int64_t count = 0;
   for (int64_t i = 0; i < layers; ++i) {
-    if (i < first_dense || std::find(dense_only.begin(), dense_only.end(), i) != dense_only.end()) continue;
+    if (i < first_dense || dense_only[static_cast<size_t>(i)]) continue;
     if (freq > 0 ? i % freq == 0 : (i + 1) % step == 0) ++count;
   }
   return count;

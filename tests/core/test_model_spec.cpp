@@ -169,3 +169,22 @@ TEST_CASE("the presets resolve to their ModelSpec") {
 }
 
 }  // namespace stepcalc
+
+namespace stepcalc {
+
+TEST_CASE("mlp_only_layers: counted once per layer, however long the list (was a search per layer)") {
+  // 10,000 layers and a list of 1,000,000 entries that name no layer but every 7th,
+  // plus out-of-range and negative entries: linear work.
+  std::string list = "[-5, 10000, 123456789";
+  for (int i = 0; i < 1000000; ++i) list += "," + std::to_string(i % 7 == 0 && i < 10000 ? i : 20000 + i);
+  list += "]";
+  const std::string request = R"({"model": {"num_hidden_layers": 10000, "hidden_size": 64, "num_attention_heads": 1,
+      "num_key_value_heads": 1, "intermediate_size": 64, "vocab_size": 100, "num_local_experts": 4,
+      "num_experts_per_tok": 2, "torch_dtype": "bfloat16", "mlp_only_layers": )" +
+                              list + R"(}, "step": {}})";
+  auto r = parse_request(request);
+  REQUIRE(r.ok());
+  CHECK(r->model.spec.moe.num_moe_layers == 10000 - 1429);  // layers 0, 7, ..., 9996 are dense
+}
+
+}  // namespace stepcalc
