@@ -85,30 +85,35 @@ int fail(const stepcalc::Error& e) {
   return 2;
 }
 
-/// Loads every pack (*.bin) of `dir` into `kernels`; false (with a message) when the
-/// directory cannot be listed or a pack is refused.
-bool load_kernel_dir(const std::string& dir, stepcalc::KernelRegistry* kernels) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  std::vector<fs::path> files;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == ".bin") files.push_back(it->path());
-  }
-  if (ec) {
-    std::cerr << "stepcalc: cannot read the kernel directory " << stepcalc::printable_text(dir) << "\n";
-    return false;
-  }
-  std::sort(files.begin(), files.end());
-  for (const fs::path& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto added = kernels->add_pack_deferred(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-    if (!added) {
-      std::cerr << "stepcalc: " << stepcalc::printable_text(f.string()) << ": " << added.error().message << "\n";
-      return false;
-    }
-  }
-  return true;
+/// Reads the kernel packs of `dir` by name when a request first needs them
+/// (KernelRegistry::set_pack_source): regular files only (a symlink is followed to
+/// its target, which must be one too), at most limits::kMaxKernelPackBytes, checked
+/// before reading. A file that is not there leaves its part unloaded.
+stepcalc::PackSource kernel_dir_source(const std::string& dir) {
+  return [dir](const std::string& file, std::vector<uint8_t>* bytes) -> stepcalc::Expected<bool> {
+    namespace fs = std::filesystem;
+    const fs::path path = fs::path(dir) / file;
+    const std::string shown = stepcalc::printable_text(path.string());
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    if (ec || status.type() == fs::file_type::not_found) return false;
+    if (status.type() != fs::file_type::regular)
+      return stepcalc::make_error("io_error", "kernels", "The kernel pack " + shown + " is not a regular file.");
+    const uintmax_t size = fs::file_size(path, ec);
+    if (ec) return stepcalc::make_error("io_error", "kernels", "Cannot read the kernel pack " + shown + ".");
+    if (size > stepcalc::limits::kMaxKernelPackBytes)
+      return stepcalc::make_error("too_large", "kernels",
+                                  "The kernel pack " + shown + " is " + std::to_string(size) +
+                                      " bytes, over the limit of " +
+                                      std::to_string(stepcalc::limits::kMaxKernelPackBytes) + ".");
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return stepcalc::make_error("io_error", "kernels", "Cannot open the kernel pack " + shown + ".");
+    bytes->resize(static_cast<size_t>(size));
+    const size_t got = size == 0 ? 0 : std::fread(bytes->data(), 1, bytes->size(), f);
+    std::fclose(f);
+    if (got != size) return stepcalc::make_error("io_error", "kernels", "Cannot read the kernel pack " + shown + ".");
+    return true;
+  };
 }
 
 /// The default kernel directory: the build's (compiled in), else kernels/ beside the executable.
@@ -258,7 +263,14 @@ int main(int argc, char** argv) {
   if (command == "price" || command == "sweep" || command == "serve") {
     stepcalc::KernelRegistry kernels;
     if (!kernel_dir_given) kernel_dir = default_kernel_dir(argv[0]);
-    if (!kernel_dir.empty() && !load_kernel_dir(kernel_dir, &kernels)) return 2;
+    if (!kernel_dir.empty()) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(kernel_dir, ec))
+        return fail(stepcalc::make_error(
+            "io_error", "kernels",
+            "The kernel directory " + stepcalc::printable_text(kernel_dir) + " is not a directory that can be read."));
+      kernels.set_pack_source(kernel_dir_source(kernel_dir));
+    }
     if (command == "sweep") return cmd_sweep(args, kernels);
     return cmd_document(args, kernels, command == "serve");
   }

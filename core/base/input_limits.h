@@ -9,11 +9,12 @@
 
 namespace stepcalc::limits {
 
-constexpr size_t kMaxDocumentBytes = 16u << 20;  ///< one JSON document (too_large)
-constexpr size_t kMaxJsonDepth = 64;             ///< nesting of a request document (too_deep)
-constexpr size_t kMaxConfigDepth = 256;          ///< nesting of a config.json given alone (too_deep)
-constexpr int64_t kMaxRequestsPerStep = 65536;   ///< prefill + decode requests (too_many_requests)
-constexpr int64_t kMaxTokens = 1000000000;       ///< progress_index, new tokens (each)
+constexpr size_t kMaxDocumentBytes = 16u << 20;    ///< one JSON document (too_large)
+constexpr size_t kMaxKernelPackBytes = 16u << 20;  ///< one kernel pack file the CLI reads (too_large)
+constexpr size_t kMaxJsonDepth = 64;               ///< nesting of a request document (too_deep)
+constexpr size_t kMaxConfigDepth = 256;            ///< nesting of a config.json given alone (too_deep)
+constexpr int64_t kMaxRequestsPerStep = 65536;     ///< prefill + decode requests (too_many_requests)
+constexpr int64_t kMaxTokens = 1000000000;         ///< progress_index, new tokens (each)
 constexpr int64_t kMaxLayers = 10000;
 constexpr int64_t kMaxHidden = 1000000;  ///< hidden_size, head_dim
 constexpr int64_t kMaxIntermediate = 10000000;

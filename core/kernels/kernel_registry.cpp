@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "kernels/gpu_spec.h"
+#include "kernels/kernel_catalogue.h"
 #include "kernels/kernel_db_impl.h"
 #include "kernels/kernel_pack.h"
 
@@ -95,7 +96,7 @@ KernelRegistry::~KernelRegistry() = default;
 KernelRegistry::KernelRegistry(KernelRegistry&&) noexcept = default;
 KernelRegistry& KernelRegistry::operator=(KernelRegistry&&) noexcept = default;
 
-KernelRegistry::Set& KernelRegistry::set_of(const std::string& gpu, const std::string& version) {
+KernelRegistry::Set& KernelRegistry::set_of(const std::string& gpu, const std::string& version) const {
   for (const auto& set : sets_) {
     if (set->gpu == gpu && set->version == version) return *set;
   }
@@ -123,7 +124,9 @@ Expected<LoadedPack> KernelRegistry::add_pack(const uint8_t* data, size_t size) 
   return loaded;
 }
 
-Expected<LoadedPack> KernelRegistry::add_pack_deferred(const uint8_t* data, size_t size) {
+Expected<LoadedPack> KernelRegistry::add_pack_deferred(const uint8_t* data, size_t size) { return defer(data, size); }
+
+Expected<LoadedPack> KernelRegistry::defer(const uint8_t* data, size_t size) const {
   auto header = decode_pack_header(data, size);
   if (!header) return header.error();
   const GpuSpec* spec = find_gpu_spec(header->gpu);
@@ -146,6 +149,10 @@ Expected<std::shared_ptr<const KernelDb>> KernelRegistry::get(const std::string&
                                                               const std::string& path) const {
   auto which = resolve_kernels(gpu, version, path, path == "gpu" ? "kernels" : path);
   if (!which) return which.error();
+  if (source_) {
+    auto fetched = fetch(which->first, which->second);
+    if (!fetched) return make_error(fetched.error().code, path, fetched.error().message);
+  }
   Set* set = nullptr;
   for (const auto& s : sets_) {
     if (s->gpu == which->first && s->version == which->second) set = s.get();
@@ -161,6 +168,29 @@ Expected<std::shared_ptr<const KernelDb>> KernelRegistry::get(const std::string&
                           "'); CLI: --kernels DIR with its packs).");
   }
   return set->db;
+}
+
+Expected<bool> KernelRegistry::fetch(const std::string& gpu, const std::string& version) const {
+  for (const Fetched& f : fetched_)
+    if (f.gpu == gpu && f.version == version) return f.outcome;
+  // Each set's files are read once; an error is remembered and given again.
+  const auto read_all = [&]() -> Expected<bool> {
+    const KernelSet* set = find_kernel_set(gpu, version);
+    if (set == nullptr) return true;
+    std::vector<uint8_t> bytes;
+    for (const KernelPartInfo& part : set->parts) {
+      const std::string file = set->file_name(part.name);
+      bytes.clear();
+      auto found = source_(file, &bytes);
+      if (!found) return found.error();
+      if (!found.value()) continue;
+      auto added = defer(bytes.data(), bytes.size());
+      if (!added) return make_error(added.error().code, "", file + ": " + added.error().message);
+    }
+    return true;
+  };
+  fetched_.push_back({gpu, version, read_all()});
+  return fetched_.back().outcome;
 }
 
 std::vector<std::string> KernelRegistry::loaded_parts(const std::string& gpu, const std::string& version) const {

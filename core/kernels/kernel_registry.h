@@ -7,7 +7,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +27,10 @@ struct LoadedPack {
   std::string version;  ///< "vllm-0.14.0"
   std::string part;     ///< "gemm-bf16"
 };
+
+/// Reads one pack file by name ("h100-vllm-0.14.0-gemm-bf16.bin"): true with its bytes
+/// in `bytes`, false when there is no such file, or an error (io_error, too_large).
+using PackSource = std::function<Expected<bool>(const std::string& file, std::vector<uint8_t>* bytes)>;
 
 class KernelRegistry {
  public:
@@ -57,9 +63,23 @@ class KernelRegistry {
   /// Whether any pack was added.
   bool empty() const { return sets_.empty(); }
 
+  /// Where get() reads a GPU and version's packs by name, the first time it is asked
+  /// for them (the CLI's --kernels DIR): nothing is read for a request that needs no
+  /// measured tables, and only the files of the set it names. A file that is absent
+  /// leaves its part unloaded; a read error is get()'s error.
+  void set_pack_source(PackSource source) { source_ = std::move(source); }
+
  private:
   struct Set;
-  Set& set_of(const std::string& gpu, const std::string& version);
+  Set& set_of(const std::string& gpu, const std::string& version) const;
+  Expected<LoadedPack> defer(const uint8_t* data, size_t size) const;
+  Expected<bool> fetch(const std::string& gpu, const std::string& version) const;
+  PackSource source_;
+  struct Fetched {
+    std::string gpu, version;
+    Expected<bool> outcome;  ///< what reading its files gave, returned again on every get()
+  };
+  mutable std::vector<Fetched> fetched_;
   // Deferred packs are decoded inside get(), hence mutable (single-threaded use).
   mutable std::vector<std::unique_ptr<Set>> sets_;
 };
