@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// A small static file server for the calculator page: serves the repo root on
+// A small static file server for the calculator page: serves the page's files on
 // localhost and prints the URL. Usage: node scripts/serve.mjs [PORT] (default 8080,
-// or the next free port). Only files below the root are served; a file with a
+// or the next free port). Only the page's own files are served (PAGE_FILES: not .git,
+// build/, node_modules or the sources), never through a symlink that leaves them, and
+// only to requests whose Host is this machine (no DNS rebinding); a file with a
 // precompressed sibling (.br, .gz from scripts/build-page.mjs) is sent compressed to
 // clients that accept it.
 import http from 'node:http';
@@ -10,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const realRoot = fs.realpathSync(root);
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -26,8 +29,18 @@ const TYPES = {
 
 const MAX_PATH_CHARS = 4096;
 
+/** What the page loads, relative to the root: a file, or a folder ending in "/". */
+export const PAGE_FILES = ['index.html', 'web/', 'wasm/stepcalc.js', 'wasm/dist/', 'docs/', 'data/', 'LICENSE',
+  'NOTICE'];
+
+/** The hosts a request may name (any port): this machine only. */
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Whether `relative` (POSIX separators) is one of `allow` or below one of its folders. */
+const allowed = (relative, allow) => allow.some((a) => (a.endsWith('/') ? relative.startsWith(a) : relative === a));
+
 /** The file below `root` that `url` names, or an HTTP status refusing it. */
-function resolveFile(url) {
+function resolveFile(url, allow) {
   let pathname;
   try {
     // Prefixed, not resolved: "//index.html" is a path here, not a host.
@@ -40,6 +53,7 @@ function resolveFile(url) {
   let file = path.join(root, path.normalize(pathname));
   if (file !== root && !file.startsWith(root + path.sep)) return { status: 403 };
   if (pathname.endsWith('/')) file = path.join(file, 'index.html');
+  if (!allowed(path.relative(root, file).split(path.sep).join('/'), allow)) return { status: 404 };
   return { file };
 }
 
@@ -77,10 +91,26 @@ function precompressed(req, file, stat) {
   return null;
 }
 
-function serve(req, res) {
+/** Whether the request's Host header names this machine. */
+function localHost(req) {
+  const host = String(req.headers.host ?? '').toLowerCase();
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
+  return LOCAL_HOSTS.has(name);
+}
+
+function serve(req, res, allow) {
+  if (!localHost(req)) return refuse(res, 403);
   if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405);
-  const { file, status } = resolveFile(req.url);
+  const { file, status } = resolveFile(req.url, allow);
   if (!file) return refuse(res, status);
+  fs.realpath(file, (err, real) => {
+    // A symlink may not lead out of the page's files.
+    if (err || !allowed(path.relative(realRoot, real).split(path.sep).join('/'), allow)) return refuse(res, 404);
+    send(req, res, real);
+  });
+}
+
+function send(req, res, file) {
   fs.stat(file, (err, stat) => {
     if (err || !stat.isFile()) return refuse(res, 404);
     const packed = precompressed(req, file, stat);
@@ -100,13 +130,16 @@ function serve(req, res) {
 
 /**
  * The server: every request gets a response (400 for a path that is not valid
- * percent-encoding, holds NUL or is over 4,096 characters; 403 outside the root; 404,
- * 405), and no request can stop it (tests/web/serve.test.mjs).
+ * percent-encoding, holds NUL or is over 4,096 characters; 403 outside the root or
+ * for a Host that is not this machine; 404 for what is not a page file, 405), and no
+ * request can stop it (tests/web/serve.test.mjs). `options.allow` replaces PAGE_FILES
+ * (the page tests add their fixtures).
  */
-export function createServer() {
+export function createServer(options = {}) {
+  const allow = options.allow ?? PAGE_FILES;
   const server = http.createServer((req, res) => {
     try {
-      serve(req, res);
+      serve(req, res, allow);
     } catch {
       refuse(res, 500);
     }

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { createServer, listen } from '../../scripts/serve.mjs';
+import { createServer, listen, PAGE_FILES } from '../../scripts/serve.mjs';
 import { buildPage } from '../../scripts/build-page.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -17,7 +17,7 @@ export const artifacts = path.join(root, 'test-results');
 /** Starts the server on a free port and Chromium; returns {base, browser, close}. */
 export async function start() {
   await buildPage({ ifStale: true }); // the page served is the bundle of today's sources
-  const server = createServer();
+  const server = createServer({ allow: [...PAGE_FILES, 'tests/web/fixtures/'] });
   const port = await listen(server, 0);
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',

@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -87,7 +88,7 @@ for (const [label, target, expected] of ODD) {
 test('serve: malformed requests get a 400 and other methods a 405', async () => {
   assert.equal((await raw('GARBAGE\r\n\r\n')).status, 400);
   assert.equal((await raw('GET / HTTP/1.1\r\nhost: x\r\nbad header line\r\n\r\n')).status, 400);
-  assert.equal((await raw('DELETE /index.html HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n')).status, 405);
+  assert.equal((await raw('DELETE /index.html HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n')).status, 405);
   assert.equal(exited, null, `the server stopped: ${exited}`);
 });
 
@@ -98,4 +99,43 @@ test('serve: nothing outside the repository is served; the page still is', async
   assert.equal(page.status, 200);
   assert.match(page.body, /<html/i);
   assert.equal(exited, null, `the server stopped: ${exited}`);
+});
+
+test('serve: only the page\'s files: not .git, build/, node_modules, sources or tools', async () => {
+  for (const target of ['/.git/config', '/build/stepcalc', '/node_modules/eslint/package.json', '/core/api/api.cpp',
+    '/package.json', '/tools/pack-kernels.mjs', '/tests/web/serve.test.mjs', '/scripts/serve.mjs']) {
+    assert.equal((await get(target)).status, 404, target);
+  }
+  for (const target of ['/web/dist/app.js', '/wasm/stepcalc.js', '/wasm/dist/stepcalc-core.wasm', '/docs/accuracy.json',
+    '/data/calibration/h100-vllm-steps-llama-2-70b-tp4.csv']) {
+    assert.equal((await get(target)).status, 200, target);
+  }
+});
+
+test('serve: a symlink that leaves the page\'s files is not followed', async () => {
+  const link = fileURLToPath(new URL('../../web/dist/leak-test-link.txt', import.meta.url));
+  fs.rmSync(link, { force: true });
+  fs.symlinkSync('/etc/passwd', link);
+  const inside = fileURLToPath(new URL('../../web/dist/inside-test-link.js', import.meta.url));
+  fs.rmSync(inside, { force: true });
+  fs.symlinkSync(fileURLToPath(new URL('../../web/dist/app.js', import.meta.url)), inside);
+  try {
+    const leak = await get('/web/dist/leak-test-link.txt');
+    assert.equal(leak.status, 404);
+    assert.ok(!leak.body.includes('root:'));
+    assert.equal((await get('/web/dist/inside-test-link.js')).status, 200);  // a link within them is fine
+  } finally {
+    fs.rmSync(link, { force: true });
+    fs.rmSync(inside, { force: true });
+  }
+});
+
+test('serve: a Host that is not this machine is refused (DNS rebinding)', async () => {
+  const withHost = (host) => raw(`GET /index.html HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n\r\n`);
+  for (const host of ['evil.example', 'evil.example:8080', '127.0.0.1.evil.example', '10.0.0.1']) {
+    assert.equal((await withHost(host)).status, 403, host);
+  }
+  for (const host of ['localhost', 'LOCALHOST:8080', `127.0.0.1:${port}`, '[::1]:80']) {
+    assert.equal((await withHost(host)).status, 200, host);
+  }
 });
