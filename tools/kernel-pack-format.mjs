@@ -5,7 +5,27 @@
 
 export { Writer } from './byte-writer.mjs';
 
-export const PACK_MAGIC = [0x53, 0x43, 0x4b, 0x31]; // "SCK1"
+export const PACK_MAGIC = [0x53, 0x43, 0x4b, 0x32]; // "SCK2": SCK1 with a CRC-32 trailer
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k += 1) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+/** CRC-32 (IEEE 802.3, as zlib's) of `bytes`: the pack's integrity check. */
+export function crc32(bytes) {
+  let c = 0xffffffff;
+  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/** `body` with its CRC-32 appended, little-endian: the pack file. */
+export function withChecksum(body) {
+  const crc = crc32(body);
+  return Buffer.concat([Buffer.from(body), Buffer.from([crc & 0xff, (crc >>> 8) & 0xff, (crc >>> 16) & 0xff,
+    crc >>> 24])]);
+}
 
 // A latency of 3 significant digits is mant * 10^s, 100 <= mant <= 999; its code is
 // (s + CODE_OFFSET) * 900 + mant - 100, monotone in the value, one step per last digit.

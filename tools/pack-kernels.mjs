@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { encodePackTable, PACK_MAGIC, Writer } from './kernel-pack-format.mjs';
+import { encodePackTable, PACK_MAGIC, withChecksum, Writer } from './kernel-pack-format.mjs';
 
 const args = process.argv.slice(2);
 const aicDir = args.shift();
@@ -114,7 +114,7 @@ for (const dir of fs.readdirSync(aicDir, { withFileTypes: true }).filter((d) => 
           fail(`${folder}/${t.csv}.csv: ${e.message}`);
         }
       }
-      const bytes = Buffer.from(w.bytes);
+      const bytes = withChecksum(w.bytes);
       const file = `${dir}-${version}-${part.name}.bin`;
       const gz = zlib.gzipSync(bytes, { level: 9 }).length;
       outputs.set(file, bytes);

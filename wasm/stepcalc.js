@@ -137,7 +137,14 @@ function wrap(core, drop, kernelsUrl) {
     }));
     chosen.forEach((p, i) => {
       if (packsAdded.has(p.file)) return;
-      call(() => core.addKernelPack(bytes[i]));
+      try {
+        call(() => core.addKernelPack(bytes[i]));
+      } catch (error) {
+        // Bytes the core refused (e.g. an HTML page served with 200) are not kept: the
+        // next call fetches them again.
+        packCache.delete(String(new URL(p.file, kernelsUrl)));
+        throw error;
+      }
       packsAdded.add(p.file);
     });
     return { gpu: set.gpu, version: set.version,

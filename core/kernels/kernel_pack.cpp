@@ -5,6 +5,7 @@
 #include "kernels/kernel_pack.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -232,6 +233,23 @@ int64_t code_of_latency(double p) {
   return static_cast<int64_t>(s + kCodeOffset) * kPerDecade + static_cast<int64_t>(mant) - kDigitsLow;
 }
 
+namespace {}  // namespace
+
+uint32_t pack_crc32(const uint8_t* data, size_t size) {
+  static const auto table = [] {
+    std::array<uint32_t, 256> t{};
+    for (uint32_t n = 0; n < 256; ++n) {
+      uint32_t c = n;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+      t[n] = c;
+    }
+    return t;
+  }();
+  uint32_t c = 0xffffffffu;
+  for (size_t i = 0; i < size; ++i) c = table[(c ^ data[i]) & 0xff] ^ (c >> 8);
+  return c ^ 0xffffffffu;
+}
+
 namespace {
 
 Expected<DecodedPack> decode(const uint8_t* data, size_t size, bool header_only) {
@@ -242,11 +260,19 @@ Expected<DecodedPack> decode(const uint8_t* data, size_t size, bool header_only)
                                                    (pack.part.empty() ? "" : " (" + pack.part + ")");
     return make_error("corrupt_kernels", "", who + " is corrupt: " + why + ".");
   };
-  if (data == nullptr || size < 4 || std::memcmp(data, "SCK1", 4) != 0) return corrupt("not a stepcalc kernel pack");
+  if (data == nullptr || size < 8 || std::memcmp(data, "SCK2", 4) != 0) return corrupt("not a stepcalc kernel pack");
+  // The last 4 bytes are the CRC-32 of the rest (written at pack time): any damage is
+  // refused here rather than decoded into different prices. The names are read first
+  // so the message can say whose pack it is.
+  size -= 4;
+  const uint32_t stored = static_cast<uint32_t>(data[size]) | static_cast<uint32_t>(data[size + 1]) << 8 |
+                          static_cast<uint32_t>(data[size + 2]) << 16 | static_cast<uint32_t>(data[size + 3]) << 24;
   ByteReader in(data + 4, size - 4);
   pack.gpu = in.text();
   pack.version = in.text();
   pack.part = in.text();
+  if (!in.ok()) pack.gpu.clear(), pack.version.clear(), pack.part.clear();
+  if (pack_crc32(data, size) != stored) return corrupt("its checksum does not match (the file was damaged)");
   if (!in.ok()) return corrupt(in.problem());
   if (header_only) return pack;
   const size_t ntables = in.count(kMaxTables, "table");

@@ -30,6 +30,10 @@ Expected<DecodedPack> decode_pack(const uint8_t* data, size_t size);
 /// Only the names of a pack (GPU, version, part; no tables): cheap, for deferred loading.
 Expected<DecodedPack> decode_pack_header(const uint8_t* data, size_t size);
 
+/// CRC-32 (IEEE 802.3, as zlib's) of `size` bytes: a pack ends with that of the bytes
+/// before it, little-endian (tools/kernel-pack-format.mjs writes it).
+uint32_t pack_crc32(const uint8_t* data, size_t size);
+
 /// Latency code of 3 significant digits (see tools/kernel-pack-format.mjs) to microseconds,
 /// and a predicted latency to the nearest code. Exposed for the round-trip tests.
 double latency_of_code(int64_t code);

@@ -7,6 +7,7 @@
 #include "doctest.h"
 #include "io/request_json.h"
 #include "kernel_test_support.h"
+#include "kernels/kernel_pack.h"
 #include "kernels/kernel_registry.h"
 
 using namespace stepcalc;
@@ -94,15 +95,28 @@ TEST_CASE("registry: deferred packs decode on first use; a corrupt one is get()'
   auto db = r.get("L40S");
   REQUIRE(db.ok());
   CHECK(db.value()->gemm(KernelDtype::kBf16, 64, 4096, 4096).how == LookupHow::kExact);
+  // A damaged file is refused when added (its checksum), naming the GPU; what was
+  // loaded before stays usable.
+  std::string damaged = test::read_kernel_pack("l40s-vllm-0.24.0-attention-bf16.bin");
+  damaged.resize(damaged.size() - 10);
+  auto refused = r.add_pack_deferred(reinterpret_cast<const uint8_t*>(damaged.data()), damaged.size());
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code == "corrupt_kernels");
+  CHECK(refused.error().message.find("L40S vllm-0.24.0") != std::string::npos);
+  REQUIRE(r.get("L40S").ok());
+  // A pack whose tables are broken but whose checksum matches (written so): deferred,
+  // then get()'s error.
   std::string broken = test::read_kernel_pack("l40s-vllm-0.24.0-attention-bf16.bin");
-  broken.resize(broken.size() - 10);
+  broken.resize(broken.size() - 14);
+  const uint32_t crc = pack_crc32(reinterpret_cast<const uint8_t*>(broken.data()), broken.size());
+  for (int b = 0; b < 4; ++b) broken.push_back(static_cast<char>((crc >> (8 * b)) & 0xff));
   REQUIRE(r.add_pack_deferred(reinterpret_cast<const uint8_t*>(broken.data()), broken.size()).ok());
   auto bad = r.get("L40S", "", "requests[2].gpu");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().code == "corrupt_kernels");
   CHECK(bad.error().path == "requests[2].gpu");
   CHECK(bad.error().message.find("L40S vllm-0.24.0") != std::string::npos);
-  const uint8_t junk[] = {'S', 'C', 'K', '1', 4, 'H', '9', '9', '9', 0, 0};
+  const uint8_t junk[] = {'S', 'C', 'K', '2', 4, 'H', '9', '9', '9', 0, 0};
   CHECK_FALSE(r.add_pack_deferred(junk, sizeof junk).ok());
 }
 

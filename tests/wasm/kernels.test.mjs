@@ -125,3 +125,29 @@ test('loadKernels resolves names and versions as the core prices them: same set,
     });
   }
 });
+
+test('a pack refused by the core (an HTML page served with 200) is not cached: a retry fetches it again', async () => {
+  const html = 'a100-vllm-0.14.0-gemm-bf16.bin';
+  let fallbacks = 1;  // the first request for `html` gets a web server's fallback page
+  const served = new Map();
+  const server = http.createServer((req, res) => {
+    const file = req.url.slice(1);
+    served.set(file, (served.get(file) ?? 0) + 1);
+    if (file === html && fallbacks-- > 0) {
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><body>Not here</body></html>');
+      return;
+    }
+    res.writeHead(200).end(readFileSync(new URL(file, dist)));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { load: loadFresh } = await import(`../../wasm/stepcalc.js?html=${Date.now()}`);
+    const fresh = await loadFresh({ kernelsUrl: `http://127.0.0.1:${server.address().port}/` });
+    await assert.rejects(fresh.loadKernels('A100', '', ['gemm-bf16']), (e) => e.code === 'corrupt_kernels');
+    const loaded = await fresh.loadKernels('A100', '', ['gemm-bf16']);
+    assert.deepEqual(loaded.parts, ['gemm-bf16']);
+    assert.equal(served.get(html), 2);
+  } finally {
+    server.close();
+  }
+});
