@@ -4,7 +4,7 @@
 // is written by the generator NAME (tools/docs-facts.mjs, docs-tables.mjs, result-fields.mjs)
 // from the build (build/stepcalc) and the repository, never by hand. A marker that ends its
 // line opens a block of whole lines, indented like the marker (so a block can sit in a list
-// item); a marker inside a line holds one line of text (a figure in a sentence).
+// item); a marker after words on its line holds one line of text (a figure in a sentence).
 //   node tools/docs-blocks.mjs --write [FILE...]   rewrites every block (`npm run docs`)
 //   node tools/docs-blocks.mjs --check [FILE...]   exit 1 naming each stale, unknown or broken block
 //   node tools/docs-blocks.mjs --list              the generators
@@ -61,6 +61,10 @@ export function findBlocks(text) {
     const before = text.slice(lineStart, open.index);
     const closeLine = text.slice(text.lastIndexOf('\n', index - 1) + 1, index);
     const inline = !(text[open.after] === '\n' && /^[ \t]*$/.test(closeLine));
+    if (inline && /^[ \t]*$/.test(before)) {
+      problems.push({ line: lineOf(text, open.index), name, problem: 'is a one-line block at the start of a line, ' +
+        'where Markdown would end the paragraph (an HTML block): put words before it' });
+    }
     blocks.push({ name, line: lineOf(text, open.index), start: open.after, end: index, inline,
       indent: /^[ \t]*$/.test(before) ? before : '', content: text.slice(open.after, index) });
     open = null;
@@ -116,7 +120,7 @@ export function regenerate(text, ctx, generators = GENERATORS) {
     out += text.slice(at, block.start) + expected;
     at = block.end;
   }
-  return { text: out + text.slice(at), problems: found };
+  return { text: out + text.slice(at), problems: found.sort((a, b) => a.line - b.line) };
 }
 
 /** README.md and docs/*.md of `root`. @param {string} root */

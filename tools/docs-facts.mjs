@@ -78,8 +78,8 @@ export const facts = {
     const r = ctx.price(request);
     const bound = r.bound === 'overhead' ? 'the CPU overhead alone (no GPU work)'
       : `the ${r.bound} phase (${r.phases[r.bound].bound_by}-bound)`;
-    return `The first view is ${code(state.model)} on ${state.gpu} at TP ${state.tp} in the ${code(r.mode)} mode, ` +
-      `with ${stepInWords(state)}: **${int(r.step_time_us)} µs**, bound by ${bound}, of which ` +
+    return `${code(state.model)} on ${state.gpu} at TP ${state.tp} in the ${code(r.mode)} mode, ` +
+      `${stepInWords(state)}: **${int(r.step_time_us)} µs**, bound by ${bound}, of which ` +
       `${time(r.overhead_us * 1e-6)} is CPU overhead.`;
   },
 
