@@ -134,7 +134,7 @@ export const facts = {
       engine: { max_num_batched_tokens: 2048, max_num_seqs: 128 } }).memory;
     const gib = (/** @type {number} */ b) => `${(b / 2 ** 30).toFixed(2)} GiB`;
     const error = m.kv_cache_blocks / logged[0] - 1;
-    return `logged \`kv.blocks_total_gpu\` = ${int(logged[0])}. The formula gives ` +
+    return `\`kv.blocks_total_gpu\` = ${int(logged[0])}. The formula gives ` +
       `**${int(m.kv_cache_blocks)} (${error >= 0 ? '+' : '−'}${pct(Math.abs(error))})**, with nothing fitted: ` +
       `weights ${gib(m.weights_bytes)}, activations ${gib(m.activation_bytes)}, NCCL ${gib(m.non_torch_bytes)}, ` +
       `budget ${gib(m.budget_bytes)}`;

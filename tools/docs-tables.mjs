@@ -72,6 +72,18 @@ export const tables = {
   /** Data rows of the measured kernel database's CSV files (bench_data/aic/). */
   'aic-csv-rows': (ctx) => int(csvSize(csvFiles(path.join(ctx.root, 'bench_data/aic'))).rows),
 
+  /** NCCL's memory reserve per GPU at TP 1, 2, 4 and 8 (presets/gpus/, through the catalogue). */
+  'nccl-reserves': (ctx) => {
+    /** @type {Map<string, string[]>} */
+    const groups = new Map();
+    for (const g of ctx.catalogue().gpu_specs) {
+      const mib = g.nccl_mem_bytes.map((/** @type {number} */ b) => int(b / 2 ** 20)).join(' / ');
+      groups.set(mib, [...(groups.get(mib) ?? []), g.name]);
+    }
+    const each = [...groups].map(([mib, gpus]) => `${mib} MiB${groups.size > 1 ? ` (${gpus.join(', ')})` : ''}`);
+    return `${each.join('; ')} at TP 1 / 2 / 4 / 8`;
+  },
+
   /** Every entry of tests/data/bad-inputs.json: the error (or "priced") it must give, where. */
   'bad-inputs': (ctx) => table(['Input', 'Error', 'Path', 'Layers'],
     ctx.readJson('tests/data/bad-inputs.json').entries.map((/** @type {any} */ e) => [
