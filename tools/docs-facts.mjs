@@ -12,10 +12,23 @@ const CALIBRATION = 'data/calibration/h100-vllm-steps-llama-2-70b-tp4.csv';
 /** A JSON value on one line, spaced as people write it: { "a": 1, "b": [ 2 ] }. @param {unknown} v */
 const compact = (v) => JSON.stringify(v, null, 1).replace(/\n\s*/g, ' ');
 
-/** An object with one top-level field per line. @param {Record<string, unknown>} obj @param {string} [indent] */
-function fieldLines(obj, indent = '  ') {
-  const lines = Object.entries(obj).map(([k, v]) => `${indent}${JSON.stringify(k)}: ${compact(v)}`);
-  return `{\n${lines.join(',\n')}\n${indent.slice(2)}}`;
+/**
+ * An object with one top-level field per line; a long value is wrapped after its commas
+ * (the objects shown hold no ", " inside strings), its lines aligned under its first.
+ * @param {Record<string, unknown>} obj
+ */
+function fieldLines(obj, width = 88) {
+  const lines = Object.entries(obj).map(([k, v]) => {
+    const head = `  ${JSON.stringify(k)}: `;
+    const out = [head];
+    for (const piece of compact(v).split(/(?<=, )/)) {
+      const last = out.length - 1;
+      if (out[last].length + piece.length > width && out[last].trim()) out.push(' '.repeat(head.length + 2));
+      out[out.length - 1] += piece;
+    }
+    return out.map((l) => l.trimEnd()).join('\n');
+  });
+  return `{\n${lines.join(',\n')}\n}`;
 }
 
 /** The page's default step in words: one 2,048-token prefill chunk beside 64 decodes (KV 512 to 4,544). */
@@ -110,8 +123,12 @@ export const facts = {
       prefill_requests: [{ progress_index: 0, num_new_prefill_tokens: 512 }],
       decode_requests: [{ progress_index: 700 }, { progress_index: 9000 }] } };
     const c = ctx.price(request).corrected;
-    const fused = c.fused && { ...c.fused, gemms: [`${count(c.fused.gemms.length)} GEMMs, as in phases`] };
-    return `For \`${compact(request)}\`:\n\n\`\`\`json\n"corrected": ${fieldLines({ ...c, fused })}\n\`\`\``;
+    const fused = c.fused && { ...c.fused, gemms: [`${count(c.fused.gemms.length)} GEMMs as in phases`] };
+    const { prefill_requests: prefill, decode_requests: decode } = request.step;
+    return `\`stepcalc price\` of ${code(request.model)} at TP ${request.tp} in the \`corrected\` mode, with one ` +
+      `${int(prefill[0].num_new_prefill_tokens)}-token prefill chunk and decodes at KV ` +
+      `${list(decode.map((d) => int(d.progress_index)))}:\n\n\`\`\`json\n"corrected": ${fieldLines({ ...c, fused })}` +
+      `\n\`\`\``;
   },
 
   /** How many switches and parameters the corrected mode has (the catalogue's). */
