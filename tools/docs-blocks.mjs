@@ -162,8 +162,8 @@ function firstDifference(expected, found) {
   const i = a.findIndex((line, k) => line !== b[k]);
   const at = i < 0 ? a.length : i;
   const cut = (/** @type {string | undefined} */ s) => (s === undefined ? '(nothing)' : s.trim().slice(0, 160));
-  return `    block line ${at + 1}: expected ${cut(a[at])}\n    ${' '.repeat(String(at + 1).length + 11)}found    ${
-    cut(b[at])}`;
+  const label = `block line ${at + 1}: `;
+  return `    ${label}expected ${cut(a[at])}\n    ${' '.repeat(label.length)}found    ${cut(b[at])}`;
 }
 
 function main() {
