@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { kernelPackSection } from './kernel-packs.mjs';
+import { referenceTablesSection } from './reference-tables.mjs';
 import { servingBudgetRows, servingSection } from './serving.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -214,6 +215,8 @@ ${table(['File', 'raw', 'gzip'], fileRows)}`);
   }
 
   out.push(servingSection(r.serving));
+
+  out.push(referenceTablesSection());
 
   out.push(kernelPackSection());
 

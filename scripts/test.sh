@@ -34,6 +34,9 @@ node node_modules/typescript/bin/tsc -p tests/types/tsconfig.web.json
 node node_modules/typescript/bin/tsc -p tests/types/tsconfig.tools.json
 node tests/types/check-results.mjs
 
+echo "== documents (tools/docs-blocks.mjs --check: every generated block of README.md and docs/*.md is current)"
+node tools/docs-blocks.mjs --check
+
 echo "== CLI, Wasm module and page (node --test)"
 node --test --test-concurrency=1 tests/cli/ tests/wasm/ tests/web/
 

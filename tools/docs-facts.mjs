@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// Generators of tools/docs-blocks.mjs for figures in sentences and examples: what the CLI
+// answers for the page's default step, the conformance run, the catalogue's counts and
+// names, and the accuracy summary that `npm run accuracy` writes (docs/accuracy.json).
+import { CPU_ZERO, TARGET, errorStats, fitCpuParams, parseStepsCsv, rebuildStep } from '../web/calibration.js';
+import { code, count, int, list, pct, time, timeUs } from './docs-context.mjs';
+
+/** @typedef {import('./docs-context.mjs').DocsContext} DocsContext */
+
+const CALIBRATION = 'data/calibration/h100-vllm-steps-llama-2-70b-tp4.csv';
+
+/** A JSON value on one line, spaced as people write it: { "a": 1, "b": [ 2 ] }. @param {unknown} v */
+const compact = (v) => JSON.stringify(v, null, 1).replace(/\n\s*/g, ' ');
+
+/**
+ * An object with one top-level field per line; a long value is wrapped after its commas
+ * (the objects shown hold no ", " inside strings), its lines aligned under its first.
+ * @param {Record<string, unknown>} obj
+ */
+function fieldLines(obj, width = 88) {
+  const lines = Object.entries(obj).map(([k, v]) => {
+    const head = `  ${JSON.stringify(k)}: `;
+    const out = [head];
+    for (const piece of compact(v).split(/(?<=, )/)) {
+      const last = out.length - 1;
+      if (out[last].length + piece.length > width && out[last].trim()) out.push(' '.repeat(head.length + 2));
+      out[out.length - 1] += piece;
+    }
+    return out.map((l) => l.trimEnd()).join('\n');
+  });
+  return `{\n${lines.join(',\n')}\n}`;
+}
+
+/** The page's default step in words: one 2,048-token prefill chunk beside 64 decodes (KV 512 to 4,544). */
+function stepInWords(/** @type {any} */ state) {
+  const parts = [];
+  const prefill = /** @type {number[][]} */ (state.prefill);
+  if (prefill.length === 1) {
+    const [cached, fresh] = prefill[0];
+    parts.push(`one ${int(fresh)}-token prefill chunk${cached ? ` after ${int(cached)} cached tokens` : ''}`);
+  } else if (prefill.length) {
+    parts.push(`${count(prefill.length)} prefill chunks (${int(prefill.reduce((s, [, n]) => s + n, 0))} new tokens)`);
+  }
+  const kv = /** @type {number[][]} */ (state.decode).map(([k]) => k);
+  if (kv.length) {
+    const lo = Math.min(...kv), hi = Math.max(...kv);
+    parts.push(`${count(kv.length)} decode${kv.length === 1 ? '' : 's'} (KV ${lo === hi ? int(lo) : `${int(lo)} to ${
+      int(hi)}`})`);
+  }
+  return parts.length ? list(parts, 'beside') : 'an empty step';
+}
+
+/** The accuracy summary `npm run accuracy` wrote. @param {DocsContext} ctx */
+const accuracy = (ctx) => ctx.readJson('docs/accuracy.json');
+
+/** @type {Record<string, (ctx: DocsContext) => string>} */
+export const facts = {
+  /** The public conformance cases, every one passing (a failing case is an error, not a count). */
+  'conformance-cases': (ctx) => {
+    const out = ctx.cli(['conformance', 'tests/data/conformance-cases.json']);
+    const m = /(\d+) passed, (\d+) failed/.exec(out);
+    if (!m) throw new Error(`unexpected conformance output: ${out.slice(0, 200)}`);
+    if (m[2] !== '0') throw new Error(`${m[2]} conformance cases fail`);
+    return int(Number(m[1]));
+  },
+
+  /** The corrected mode's error against the reference's, from docs/accuracy.json. */
+  'accuracy-corrected': (ctx) => {
+    const a = accuracy(ctx);
+    return `${int(a.steps)} real vLLM steps (${a.setup}): ${a.modes.corrected.mape.toFixed(2)}% mean absolute ` +
+      `error against the reference's ${a.modes['blis-v2'].mape.toFixed(2)}%`;
+  },
+
+  /** Every GPU the core knows, by name. */
+  'gpu-names': (ctx) => list(ctx.catalogue().gpu_specs.map((/** @type {any} */ g) => g.name)),
+
+  /** The `gpu` values a request may name, the default first. */
+  'gpu-choices': (ctx) => {
+    const c = ctx.catalogue();
+    const others = c.gpu_specs.map((/** @type {any} */ g) => g.name).filter((/** @type {string} */ n) =>
+      n !== c.request_defaults.gpu);
+    return list([`${code(c.request_defaults.gpu)} (default)`, ...others.map(code)], 'or');
+  },
+
+  /** How many model presets the build carries (presets/models/). */
+  'preset-count': (ctx) => int(ctx.presets().models.length),
+
+  /** The README tour's first view: the page's default state priced by the CLI. */
+  'tour-first-view': (ctx) => {
+    const { state, request } = ctx.page();
+    const r = ctx.price(request);
+    const bound = r.bound === 'overhead' ? 'the CPU overhead alone (no GPU work)'
+      : `the ${r.bound} phase (${r.phases[r.bound].bound_by}-bound)`;
+    return `${code(state.model)} on ${state.gpu} at TP ${state.tp} in the ${code(r.mode)} mode, ` +
+      `${stepInWords(state)}: **${int(r.step_time_us)} µs**, bound by ${bound}, of which ` +
+      `${time(r.overhead_us * 1e-6)} is CPU overhead.`;
+  },
+
+  /** The page's line comparing its default mode with the reference, for the default step. */
+  'page-reference-line': (ctx) => {
+    const { request } = ctx.page();
+    const shown = ctx.price(request, ['--detail', 'summary']);
+    const reference = ctx.price({ ...request, mode: 'blis-v2' }, ['--detail', 'summary']);
+    const ratio = shown.step_time_us / reference.step_time_us - 1;
+    const diff = Math.abs(ratio) < 0.0005 ? 'the same' : `${pct(Math.abs(ratio))} ${ratio < 0 ? 'lower' : 'higher'}`;
+    return `Reference model (blis-v2): ${timeUs(reference.step_time_us)}; ${shown.mode} is ${diff}.`;
+  },
+
+  /** The compact link of the page's default state. */
+  'page-default-link': (ctx) => `\`\`\`text\n#${ctx.page().hash}\n\`\`\``,
+
+  /** A summary result: the page's default step at summary detail. */
+  'result-summary-example': (ctx) => {
+    const { request } = ctx.page();
+    const r = ctx.price({ id: 'r1', ...request }, ['--detail', 'summary']);
+    return `The page's default step (\`web/state.js\`) with \`"id": "r1"\`, \`stepcalc price --detail summary\`:\n\n` +
+      `\`\`\`json\n${fieldLines(r)}\n\`\`\``;
+  },
+
+  /** The `corrected` object of a real corrected-mode result (a mixed step, so `fused` is set). */
+  'corrected-result-example': (ctx) => {
+    const request = { model: 'llama-2-70b-hf', tp: 4, mode: 'corrected', step: {
+      prefill_requests: [{ progress_index: 0, num_new_prefill_tokens: 512 }],
+      decode_requests: [{ progress_index: 700 }, { progress_index: 9000 }] } };
+    const c = ctx.price(request).corrected;
+    const fused = c.fused && { ...c.fused, gemms: [`${count(c.fused.gemms.length)} GEMMs as in phases`] };
+    const { prefill_requests: prefill, decode_requests: decode } = request.step;
+    return `\`stepcalc price\` of ${code(request.model)} at TP ${request.tp} in the \`corrected\` mode, with one ` +
+      `${int(prefill[0].num_new_prefill_tokens)}-token prefill chunk and decodes at KV ` +
+      `${list(decode.map((d) => int(d.progress_index)))}:\n\n\`\`\`json\n"corrected": ${fieldLines({ ...c, fused })}` +
+      `\n\`\`\``;
+  },
+
+  /** How many switches and parameters the corrected mode has (the catalogue's). */
+  'corrected-switch-count': (ctx) => count(ctx.catalogue().corrected.switches.length),
+  'corrected-param-count': (ctx) => count(ctx.catalogue().corrected.params.length),
+
+  /** The measured mode's two CPU terms in the core (a result's `measured.cpu`). */
+  'measured-cpu-terms': (ctx) => {
+    const cpu = ctx.price({ model: 'llama-3.1-8b-instruct', mode: 'measured', step: {
+      decode_requests: [{ progress_index: 1 }] } }).measured.cpu;
+    return `${int(cpu.step_us)} us per step and ${int(cpu.per_request_us)} us per request`;
+  },
+
+  /** stepcalc's KV-cache blocks for the public calibration run against the blocks vLLM logged there. */
+  'serving-memory-check': (ctx) => {
+    const { rows } = parseStepsCsv(ctx.read(CALIBRATION));
+    const logged = [...new Set(rows.map((r) => Number(r['kv.blocks_total_gpu'])))];
+    if (logged.length !== 1) throw new Error(`kv.blocks_total_gpu is not one value: ${logged.slice(0, 3)}`);
+    const m = ctx.price({ model: 'llama-2-70b-hf', tp: 4, gpu: 'H100', step: {},
+      engine: { max_num_batched_tokens: 2048, max_num_seqs: 128 } }).memory;
+    const gib = (/** @type {number} */ b) => `${(b / 2 ** 30).toFixed(2)} GiB`;
+    const error = m.kv_cache_blocks / logged[0] - 1;
+    return `\`kv.blocks_total_gpu\` = ${int(logged[0])}. The formula gives ` +
+      `**${int(m.kv_cache_blocks)} (${error >= 0 ? '+' : '−'}${pct(Math.abs(error))})**, with nothing fitted: ` +
+      `weights ${gib(m.weights_bytes)}, activations ${gib(m.activation_bytes)}, NCCL ${gib(m.non_torch_bytes)}, ` +
+      `budget ${gib(m.budget_bytes)}`;
+  },
+
+  /** The page's calibration panel on the bundled sample: its fit and the errors it shows. */
+  'page-calibration-fit': (ctx) => {
+    const { rows } = parseStepsCsv(ctx.read(CALIBRATION));
+    const requests = rows.map((row) => rebuildStep(row));
+    const measured = rows.map((r) => Number(r[TARGET]));
+    const times = (/** @type {string} */ mode, /** @type {object | null} */ params) => {
+      const batch = requests.map((r) => (params ? { ...r, corrected: { params } } : r));
+      return ctx.json(['price', '--mode', mode, '--detail', 'summary', '-'], batch).map((/** @type {any} */ r) => {
+        if (r.error) throw new Error(`${r.error.path}: ${r.error.message}`);
+        return r.step_time_us;
+      });
+    };
+    const base = times('corrected', CPU_ZERO);
+    const raw = fitCpuParams(measured, base, requests);
+    const round1 = (/** @type {number} */ x) => Math.round(x * 10) / 10;
+    const fit = { cpu_step_us: round1(raw.cpu_step_us), cpu_per_request_us: round1(raw.cpu_per_request_us) };
+    const mape = (/** @type {number[]} */ predicted) => `${errorStats(predicted, measured).mape.toFixed(2)}%`;
+    const defaults = Object.fromEntries(ctx.catalogue().corrected.params.map((/** @type {any} */ p) =>
+      [p.name, p.default]));
+    return `On the bundled sample (${int(rows.length)} steps) it gives \`cpu_step_us=${fit.cpu_step_us}\`, ` +
+      `\`cpu_per_request_us=${fit.cpu_per_request_us}\` (the shipped defaults are ${defaults.cpu_step_us} and ` +
+      `${defaults.cpu_per_request_us}): MAPE ${mape(times('blis-v2', null))} (blis-v2), ` +
+      `${mape(times('corrected', null))} (corrected, defaults), ${mape(times('corrected', fit))} (corrected, fitted).`;
+  },
+};
