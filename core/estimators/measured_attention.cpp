@@ -3,6 +3,9 @@
 #include "estimators/measured_attention.h"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
+#include <unordered_map>
 
 namespace stepcalc {
 namespace {
@@ -21,26 +24,54 @@ double deepseek_v3_projections_us(const KernelDb& db, double rows, int heads) {
          + db.gemm(KernelDtype::kBf16, rows, 7168, h * 128).us;  // o_proj
 }
 
-/// Records a lookup, merging requests read at the same (batch, length, prefix).
-void record(AttentionCost* out, bool prefill, double batch, double length, double prefix, double share_us,
-            const KernelTime& kernel) {
-  for (AttentionLookup& l : out->lookups) {
-    if (l.prefill == prefill && l.batch == batch && l.length == length && l.prefix == prefix) {
+/// The lookups of one step, each (phase, batch, length, prefix) once, in the order
+/// first seen: a hash from the key to its entry, so a step of many distinct lengths
+/// costs linear time (a scan of the list per request was quadratic).
+class LookupRecorder {
+ public:
+  explicit LookupRecorder(AttentionCost* out) : out_(out) {}
+
+  /// Records a lookup, merging requests read at the same (batch, length, prefix).
+  void add(bool prefill, double batch, double length, double prefix, double share_us, const KernelTime& kernel) {
+    const Key key{prefill, batch, length, prefix};
+    const auto [at, inserted] = index_.try_emplace(key, out_->lookups.size());
+    if (!inserted) {
+      AttentionLookup& l = out_->lookups[at->second];
       ++l.count;
       l.time_us += share_us;
       return;
     }
+    AttentionLookup l;
+    l.prefill = prefill;
+    l.batch = batch;
+    l.length = length;
+    l.prefix = prefix;
+    l.count = 1;
+    l.time_us = share_us;
+    l.kernel = kernel;
+    out_->lookups.push_back(l);
   }
-  AttentionLookup l;
-  l.prefill = prefill;
-  l.batch = batch;
-  l.length = length;
-  l.prefix = prefix;
-  l.count = 1;
-  l.time_us = share_us;
-  l.kernel = kernel;
-  out->lookups.push_back(l);
-}
+
+ private:
+  struct Key {
+    bool prefill;
+    double batch, length, prefix;
+    bool operator==(const Key& o) const {
+      return prefill == o.prefill && batch == o.batch && length == o.length && prefix == o.prefix;
+    }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      const std::hash<double> h;
+      size_t v = h(k.length);
+      v = v * 1000003u ^ h(k.prefix);
+      v = v * 1000003u ^ h(k.batch);
+      return v * 2u + (k.prefill ? 1u : 0u);
+    }
+  };
+  AttentionCost* out_;
+  std::unordered_map<Key, size_t, KeyHash> index_;
+};
 
 }  // namespace
 
@@ -83,6 +114,8 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
   double fixed = 0, decode_var = 0, prefill_var = 0, flops = 0, bytes = 0;
   KernelTime kernel;
   KernelTime* cells = out != nullptr ? &kernel : nullptr;
+  std::optional<LookupRecorder> lookups;
+  if (out != nullptr) lookups.emplace(out);
 
   const double batch = d(static_cast<int64_t>(step.decode.size()));
   if (batch > 0) {
@@ -95,7 +128,7 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
       }
       shares += last_us;
       if (out != nullptr) {
-        record(out, false, batch, kv, 0, last_us / batch, kernel);
+        lookups->add(false, batch, kv, 0, last_us / batch, kernel);
         flops += (kv + 1) * pair_flops;
         bytes += (kv + 1) * kv_bytes;
       }
@@ -124,7 +157,7 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
       }
       prefill_var += share;
       if (out != nullptr) {
-        record(out, true, chunks, total, prefix, share, kernel);
+        lookups->add(true, chunks, total, prefix, share, kernel);
         flops += n * (2 * prefix + n + 1) / 2 * pair_flops;
         bytes += total * kv_bytes;
       }
