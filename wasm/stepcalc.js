@@ -111,6 +111,7 @@ function wrap(core, drop, kernelsUrl) {
   const sweepAxes = JSON.parse(catalogueText).sweep.axes.map((/** @type {{name: string}} */ a) => a.name);
   let presetsText;
   let broken = null;
+  let serving = false; // inside core.serve: every other call into the core is refused
   const packsAdded = new Set(); // files given to this instance
   const presetsOnce = () => JSON.parse((presetsText ??= call(() => core.presets())));
 
@@ -179,6 +180,12 @@ function wrap(core, drop, kernelsUrl) {
    */
   function guard(run) {
     if (broken) throw new StepCalcError('internal_error', '', broken);
+    if (serving) {
+      // The core is inside a simulation (this is a call from serve()'s onProgress): it
+      // is not re-entrant, and going in again corrupted its heap.
+      throw new StepCalcError('reentrant', '', 'The module is running serve(); call it from onProgress only after ' +
+        'serve() returns (e.g. setTimeout), or cancel with return false.');
+    }
     try {
       return run();
     } catch (error) {
@@ -331,7 +338,14 @@ function wrap(core, drop, kernelsUrl) {
         }
       });
       try {
-        return call(() => core.serve(text, mode, report ?? null));
+        return call(() => {
+          serving = true;
+          try {
+            return core.serve(text, mode, report ?? null);
+          } finally {
+            serving = false;
+          }
+        });
       } catch (error) {
         if (thrown) throw thrown.error;
         throw error;

@@ -84,3 +84,20 @@ test('serve: progress rises to 1; returning false cancels; a throwing callback c
   // The instance still serves after a cancel.
   assert.ok(calc.serve(r).ttft_ms.mean > 0);
 });
+
+test('serve: a call into the module from onProgress is refused (reentrant), and the module keeps working', () => {
+  const r = { model: 'llama-3.1-8b-instruct',
+    workload: { input_tokens: 256, output_tokens: 512, concurrency: 8, num_requests: 64 } };
+  const step = { model: 'llama-3.1-8b-instruct', step: { decode_requests: [{ progress_index: 100 }] } };
+  const seen = [];
+  for (const inner of [() => calc.serve(r), () => calc.price(step), () => calc.sweep(step, 'decode_batch', [1, 2])]) {
+    assert.throws(() => calc.serve(r, { onProgress: () => { inner(); } }), (e) => {
+      seen.push(e.code);
+      return e instanceof StepCalcError && e.code === 'reentrant' && /onProgress/.test(e.message);
+    });
+  }
+  assert.deepEqual(seen, ['reentrant', 'reentrant', 'reentrant']);
+  // Plain calls afterwards (the third one trapped when re-entry was let through).
+  for (let i = 0; i < 4; i++) assert.ok(calc.price(step).step_time_us > 0);
+  assert.ok(calc.serve(r).ttft_ms.mean > 0);
+});
