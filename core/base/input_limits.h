@@ -19,6 +19,7 @@ constexpr int64_t kMaxLayers = 10000;
 constexpr int64_t kMaxHidden = 1000000;  ///< hidden_size, head_dim
 constexpr int64_t kMaxIntermediate = 10000000;
 constexpr int64_t kMaxHeads = 100000;
+constexpr int64_t kMaxExperts = 100000;  ///< routed experts and top-k of a MoE config
 constexpr int64_t kMaxVocab = INT64_C(1) << 40;
 constexpr int64_t kMaxTp = 4096;
 constexpr double kMaxBytesPerParam = 64;

@@ -77,6 +77,26 @@ std::string known_dtype_list() {
   return out;
 }
 
+/// The expert count and top-k of a MoE config, checked where the config gives them: a
+/// whole number in [0, kMaxExperts] each (not a string, fraction or negative), and top-k
+/// at most the experts. An invalid one is refused, never priced as a dense model.
+Expected<bool> check_moe(const ConfigView& c) {
+  auto experts = first_nonzero(c, {"num_local_experts", "n_routed_experts", "num_experts"}, limits::kMaxExperts);
+  if (!experts) return experts.error();
+  auto top_k = first_nonzero(c, {"num_experts_per_tok", "moe_topk"}, limits::kMaxExperts);
+  if (!top_k) return top_k.error();
+  if (experts.value() > 0 && top_k.value() > experts.value()) {
+    element unused;
+    const Path* base = nullptr;
+    const std::string where =
+        c.where(c.find("num_experts_per_tok", &unused, &base) ? "num_experts_per_tok" : "moe_topk");
+    return make_error("invalid_value", where,
+                      where + " (" + std::to_string(top_k.value()) + ") must be at most the number of experts (" +
+                          std::to_string(experts.value()) + "): each token picks that many different experts.");
+  }
+  return true;
+}
+
 /// bytes_per_param as given, or from torch_dtype / dtype.
 Expected<bool> read_bytes_per_param(const ConfigView& c, ModelShape* m) {
   element e;
@@ -237,6 +257,8 @@ Expected<ModelShape> model_from_config(object top, const Path& path) {
   if (!bytes) return bytes.error();
   auto notes = add_notes(c, &m);
   if (!notes) return notes.error();
+  auto moe = check_moe(c);
+  if (!moe) return moe.error();
   m.spec = model_spec_from_config(top, m);
   m.source = "config";
   return m;

@@ -123,3 +123,30 @@ TEST_CASE("price_document refuses a mode override longer than a string may be, a
   CHECK(long_mode.error().path == "mode");
   CHECK(price_document(kRequest, std::string(1024, 'm')).ok());  // then unknown_mode per element
 }
+
+namespace stepcalc {
+
+TEST_CASE("quantization in the reference modes: priced from bytes_per_param, and said so (full and summary)") {
+  for (const char* mode : {"blis-v2", "corrected"}) {
+    for (const char* field : {R"("quantization":"fp8")", R"("kv_cache_dtype":"fp8")"}) {
+      const std::string request = std::string(R"({"model":"llama-3.1-8b-instruct","mode":")") + mode + R"(",)" + field +
+                                  R"(,"step":{"decode_requests":[{"progress_index":500}]}})";
+      const std::string plain = std::string(R"({"model":"llama-3.1-8b-instruct","mode":")") + mode +
+                                R"(","step":{"decode_requests":[{"progress_index":500}]}})";
+      auto full = price_json(request);
+      REQUIRE(full.ok());
+      CHECK(full->find("\"quantization_not_priced\"") != std::string::npos);
+      auto summary = price_json(request, no_kernels(), Detail::kSummary);
+      REQUIRE(summary.ok());
+      CHECK(summary->find("\"quantization_not_priced\"") != std::string::npos);
+      // The same step without it: no warning, and the same time.
+      auto without = price_json(plain, no_kernels(), Detail::kSummary);
+      REQUIRE(without.ok());
+      CHECK(without->find("quantization_not_priced") == std::string::npos);
+      const auto time_of = [](const std::string& json) { return json.substr(json.find("\"step_time_us\"")); };
+      CHECK(time_of(*summary).substr(0, 25) == time_of(*without).substr(0, 25));
+    }
+  }
+}
+
+}  // namespace stepcalc
