@@ -246,7 +246,11 @@ const MODEL_KEYS = new Set([
   'decoder_sparse_step', 'mlp_only_layers', 'n_shared_experts', 'shared_expert_intermediate_size',
   'intermediate_size_mlp', 'q_lora_rank', 'qk_nope_head_dim', 'qk_rope_head_dim', 'v_head_dim',
   'attention_chunk_size', 'index_topk', 'index_n_heads', 'num_nextn_predict_layers',
+  'max_position_embeddings', 'n_positions', 'max_seq_len', 'seq_length', 'max_sequence_length', 'model_max_length',
+  'rope_scaling',
 ]);
+// rope_scaling: what the context length's scaling reads (read_context in model_spec_config.cpp).
+const ROPE_KEYS = new Set(['rope_type', 'type', 'factor', 'original_max_position_embeddings']);
 // quantization_config: the method and weight format only; module lists (hundreds of
 // names, one per layer) keep one entry per pattern, layer numbers written as N.
 const QUANT_KEYS = new Set(['quant_method', 'quant_algo', 'config_groups', 'weight_block_size', 'fmt']);
@@ -268,6 +272,9 @@ function keepModelKeys(config) {
     if (key === 'text_config' && isObject) out[key] = keepModelKeys(value);
     else if (key === 'quantization_config' && isObject) out[key] = keepQuantKeys(value);
     else if (key === 'vision_config') out[key] = {};  // only its presence is read
+    else if (key === 'rope_scaling' && isObject) {
+      out[key] = Object.fromEntries(Object.entries(value).filter(([k]) => ROPE_KEYS.has(k)));
+    }
     else out[key] = value;
   }
   return out;

@@ -15,6 +15,7 @@
 #include "io/result_json.h"
 #include "io/result_json_measured.h"
 #include "json/json_writer.h"
+#include "serving/context.h"
 #include "serving/serve.h"
 
 #ifndef STEPCALC_VERSION
@@ -27,6 +28,7 @@ namespace {
 /// Memory as vLLM would plan it, when the model's full shape is known (else an
 /// empty value); its warnings (model_does_not_fit, kv_cache_overflow) join `result`'s.
 Expected<std::optional<ServingMemory>> step_memory(const Request& request, StepResult* result) {
+  for (Warning& w : context_warnings(request)) result->warnings.push_back(std::move(w));
   if (request.model.spec.num_layers <= 0) return std::optional<ServingMemory>();
   auto memory = request_memory(request);
   if (!memory) return memory.error();

@@ -2,6 +2,7 @@
 #include "api/pricing_session.h"
 
 #include "estimators/measured_result.h"
+#include "serving/context.h"
 #include "serving/serve.h"
 
 namespace stepcalc {
@@ -78,6 +79,7 @@ Expected<const ServingMemory*> PricingSession::memory_for(const Request& r) {
 Expected<StepSummary> PricingSession::summary(const Request& r) {
   auto s = step_summary(r);
   if (!s) return s;
+  if (!context_warnings(r).empty()) s.value().warnings.add(kWarnBeyondContext);
   auto memory = memory_for(r);
   if (!memory) return memory.error();
   if (memory.value() != nullptr)

@@ -3,9 +3,9 @@
 #include "estimators/measured_attention.h"
 
 #include <algorithm>
-#include <functional>
 #include <optional>
-#include <unordered_map>
+#include <tuple>
+#include <vector>
 
 namespace stepcalc {
 namespace {
@@ -25,22 +25,14 @@ double deepseek_v3_projections_us(const KernelDb& db, double rows, int heads) {
 }
 
 /// The lookups of one step, each (phase, batch, length, prefix) once, in the order
-/// first seen: a hash from the key to its entry, so a step of many distinct lengths
-/// costs linear time (a scan of the list per request was quadratic).
+/// first seen. Requests are recorded as they come, then merged once: sorted by key
+/// (ties by arrival), so a step of many distinct lengths costs n log n (a scan of the
+/// list per request was quadratic), without a hash table's code in the Wasm module.
 class LookupRecorder {
  public:
   explicit LookupRecorder(AttentionCost* out) : out_(out) {}
 
-  /// Records a lookup, merging requests read at the same (batch, length, prefix).
   void add(bool prefill, double batch, double length, double prefix, double share_us, const KernelTime& kernel) {
-    const Key key{prefill, batch, length, prefix};
-    const auto [at, inserted] = index_.try_emplace(key, out_->lookups.size());
-    if (!inserted) {
-      AttentionLookup& l = out_->lookups[at->second];
-      ++l.count;
-      l.time_us += share_us;
-      return;
-    }
     AttentionLookup l;
     l.prefill = prefill;
     l.batch = batch;
@@ -52,25 +44,36 @@ class LookupRecorder {
     out_->lookups.push_back(l);
   }
 
+  /// Merges the requests read at the same key into the first of them.
+  void merge() {
+    std::vector<AttentionLookup>& all = out_->lookups;
+    std::vector<uint32_t> order(all.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    const auto key = [&](uint32_t i) {
+      return std::make_tuple(!all[i].prefill, all[i].batch, all[i].length, all[i].prefix);
+    };
+    std::sort(order.begin(), order.end(),
+              [&](uint32_t a, uint32_t b) { return key(a) < key(b) || (key(a) == key(b) && a < b); });
+    // The first of each run of equal keys absorbs the others, in arrival order.
+    std::vector<bool> keep(all.size(), false);
+    for (size_t k = 0; k < order.size();) {
+      size_t end = k + 1;
+      AttentionLookup& first = all[order[k]];
+      for (; end < order.size() && key(order[end]) == key(order[k]); ++end) {
+        ++first.count;
+        first.time_us += all[order[end]].time_us;
+      }
+      keep[order[k]] = true;
+      k = end;
+    }
+    size_t w = 0;
+    for (size_t r = 0; r < all.size(); ++r)
+      if (keep[r]) all[w++] = all[r];
+    all.resize(w);
+  }
+
  private:
-  struct Key {
-    bool prefill;
-    double batch, length, prefix;
-    bool operator==(const Key& o) const {
-      return prefill == o.prefill && batch == o.batch && length == o.length && prefix == o.prefix;
-    }
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      const std::hash<double> h;
-      size_t v = h(k.length);
-      v = v * 1000003u ^ h(k.prefix);
-      v = v * 1000003u ^ h(k.batch);
-      return v * 2u + (k.prefill ? 1u : 0u);
-    }
-  };
   AttentionCost* out_;
-  std::unordered_map<Key, size_t, KeyHash> index_;
 };
 
 }  // namespace
@@ -171,6 +174,7 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
     split->flops = flops;
     split->bytes = bytes;
   }
+  if (lookups) lookups->merge();
   return fixed + decode_var + prefill_var;
 }
 

@@ -67,6 +67,7 @@ enum WarningCode {
   kWarnTableApproximated,
   kWarnTableMissing,
   kWarnTableOutlier,
+  kWarnBeyondContext,
   kWarnModelDoesNotFit,
   kWarnKvCacheOverflow,
   kWarnCudaGraphsExceedHeadroom,

@@ -25,11 +25,11 @@ struct Fields {
     return top.at_key(key).get(*out) == simdjson::SUCCESS && !out->is_null();
   }
   /// A non-negative whole number, or `fallback` when absent, null, not a number or wild.
-  int64_t integer(std::string_view key, int64_t fallback = 0) const {
+  int64_t integer(std::string_view key, int64_t fallback = 0, double max = kMaxWidth) const {
     element e;
     double v = 0;
     if (!find(key, &e) || e.get_double().get(v) != simdjson::SUCCESS) return fallback;
-    if (!std::isfinite(v) || v < 0 || v > kMaxWidth) return fallback;
+    if (!std::isfinite(v) || v < 0 || v > max) return fallback;
     return static_cast<int64_t>(v);
   }
   std::string text_of(std::string_view key) const {
@@ -219,6 +219,33 @@ ModelSpec model_spec_from_shape(const ModelShape& shape) {
   return s;
 }
 
+/// The context as vLLM derives its default max_model_len: the first length key the
+/// config has, times rope_scaling's factor unless the scaling keeps the length (su,
+/// longrope, llama3, default); yarn starts from original_max_position_embeddings.
+void read_context(const Fields& f, ModelSpec* s) {
+  int64_t length = 0;
+  for (const char* key : {"max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length",
+                          "model_max_length"})
+    if ((length = f.integer(key, 0, 1e9)) > 0) break;  // Llama-4 Scout: 10,485,760
+  element e;
+  object rope;
+  if (length > 0 && f.find("rope_scaling", &e) && e.get_object().get(rope) == simdjson::SUCCESS) {
+    std::string_view type;
+    if (rope["rope_type"].get_string().get(type) != simdjson::SUCCESS &&
+        rope["type"].get_string().get(type) != simdjson::SUCCESS)
+      type = "";
+    double factor = 0, original = 0;
+    if (rope["factor"].get_double().get(factor) == simdjson::SUCCESS && std::isfinite(factor) && factor > 0 &&
+        type != "su" && type != "longrope" && type != "llama3" && type != "default" && type != "mrope") {
+      if (type == "yarn" && rope["original_max_position_embeddings"].get_double().get(original) == simdjson::SUCCESS &&
+          original > 0 && original <= 1e9)
+        length = static_cast<int64_t>(original);
+      length = static_cast<int64_t>(std::min(static_cast<double>(length) * factor, 1e9));
+    }
+  }
+  s->max_model_len = length;
+}
+
 ModelSpec model_spec_from_config(object config, const ModelShape& shape) {
   Fields f;
   f.top = config;
@@ -243,6 +270,7 @@ ModelSpec model_spec_from_config(object config, const ModelShape& shape) {
   read_quantization(f, &s);
   read_moe(f, &s);
   read_mla(f, &s);
+  read_context(f, &s);
   note_unpriced(f, &s);
   return s;
 }

@@ -55,6 +55,10 @@ struct ModelSpec {
   int64_t head_dim = 0;           ///< head_dim when given (Qwen3-32B: 128), else hidden_size / heads
   int64_t intermediate_size = 0;  ///< intermediate_size (| ffn_hidden_size), else 4 * hidden
   int64_t vocab_size = 0;         ///< vocab_size
+  /// The context vLLM allows by default (its max_model_len when none is given):
+  /// max_position_embeddings (or n_positions, max_seq_len, seq_length, ...), scaled as
+  /// vLLM scales it for rope_scaling; 0 when the config gives none.
+  int64_t max_model_len = 0;
   bool tie_word_embeddings = false;
   std::string activation = "silu";  ///< hidden_act
   bool qk_norm = false;             ///< per-head RMSNorm of queries and keys (Qwen3, Llama-4 use_qk_norm)

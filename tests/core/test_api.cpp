@@ -7,6 +7,7 @@
 #include "api/api.h"
 #include "doctest.h"
 #include "json/json_writer.h"
+#include "kernel_test_support.h"
 #include "simdjson.h"
 
 using namespace stepcalc;
@@ -146,6 +147,32 @@ TEST_CASE("quantization in the reference modes: priced from bytes_per_param, and
       const auto time_of = [](const std::string& json) { return json.substr(json.find("\"step_time_us\"")); };
       CHECK(time_of(*summary).substr(0, 25) == time_of(*without).substr(0, 25));
     }
+  }
+}
+
+}  // namespace stepcalc
+
+namespace stepcalc {
+
+TEST_CASE("beyond_context: a step longer than the model's context is said, in full and summary, every mode") {
+  for (const char* mode : {"blis-v2", "corrected", "measured"}) {
+    CAPTURE(mode);
+    KernelRegistry kernels;
+    test::add_default_packs(&kernels, "H100");
+    const auto priced = [&](const std::string& step, Detail detail) {
+      auto r = price_json(std::string(R"({"model":"llama-2-7b-hf","mode":")") + mode + R"(","step":)" + step + "}",
+                          kernels, detail);
+      REQUIRE_MESSAGE(r.ok(), r.error().message);
+      return r.value();
+    };
+    for (const std::string step : {R"({"decode_requests":[{"progress_index":4096}]})",
+                                   R"({"prefill_requests":[{"progress_index":4000,"num_new_prefill_tokens":97}]})"}) {
+      CHECK(priced(step, Detail::kFull).find("\"beyond_context\"") != std::string::npos);
+      CHECK(priced(step, Detail::kSummary).find("\"beyond_context\"") != std::string::npos);
+    }
+    const std::string within = R"({"decode_requests":[{"progress_index":4095}]})";
+    CHECK(priced(within, Detail::kFull).find("beyond_context") == std::string::npos);
+    CHECK(priced(within, Detail::kSummary).find("beyond_context") == std::string::npos);
   }
 }
 

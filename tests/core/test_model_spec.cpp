@@ -188,3 +188,29 @@ TEST_CASE("mlp_only_layers: counted once per layer, however long the list (was a
 }
 
 }  // namespace stepcalc
+
+namespace stepcalc {
+
+TEST_CASE("context: max_model_len as vLLM derives it, and a step beyond it is warned about") {
+  const auto context = [](const char* preset) {
+    auto m = model_preset(preset);
+    REQUIRE_MESSAGE(m.ok(), preset);
+    return m->spec.max_model_len;
+  };
+  CHECK(context("llama-2-7b-hf") == 4096);
+  CHECK(context("llama-3.1-8b-instruct") == 131072);  // rope_type llama3 keeps the length
+  CHECK(context("deepseek-v2-lite") == 4096 * 40);    // yarn: original x factor
+  CHECK(context("llama-4-scout-17b-16e-instruct-fp8-dynamic") == 10485760);
+  CHECK(context("qwen3-32b") == 40960);
+  auto yarn = parse_request(R"({"model": {"num_hidden_layers": 2, "hidden_size": 256, "num_attention_heads": 4,
+      "intermediate_size": 512, "torch_dtype": "bfloat16", "max_position_embeddings": 32768,
+      "rope_scaling": {"type": "yarn", "factor": 4, "original_max_position_embeddings": 32768}}, "step": {}})");
+  REQUIRE(yarn.ok());
+  CHECK(yarn->model.spec.max_model_len == 131072);
+  auto explicit_fields = parse_request(R"({"model": {"num_hidden_layers": 2, "hidden_size": 256,
+      "num_attention_heads": 4, "intermediate_size": 512, "bytes_per_param": 2}, "step": {}})");
+  REQUIRE(explicit_fields.ok());
+  CHECK(explicit_fields->model.spec.max_model_len == 0);  // no context given: nothing to check
+}
+
+}  // namespace stepcalc

@@ -144,13 +144,15 @@ test('presets, version and the one-shot helpers', async () => {
 // point (calc.serve) is what links the scheduler simulation, the workload parser and the
 // serving result in: until it was bound they were dropped as unreferenced (main's module was
 // 135.5 KB); with it 152 KB, hence 160 KB. The summary kernel, the batch entry points as typed
-// columns and the loader's summary path (issue 15) add 10 KB (167 KB): 170 KB. What a user waits
-// for is the page's first view
-// (<= 200 KB gzipped with the default GPU's tables, BENCHMARKS.md).
-test('module size: .wasm + loader + glue gzipped stay under 170 KB', () => {
+// columns and the loader's summary path (issue 15) add 10 KB (167 KB): 170 KB. Issues 21-27's
+// first round (mode enum, kernel-set resolution asked of the core, precision-outlier guard, pack
+// checksums, packs read by name, context checks, MoE checks) took it to 173.0 KB: 176 KB. What a
+// user waits for is the page's first view (<= 200 KB gzipped with the default GPU's tables,
+// BENCHMARKS.md); issue 25 trades bytes for speed there.
+test('module size: .wasm + loader + glue gzipped stay under 176 KB', () => {
   const files = ['wasm/stepcalc.js', 'wasm/dist/stepcalc-core.js', 'wasm/dist/stepcalc-core.wasm'];
   const sizes = files.map((f) => gzipSync(readFileSync(new URL(f, root)), { level: 9 }).length);
   const total = sizes.reduce((a, b) => a + b, 0);
   console.log(`gzipped: ${files.map((f, i) => `${f} ${sizes[i]} B`).join(', ')}; total ${total} B`);
-  assert.ok(total < 170_000, `total ${total} B`);
+  assert.ok(total < 176_000, `total ${total} B`);
 });
