@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
 import { Writer } from './byte-writer.mjs';
 
 const [benchDir, presetDir, outCpp, outBin] = process.argv.slice(2);
@@ -280,6 +281,28 @@ function keepModelKeys(config) {
   return out;
 }
 
+/**
+ * The fields of `struct NAME` in declaration order, read from the header under core/ that
+ * declares it. Every field must be a `double` with a default (`double name = 0;`): a
+ * field of another type, or a struct that cannot be found, fails the build here instead
+ * of shifting the generated values into the wrong fields.
+ */
+function structFields(name) {
+  const coreDir = fileURLToPath(new URL('../core/', import.meta.url));
+  const declaration = new RegExp(`^struct ${name} \\{\\n([\\s\\S]*?)^\\};`, 'm');
+  const headers = fs.readdirSync(coreDir, { recursive: true }).map(String).filter((f) => f.endsWith('.h')).sort();
+  const found = headers.map((f) => ({ f, m: declaration.exec(fs.readFileSync(path.join(coreDir, f), 'utf8')) }))
+    .filter(({ m }) => m);
+  if (found.length !== 1) fail(`struct ${name} is declared in ${found.length} headers under core/ (expected 1)`);
+  const [{ f, m }] = found;
+  const members = m[1].split('\n').map((line) => line.replace(/\/\/.*$/, '').trim()).filter(Boolean);
+  return members.map((member) => {
+    const field = /^double (\w+) = [^;]+;$/.exec(member);
+    if (!field) fail(`core/${f}: ${name} member "${member}" is not "double name = value;"`);
+    return field[1];
+  });
+}
+
 const presets = fs
   .readdirSync(presetDir)
   .filter((f) => f.endsWith('.json'))
@@ -298,9 +321,10 @@ for (const p of presets) if (/[^\x20-\x7e]/.test(p.json)) fail(`preset ${p.name}
 
 // GPU constants, compiled in as data (the core reads no JSON for them).
 const gpuDir = path.join(presetDir, '..', 'gpus');
-const GPU_FIELDS = ['memory_bytes', 'hbm_bw_bytes_per_s', 'bf16_tflops', 'fp8_tflops', 'int8_tflops',
-  'nvlink_bw_bytes_per_s',
-  'pcie_bw_bytes_per_s', 'mem_bw_empirical_scaling', 'mem_empirical_latency_s', 'p2p_latency_s', 'other_mem_bytes'];
+// GpuConstants is filled by aggregate initialisation, by position: its fields and their
+// order are read from the header that declares the struct, and each value is looked up
+// in presets/gpus/<gpu>.json by that name, so neither list is typed here again.
+const GPU_FIELDS = structFields('GpuConstants');
 const gpuJson = [];  // presets().gpu_specs, written verbatim by the core
 const GPU_JSON_FIELDS = ['name', 'device', 'memory_bytes', 'hbm_bw_bytes_per_s', 'bf16_tflops', 'fp8_tflops',
   'int8_tflops',
