@@ -107,7 +107,8 @@ function fitsUtf8(text, limit) {
 function wrap(core, drop, kernelsUrl) {
   // The core's facts (limits, sweep axes, ...), read once, never retyped here.
   const catalogueText = core.catalogue();
-  const { limits } = JSON.parse(catalogueText);
+  // bounds: the names of the bound numbers summary columns hold, in the core's order.
+  const { limits, bounds } = JSON.parse(catalogueText);
   const sweepAxes = JSON.parse(catalogueText).sweep.axes.map((/** @type {{name: string}} */ a) => a.name);
   let presetsText;
   let broken = null;
@@ -230,7 +231,7 @@ function wrap(core, drop, kernelsUrl) {
     if (options.detail === 'full') return 2;
     throw new StepCalcError('invalid_value', 'detail', 'detail must be "summary" or "full".');
   };
-  const summaries = summaryPath(core, limits, guard, () => presetsOnce().warning_codes);
+  const summaries = summaryPath(core, limits, bounds, guard, () => presetsOnce().warning_codes);
   const checkValues = (values, path) => {
     if (!Array.isArray(values) && !ArrayBuffer.isView(values)) {
       throw new StepCalcError('type_error', path, `${path} must be an array of numbers.`);
@@ -376,8 +377,6 @@ function wrap(core, drop, kernelsUrl) {
   });
 }
 
-const BOUNDS = ['overhead', 'prefill', 'decode'];
-
 /**
  * Summaries without JSON: a request's pricing inputs (all but its step) are parsed
  * once into one of the module's slots; each call writes only the step's lengths into
@@ -386,7 +385,7 @@ const BOUNDS = ['overhead', 'prefill', 'decode'];
  * known keys, whole numbers in range) whose pricing inputs, compared field by field,
  * are those of a prepared slot; anything else takes the JSON path.
  */
-function summaryPath(core, limits, guard, codeNames) {
+function summaryPath(core, limits, bounds, guard, codeNames) {
   const slotCount = core.slotCount();
   const slots = [];
   let last = null;
@@ -514,7 +513,7 @@ function summaryPath(core, limits, guard, codeNames) {
       if (results.length === 0) results = guard(() => core.resultView()); // new after memory growth
       const r = results;
       return {
-        ...entry.head, detail: 'summary', step_time_us: r[0], total_us: r[1], bound: BOUNDS[r[5]],
+        ...entry.head, detail: 'summary', step_time_us: r[0], total_us: r[1], bound: bounds[r[5]],
         prefill_s: r[2], decode_s: r[3], overhead_us: r[4], warning_codes: codesOf(r[6], r[7]),
       };
     },
@@ -529,7 +528,7 @@ function summaryPath(core, limits, guard, codeNames) {
       });
       return Object.freeze({
         length: c.step_time_us.length, step_time_us: c.step_time_us, total_us: c.total_us, prefill_s: c.prefill_s,
-        decode_s: c.decode_s, overhead_us: c.overhead_us, bound: Array.from(c.bound, (b) => BOUNDS[b] ?? null),
+        decode_s: c.decode_s, overhead_us: c.overhead_us, bound: Array.from(c.bound, (b) => bounds[b] ?? null),
         warning_codes, errors: c.errors,
       });
     },

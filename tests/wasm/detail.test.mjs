@@ -159,3 +159,18 @@ test('the summary path survives many distinct setups (slot reuse) and big steps 
   const small = { model: 'llama-3.1-8b-instruct', step: { decode_requests: [{ progress_index: 5 }] } };
   assert.deepEqual(calc.price(small, { detail: 'summary' }), summaryOf(calc.price(small)));
 });
+
+test('summaries name the bound with the catalogue\'s bounds, each of them as the full result names it', () => {
+  const { bounds } = calc.catalogue();
+  assert.deepEqual([...bounds].sort(), ['decode', 'overhead', 'prefill']);
+  const base = { model: 'llama-3.1-8b-instruct', mode: 'blis-v2' };
+  const steps = { overhead: {}, prefill: { prefill_requests: [{ progress_index: 0, num_new_prefill_tokens: 8192 }] },
+    decode: { decode_requests: [{ progress_index: 4096 }] } };
+  const requests = bounds.map((bound) => ({ ...base, step: steps[bound] }));
+  const many = calc.priceMany(requests);
+  requests.forEach((r, i) => {
+    assert.equal(calc.price(r).bound, bounds[i], 'full');
+    assert.equal(calc.price(r, { detail: 'summary' }).bound, bounds[i], 'summary path');
+    assert.equal(many.bound[i], bounds[i], 'columns');
+  });
+});
