@@ -6,8 +6,8 @@
 import { load } from '../wasm/stepcalc.js';
 import { $, h, timeUs } from './dom.js';
 import { FieldRegistry } from './errors.js';
-import { useCatalogue } from './catalogue.js';
-import { defaultState, toRequest, encodeHash, clone } from './state.js';
+import { useCatalogue, MODE } from './catalogue.js';
+import { defaultState, toRequest, encodeHash, clone, hardwareKeys } from './state.js';
 import { stateFromHash, stateFromRequest } from './link.js';
 import { requestFromText } from './intake.js';
 import { modelPanel } from './model-panel.js';
@@ -39,7 +39,8 @@ function errorNote(text) {
 
 async function main() {
   const calc = await load({ baseUrl: new URL('wasm/', document.baseURI) });
-  useCatalogue(calc.catalogue());
+  useCatalogue(calc.catalogue()); // throws when the page names a mode the core lacks
+  hardwareKeys(); // the link's hardware keys against the core's fields: a mismatch stops here
   const app = { calc, presets: calc.presets(), state: defaultState(), pinned: null,
     fields: new FieldRegistry($('#errors')), embed,
     listeners: [] }; // listeners: called with {state, request, result} after each priced edit (the Serving panel)
@@ -153,9 +154,9 @@ async function main() {
   // Beside any other mode, the reference model's figure for the same step (it prices
   // every GPU from the H100 tables, so it may refuse what the shown mode accepts).
   function referenceOf(request) {
-    if (request.mode === 'blis-v2') return null;
+    if (request.mode === MODE.reference) return null;
     try {
-      return calc.price({ ...request, mode: 'blis-v2', corrected: undefined });
+      return calc.price({ ...request, mode: MODE.reference, corrected: undefined });
     } catch {
       return null;
     }

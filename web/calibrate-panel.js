@@ -7,6 +7,7 @@ import { h, int } from './dom.js';
 import {
   parseStepsCsv, rebuildStep, fitCpuParams, linearityGapUs, errorStats, CPU_ZERO, TARGET, NUMERIC_COLUMNS, MAX_ROWS,
 } from './calibration.js';
+import { MODE } from './catalogue.js';
 
 const SAMPLE = 'data/calibration/h100-vllm-steps-llama-2-70b-tp4.csv';
 const BATCH = 200; // steps per priceAll call at most; the page handles input between batches
@@ -108,19 +109,19 @@ export function calibratePanel(app, root) {
       const percent = Math.round((100 * done) / progress.max);
       status.textContent = `${name}: pricing ${requests.length} steps in ${mode}, ${percent}%…`;
     };
-    const blis = await priceAllIn(id, requests, lines, 'blis-v2', null, step);
-    const defaults = blis && await priceAllIn(id, requests, lines, 'corrected', null, step);
-    const base = defaults && await priceAllIn(id, requests, lines, 'corrected', CPU_ZERO, step);
+    const reference = await priceAllIn(id, requests, lines, MODE.reference, null, step);
+    const defaults = reference && await priceAllIn(id, requests, lines, MODE.corrected, null, step);
+    const base = defaults && await priceAllIn(id, requests, lines, MODE.corrected, CPU_ZERO, step);
     if (!base) return;
     const raw = fitCpuParams(measured, base, requests);
     const params = { cpu_step_us: round1(raw.cpu_step_us), cpu_per_request_us: round1(raw.cpu_per_request_us) };
-    const fitted = await priceAllIn(id, requests, lines, 'corrected', params, step);
+    const fitted = await priceAllIn(id, requests, lines, MODE.corrected, params, step);
     if (!fitted) return;
     progress.hidden = true;
     status.textContent = `${name}: ${requests.length} steps.`;
     const gap = linearityGapUs(fitted, base, requests, params);
-    show([['blis-v2', blis], ['corrected (defaults)', defaults],
-      [`corrected (fitted: cpu_step_us=${params.cpu_step_us}, cpu_per_request_us=${params.cpu_per_request_us})`,
+    show([[MODE.reference, reference], [`${MODE.corrected} (defaults)`, defaults],
+      [`${MODE.corrected} (fitted: cpu_step_us=${params.cpu_step_us}, cpu_per_request_us=${params.cpu_per_request_us})`,
         fitted]]
       .map(([label, p]) => ({ label, ...errorStats(p, measured) })), params, gap, source(name, requests));
   }
@@ -141,9 +142,9 @@ export function calibratePanel(app, root) {
     const apply = h('button',
       { type: 'button', 'data-testid': 'apply-fit', text: 'Apply fitted parameters to the corrected mode',
       onclick: () => {
-        const keep = app.state.mode === 'corrected' ? app.state.corrected || {} : {};
+        const keep = app.state.mode === MODE.corrected ? app.state.corrected || {} : {};
         app.state.corrected = { ...keep, params: { ...(keep.params || {}), ...params } };
-        app.state.mode = 'corrected';
+        app.state.mode = MODE.corrected;
         app.renderPanels();
         app.changed();
         apply.textContent = 'Applied: the step is priced in corrected with these parameters';

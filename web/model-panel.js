@@ -3,7 +3,7 @@
 // and a HuggingFace config.json pasted, opened or dropped onto the panel.
 import { h, field, parseTyped } from './dom.js';
 import { setFieldError, clearFieldError } from './errors.js';
-import { shapeFields, noteFields } from './catalogue.js';
+import { shapeFields, noteFields, MODE } from './catalogue.js';
 import { SHAPE_LABELS } from './words.js';
 import { configFromText } from './intake.js';
 
@@ -160,7 +160,7 @@ export function modelPanel(app, root) {
   }
   /** Says what bytes/param does in the shown mode, and when it changes nothing. */
   function priced(result) {
-    if (result.mode === 'measured') {
+    if (result.mode === MODE.measured) {
       bytesNote.textContent = 'Sets the weight bytes; 1 selects the FP8 kernels.';
       return;
     }

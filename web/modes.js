@@ -3,14 +3,15 @@
 // model, all read from presets().modes and the results' `corrected` object.
 import { h, int, parseTyped, timeUs, deltaTime, deltaPct } from './dom.js';
 import { toRequest } from './state.js';
-import { catalogue } from './catalogue.js';
+import { catalogue, MODE } from './catalogue.js';
 
 /** The core's one-line description of a corrected switch, or of a mode. */
 const explain = (name) => catalogue.corrected.switches.find((s) => s.name === name)?.description ?? '';
 const describeMode = (name) => catalogue.modes.find((m) => m.name === name)?.description ?? '';
 
 // Each mode's page of docs (web/dist/docs/<page>.html, rendered from docs/).
-const MODE_DOCS = { 'blis-v2': 'REFERENCE-MODEL', corrected: 'CORRECTED-MODE', measured: 'MEASURED-MODE' };
+const MODE_DOCS = { [MODE.reference]: 'REFERENCE-MODEL', [MODE.corrected]: 'CORRECTED-MODE',
+  [MODE.measured]: 'MEASURED-MODE' };
 let accuracy; // docs/accuracy.json (npm run accuracy), fetched when the section first shows
 
 /** The modes in words, the measured error of each and which is the most accurate. */

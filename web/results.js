@@ -3,6 +3,7 @@
 // every table lookup with its provenance, and the warnings.
 import { h, int, time, timeUs, pct } from './dom.js';
 import { exportButtons } from './export-buttons.js';
+import { MODE } from './catalogue.js';
 
 const HOW = { exact: 'table cell', interpolated: 'interpolated', clamped: 'clamped', fallback: 'fallback',
   modelled: 'modelled' };
@@ -55,7 +56,7 @@ export function headline(result, reference = null) {
 function referenceLine(result, reference) {
   const ratio = result.step_time_us / reference.step_time_us - 1;
   const diff = Math.abs(ratio) < 0.0005 ? 'the same' : `${pct(Math.abs(ratio))} ${ratio < 0 ? 'lower' : 'higher'}`;
-  return h('p', { class: 'reference', 'data-testid': 'reference' }, 'Reference model (blis-v2): ',
+  return h('p', { class: 'reference', 'data-testid': 'reference' }, `Reference model (${MODE.reference}): `,
     h('data', { value: reference.step_time_us, text: timeUs(reference.step_time_us) }), `; ${result.mode} is ${diff}.`);
 }
 

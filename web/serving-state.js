@@ -10,6 +10,11 @@
 /** Concurrencies of the latency-throughput curve (the current one is added). */
 export const CURVE_CONCURRENCY = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
+/**
+ * @typedef {{input: any, output: any, load: string, concurrency: any, rate: any, requests: any, usd: any}} Serving
+ */
+
+/** @returns {Serving} */
 export function defaultServing() {
   return { input: 1024, output: 128, load: 'concurrency', concurrency: 8, rate: 4, requests: 0, usd: 0 };
 }

@@ -2,9 +2,9 @@
 // The machine and the model of it: GPU with every hardware constant editable, the
 // tensor-parallel degree, and the step model's mode (its switches: modes.js).
 import { h, field, parseTyped } from './dom.js';
-import { HW_FIELDS } from './state.js';
+import { hardwareFields } from './state.js';
 import { HW_LABELS } from './words.js';
-
+import { MODE } from './catalogue.js';
 
 /** A GPU's name with its device: "B200 (NVIDIA B200 SXM 180GB)". */
 const gpuLabel = (presets, name) => {
@@ -25,6 +25,7 @@ export function setupPanel(app, root) {
   const mode = h('select', { id: 'mode' }, presets.modes.map((m) => h('option', { value: m, text: m })));
   const hw = {};
   const grid = h('div', { class: 'grid' });
+  const HW_FIELDS = hardwareFields();
   for (const key of HW_FIELDS) {
     const [label, hint] = HW_LABELS[key];
     const { wrap, input } = field(label, { 'data-kind': 'number', inputmode: 'decimal', name: key }, hint);
@@ -107,7 +108,7 @@ export function setupPanel(app, root) {
       if (document.activeElement !== hw[key]) hw[key].value = s.hw[key] ?? base[key] ?? '';
       hw[key].placeholder = base[key] ?? '';
     }
-    hwNote.textContent = s.mode === 'measured'
+    hwNote.textContent = s.mode === MODE.measured
       ? 'These constants are the reference model\'s (blis-v2, corrected); measured does not use them: it reads ' +
         `${s.gpu}'s measured kernel tables and its datasheet HBM bandwidth.` : '';
     markEdited();

@@ -8,7 +8,7 @@
 //          serving: the Serving panel's workload (web/serving-state.js) | undefined }
 // A field the user left invalid holds the typed text; the core then names its path.
 
-import { catalogue, shapeFields } from './catalogue.js';
+import { catalogue, shapeFields, defaultMode, MODE } from './catalogue.js';
 import { encodeServing, decodeServing } from './serving-state.js';
 
 /** The page's own limits; `rows` is the core's requests-per-step limit. */
@@ -17,12 +17,52 @@ export const LIMITS = {
   jsonChars: 1 << 20,
   get rows() { return catalogue.limits.requests_per_step; },
 };
-const HW_KEYS = { tf: 'TFlopsPeak', bw: 'BwPeakTBs', ef: 'bwEfficiencyFactor', oh: 'perLayerOverhead' };
-export const HW_FIELDS = Object.values(HW_KEYS);
 
+/**
+ * The link's keys of the core's hardware fields (catalogue.hardware_fields: TFlopsPeak,
+ * BwPeakTBs, bwEfficiencyFactor, perLayerOverhead), by position. They are the link
+ * format (docs/PAGE.md) and never change; a catalogue with another number of fields
+ * fails here, loudly, rather than pair a key with the wrong field.
+ */
+const HW_LINK_KEYS = ['tf', 'bw', 'ef', 'oh'];
+
+/** [[link key, hardware field]] for every hardware field the core accepts. */
+export function hardwareKeys() {
+  const fields = catalogue.hardware_fields;
+  if (fields?.length !== HW_LINK_KEYS.length) {
+    throw new Error(`The link format keeps ${HW_LINK_KEYS.length} hardware fields (${HW_LINK_KEYS.join(', ')}); ` +
+      `the core's catalogue lists ${fields?.length ?? 'none'} (${fields?.join(', ') ?? ''}).`);
+  }
+  return HW_LINK_KEYS.map((key, i) => [key, fields[i]]);
+}
+
+/** The hardware fields the page edits: the core's, in its order. */
+export const hardwareFields = () => hardwareKeys().map(([, field]) => field);
+
+/**
+ * The page's state (the header above says what each field holds). Fields a user typed
+ * into hold the typed text while it is not a number.
+ * @typedef {object} State
+ * @property {any} model a preset name or a shape object
+ * @property {string} modelName
+ * @property {string} gpu
+ * @property {string} kernels
+ * @property {Record<string, any>} hw
+ * @property {any} tp
+ * @property {string} mode
+ * @property {any} corrected
+ * @property {any[][]} prefill
+ * @property {any[][]} decode
+ * @property {import('./serving-state.js').Serving} [serving]
+ */
+
+/**
+ * A fresh page's state: the page starts in the measured mode (the most accurate).
+ * @returns {State}
+ */
 export function defaultState() {
   return {
-    model: 'llama-3.1-8b-instruct', modelName: '', gpu: 'H100', kernels: '', hw: {}, tp: 1, mode: 'measured',
+    model: 'llama-3.1-8b-instruct', modelName: '', gpu: 'H100', kernels: '', hw: {}, tp: 1, mode: MODE.measured,
     corrected: null, prefill: [[0, 2048]],
     decode: Array.from({ length: 64 }, (_, i) => [512 + 64 * i, 1]),
   };
@@ -98,10 +138,10 @@ export function fromRequest(req) {
   if (req.kernels !== undefined) s.kernels = String(req.kernels);
   if (req.hardware !== undefined) {
     if (!isObject(req.hardware)) fail('hardware', 'hardware must be an object.');
-    for (const key of HW_FIELDS) if (req.hardware[key] !== undefined) s.hw[key] = req.hardware[key];
+    for (const key of hardwareFields()) if (req.hardware[key] !== undefined) s.hw[key] = req.hardware[key];
   }
   if (req.tp !== undefined) s.tp = req.tp;
-  s.mode = req.mode !== undefined ? String(req.mode) : 'blis-v2'; // the request format's default
+  s.mode = req.mode !== undefined ? String(req.mode) : defaultMode(); // the request format's default
   if (req.corrected !== undefined) s.corrected = req.corrected;
   if (!isObject(req.step)) fail('step', 'step must be an object.');
   s.prefill = rows(req.step.prefill_requests, 'step.prefill_requests', ['progress_index', 'num_new_prefill_tokens'],
@@ -170,8 +210,7 @@ export function encodeHash(s, pinned = null) {
   }
   q.push(['g', s.gpu]);
   if (s.kernels) q.push(['k', s.kernels]);
-  for (const [short, long] of Object.entries(HW_KEYS)) if (s.hw[long] !== undefined) q.push([short,
-    String(s.hw[long])]);
+  for (const [short, long] of hardwareKeys()) if (s.hw[long] !== undefined) q.push([short, String(s.hw[long])]);
   q.push(['tp', String(s.tp)], ['mode', s.mode]);
   if (s.corrected) q.push(['cr', JSON.stringify(s.corrected)]);
   q.push(['p', encodeRuns(s.prefill)]);
@@ -229,14 +268,14 @@ export function decodeHash(hash) {
   } else if (params.has('m')) s.model = params.get('m');
   if (params.has('g')) s.gpu = params.get('g');
   if (params.has('k')) s.kernels = params.get('k');
-  for (const [short, long] of Object.entries(HW_KEYS)) {
+  for (const [short, long] of hardwareKeys()) {
     if (!params.has(short)) continue;
     const v = Number(params.get(short));
     if (!Number.isFinite(v)) fail(short, `The link's hardware value "${short}" is not a number.`);
     s.hw[long] = v;
   }
   if (params.has('tp')) s.tp = Number(params.get('tp'));
-  s.mode = params.get('mode') ?? 'blis-v2'; // links without one keep the format's default
+  s.mode = params.get('mode') ?? defaultMode(); // links without one keep the request format's default
   if (params.has('cr')) {
     s.corrected = parseJson(params.get('cr'), 'cr');
     if (!isObject(s.corrected)) fail('cr', 'The mode settings in the link must be an object.');

@@ -3,11 +3,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { load } from '../../wasm/stepcalc.js';
-import { useCatalogue } from '../../web/catalogue.js';
+import { useCatalogue, MODE, catalogue } from '../../web/catalogue.js';
 import { defaultState, toRequest, fromRequest, encodeHash, decodeHash, encodeRuns,
   decodeRuns } from '../../web/state.js';
 
-useCatalogue((await load()).catalogue());
+const facts = (await load()).catalogue();
+useCatalogue(facts);
+
+/** Runs `check` with the page's catalogue changed by `changes`, then restores the core's. */
+function withCatalogue(changes, check) {
+  useCatalogue({ ...facts, ...changes });
+  try {
+    check();
+  } finally {
+    useCatalogue(facts);
+  }
+}
 
 test('row runs round-trip and compress progressions', () => {
   let seed = 7;
@@ -65,4 +76,45 @@ test('hostile hashes are refused with a path, quickly', () => {
   }
   assert.equal(decodeHash(''), null);
   assert.equal(decodeHash('#section-2'), null);
+});
+
+test('a link or request without a mode gets the catalogue\'s default mode; a fresh page starts in measured', () => {
+  assert.equal(decodeHash('#v=1&m=qwen3-14b').state.mode, facts.default_mode);
+  assert.equal(fromRequest({ model: 'qwen3-14b', step: {} }).mode, facts.default_mode);
+  assert.equal(defaultState().mode, MODE.measured);
+  // The default is read from the catalogue, not typed in the page: another core's default is followed.
+  const other = facts.modes.map((m) => m.name).find((m) => m !== facts.default_mode);
+  withCatalogue({ default_mode: other }, () => {
+    assert.equal(decodeHash('#v=1&m=qwen3-14b').state.mode, other);
+    assert.equal(fromRequest({ model: 'qwen3-14b', step: {} }).mode, other);
+    assert.equal(decodeHash('#v=1&m=qwen3-14b&mode=blis-v2').state.mode, 'blis-v2', 'a link\'s own mode stays');
+  });
+});
+
+test('the link\'s hardware keys are the core\'s hardware fields by position; old links load as before', () => {
+  assert.deepEqual(facts.hardware_fields, ['TFlopsPeak', 'BwPeakTBs', 'bwEfficiencyFactor', 'perLayerOverhead']);
+  const old = 'v=1&m=qwen3-14b&g=H100&tf=989&bw=3.35&ef=0.8&oh=120&tp=1&mode=blis-v2&p=0.2048&d=512';
+  const { state } = decodeHash(`#${old}`);
+  assert.deepEqual(state.hw, { TFlopsPeak: 989, BwPeakTBs: 3.35, bwEfficiencyFactor: 0.8, perLayerOverhead: 120 });
+  assert.equal(encodeHash(state), old);
+  assert.deepEqual(toRequest(fromRequest({ model: 'qwen3-14b', hardware: state.hw, step: {} })).hardware, state.hw);
+});
+
+test('a catalogue whose hardware fields differ in number from the link\'s keys fails loudly', () => {
+  withCatalogue({ hardware_fields: [...facts.hardware_fields, 'MemoryGiB'] }, () => {
+    assert.throws(() => encodeHash(defaultState()), /link format keeps 4 hardware fields.*lists 5/);
+    assert.throws(() => decodeHash('#v=1&m=qwen3-14b'), /link format keeps 4 hardware fields/);
+  });
+  withCatalogue({ hardware_fields: facts.hardware_fields.slice(1) }, () => {
+    assert.throws(() => fromRequest({ model: 'qwen3-14b', hardware: {}, step: {} }), /lists 3/);
+  });
+  assert.equal(decodeHash('#v=1&m=qwen3-14b&tf=2').state.hw.TFlopsPeak, 2, 'the core\'s catalogue is back');
+});
+
+test('the page refuses a catalogue that lacks a mode it has behaviour for', () => {
+  for (const name of Object.values(MODE)) {
+    const modes = facts.modes.filter((m) => m.name !== name);
+    assert.throws(() => useCatalogue({ ...facts, modes }), new RegExp(`modes the core does not have: ${name}`));
+    assert.deepEqual(catalogue.modes, facts.modes, 'the refused catalogue was not taken');
+  }
 });
