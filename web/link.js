@@ -4,7 +4,7 @@
 // are reduced by the core to the shape it prices; every state is priced once before
 // it is accepted, so a link that cannot be priced is refused as a whole.
 import { decodeHash, defaultState, fromRequest, toRequest } from './state.js';
-import { trimConfig } from './model-panel.js';
+import { trimConfig } from './model-shape.js';
 import { requestFromText, derivedName } from './intake.js';
 import { inUserWords } from './words.js';
 import { catalogue } from './catalogue.js';

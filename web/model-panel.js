@@ -3,38 +3,12 @@
 // and a HuggingFace config.json pasted, opened or dropped onto the panel.
 import { h, field, parseTyped } from './dom.js';
 import { setFieldError, clearFieldError } from './errors.js';
-import { shapeFields, noteFields, MODE } from './catalogue.js';
+import { shapeFields, MODE } from './catalogue.js';
+import { trimConfig, matchingPreset } from './model-shape.js';
 import { SHAPE_LABELS } from './words.js';
 import { configFromText } from './intake.js';
 
 const CUSTOM = '__custom';
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/** A config reduced to the shape the core resolves plus its note keys; throws StepCalcError. */
-export function trimConfig(calc, config) {
-  const resolved = calc.resolveModel(config);
-  const shape = {};
-  for (const key of shapeFields()) shape[key] = resolved[key];
-  for (const view of [config, config.text_config]) {
-    if (!isObject(view)) continue;
-    for (const key of noteFields()) if (view[key] !== undefined) shape[key] = view[key];
-  }
-  return shape;
-}
-
-/** The preset whose shape and notes equal `shape` (a trimmed `config`), or ''. */
-export function matchingPreset(app, shape, config) {
-  const notes = (model) => JSON.stringify(app.calc.resolveModel(model).notes.map((w) => w.code).sort());
-  for (const p of app.presets.models) {
-    if (!shapeFields().every((k) => p[k] === shape[k])) continue;
-    try {
-      if (notes(p.name) === notes(config)) return p.name;
-    } catch {
-      // a preset the core refuses here is no match
-    }
-  }
-  return '';
-}
 
 export function modelPanel(app, root) {
   const { presets } = app;
@@ -102,7 +76,7 @@ export function modelPanel(app, root) {
     }
     clearFieldError(text);
     // A config that prices exactly as a preset does is that preset (same shape, same notes).
-    const preset = matchingPreset(app, app.state.model, config);
+    const preset = matchingPreset(app.calc, presets, app.state.model, config);
     if (preset) app.state.model = preset;
     app.state.modelName = preset ? '' : configName;
     render();
