@@ -40,8 +40,11 @@ function explanation() {
   ];
 }
 
-/** Builds the panel into `root`; `app` gives calc, presets, state, changed and renderPanels. */
-export function calibratePanel(app, root) {
+/**
+ * Builds the panel into `root`; "Apply" replaces the store's state with the fitted one.
+ * @param {import('./store.js').PanelContext} context @param {HTMLElement} root
+ */
+export function calibratePanel({ calc, presets, store }, root) {
   const input = h('input', { type: 'file', accept: '.csv,text/csv', id: 'calibrate-file' });
   const drop = h('div', { class: 'drop-zone', 'data-testid': 'calibrate-drop' },
     h('label', { for: 'calibrate-file', text: 'Open a CSV of measured steps, or drop it here: ' }), input);
@@ -53,7 +56,7 @@ export function calibratePanel(app, root) {
   let run = 0;
 
   // The core's request limits (this panel is bundled on its own: it asks the module).
-  const { limits } = app.calc.catalogue();
+  const { limits } = calc.catalogue();
   const size = (r) => r.step.prefill_requests.length + r.step.decode_requests.length;
   /** The end of the batch from `start`: at most BATCH steps and one step's worth of requests. */
   function batchEnd(requests, start) {
@@ -71,7 +74,7 @@ export function calibratePanel(app, root) {
     for (let start = 0, end; start < requests.length; start = end) {
       end = batchEnd(requests, start);
       const batch = requests.slice(start, end).map((r) => (params ? { ...r, corrected: { params } } : r));
-      const results = app.calc.priceAll(batch, { mode, detail: 'summary' }); // step times only
+      const results = calc.priceAll(batch, { mode, detail: 'summary' }); // step times only
       results.forEach((r, i) => {
         if (r.error) {
           throw new Refusal([`line ${lines[start + i]}: ${r.error.path ? `${r.error.path}: ` : ''}${r.error.message}`]);
@@ -89,7 +92,7 @@ export function calibratePanel(app, root) {
     const { rows, lines, errors } = parseStepsCsv(text,
       { maxRequestsPerStep: limits.requests_per_step, maxRequestsInFile: limits.sweep_requests });
     if (errors.length) throw new Refusal(errors);
-    const known = app.presets.models.map((m) => m.name);
+    const known = presets.models.map((m) => m.name);
     const requests = [], bad = [];
     rows.forEach((row, i) => {
       try {
@@ -135,18 +138,19 @@ export function calibratePanel(app, root) {
 
   function show(table, params, gap, from) {
     const f2 = (x) => x.toFixed(2);
-    const model = typeof app.state.model === 'string' ? app.state.model : app.state.modelName || 'a custom shape';
-    const shown = `${model} at TP ${app.state.tp}`;
+    const { state } = store;
+    const model = typeof state.model === 'string' ? state.model : state.modelName || 'a custom shape';
+    const shown = `${model} at TP ${state.tp}`;
     const caveat = from.setups.includes(shown) ? ''
       : ` The step shown is ${shown}: CPU costs fitted on other models or TP degrees may not carry over to it.`;
     const apply = h('button',
       { type: 'button', 'data-testid': 'apply-fit', text: 'Apply fitted parameters to the corrected mode',
       onclick: () => {
-        const keep = app.state.mode === MODE.corrected ? app.state.corrected || {} : {};
-        app.state.corrected = { ...keep, params: { ...(keep.params || {}), ...params } };
-        app.state.mode = MODE.corrected;
-        app.renderPanels();
-        app.changed();
+        const now = store.state;
+        const keep = now.mode === MODE.corrected ? now.corrected || {} : {};
+        // A new mode and settings: every panel shows them (replace, not set).
+        store.replace({ ...now, corrected: { ...keep, params: { ...(keep.params || {}), ...params } },
+          mode: MODE.corrected });
         apply.textContent = 'Applied: the step is priced in corrected with these parameters';
       } });
     out.replaceChildren(

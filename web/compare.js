@@ -3,7 +3,7 @@
 // B; both priced, side by side, with the difference per phase and per operator. A is
 // part of the share link (`a=`, the compact form of A's state).
 import { h, int, timeUs, deltaTime, deltaPct } from './dom.js';
-import { toRequest, clone } from './state.js';
+import { toRequest } from './state.js';
 import { shapeFields } from './catalogue.js';
 import { breakdownRows } from './charts.js';
 import { contextLine } from './results.js';
@@ -61,10 +61,12 @@ export function compareRows(resultA, resultB) {
 }
 
 /**
- * The pin control (in the result card) and the comparison section. `app.pinned` is
- * {state} or null; `render(good)` draws the comparison for the shown result.
+ * The pin control (in the result card) and the comparison section. The store's
+ * `pinned` is A ({state}) or null; `priced(good)` draws the comparison for the shown
+ * result, `rows()` are its values.
+ * @param {import('./store.js').PanelContext} context @param {HTMLElement} controlRoot @param {HTMLElement} root
  */
-export function comparePanel(app, controlRoot, root) {
+export function comparePanel({ calc, store, fetchKernels }, controlRoot, root) {
   const status = h('span', { class: 'muted', 'aria-live': 'polite' });
   const pin = h('button', { type: 'button', 'data-testid': 'pin-a', text: 'Pin as A to compare' });
   const unpin = h('button', { type: 'button', 'data-testid': 'unpin-a', text: 'Unpin A' });
@@ -78,27 +80,21 @@ export function comparePanel(app, controlRoot, root) {
   }) }));
   let cacheKey = '', cached = null;
 
-  const pinShown = () => {
-    app.pinned = { state: clone(app.good.state) };
-    app.changed();
-  };
+  const pinShown = () => store.setPinned(store.good.state);
   pin.addEventListener('click', pinShown);
   swap.addEventListener('click', pinShown);
-  unpin.addEventListener('click', () => {
-    app.pinned = null;
-    app.changed();
-  });
+  unpin.addEventListener('click', () => store.setPinned(null));
 
   function priceA() {
-    const request = toRequest(app.pinned.state);
+    const request = toRequest(store.pinned.state);
     const key = JSON.stringify(request);
     if (key !== cacheKey) {
       cacheKey = key;
       try {
-        cached = { result: app.calc.price(request) };
+        cached = { result: calc.price(request) };
       } catch (error) {
         // A's GPU tables are fetched like the shown step's; the page reprices when in.
-        if (error.code === 'kernels_not_loaded' && app.fetchKernels(request, error)) {
+        if (error.code === 'kernels_not_loaded' && fetchKernels(request, error)) {
           cacheKey = '';
           return { loading: true };
         }
@@ -109,8 +105,8 @@ export function comparePanel(app, controlRoot, root) {
   }
 
   /** Redraws the controls and the comparison for the shown `good` ({state, result}). */
-  function render(good) {
-    const pinned = !!app.pinned;
+  function priced(good) {
+    const pinned = !!store.pinned;
     pin.hidden = pinned;
     swap.hidden = unpin.hidden = !pinned;
     root.closest('section').hidden = !pinned;
@@ -121,11 +117,11 @@ export function comparePanel(app, controlRoot, root) {
       { class: 'muted', text: `Loading the kernel tables of A's GPU…` }));
     if (a.error) return body.replaceChildren(h('p',
       { class: 'field-error', 'data-testid': 'error', text: `A cannot be priced: ${a.error}` }));
-    const diff = differences(app.pinned.state, good.state);
+    const diff = differences(store.pinned.state, good.state);
     const rows = compareRows(a.result, good.result);
     const cell = (us) => (us === null ? '—' : timeUs(us));
     body.replaceChildren(
-      h('p', { class: 'compare-context' }, h('strong', { text: 'A ' }), contextLine(app.pinned.state, a.result),
+      h('p', { class: 'compare-context' }, h('strong', { text: 'A ' }), contextLine(store.pinned.state, a.result),
         h('br'),
         h('strong', { text: 'B ' }), `${contextLine(good.state, good.result)} (shown)`),
       h('p', { 'data-testid': 'compare-diff' },
@@ -141,7 +137,7 @@ export function comparePanel(app, controlRoot, root) {
           h('td', { class: 'num', text: r.a && r.b !== null ? deltaPct((r.b - r.a) / r.a) : '' }))))));
     body.dataset.stepA = String(a.result.step_time_us);
   }
-  const api = { render,
-    rows: () => (app.pinned && cached?.result && app.good ? compareRows(cached.result, app.good.result) : []) };
+  const api = { priced,
+    rows: () => (store.pinned && cached?.result && store.good ? compareRows(cached.result, store.good.result) : []) };
   return api;
 }

@@ -4,8 +4,15 @@
 import { h } from './dom.js';
 import { setFieldError, clearFieldError } from './errors.js';
 import { toRequest } from './state.js';
+import { stateFromRequest } from './link.js';
+import { requestFromText } from './intake.js';
 
-export function ioPanel(app, shareRoot, jsonRoot) {
+/**
+ * Builds the share controls into `shareRoot` and the JSON import and export into `jsonRoot`.
+ * @param {import('./store.js').PanelContext} context @param {HTMLElement} shareRoot @param {HTMLElement} jsonRoot
+ * @returns {import('./store.js').Panel}
+ */
+export function ioPanel({ calc, store }, shareRoot, jsonRoot) {
   const status = h('span', { class: 'status', role: 'status' });
   const link = h('input', { type: 'text', readonly: true, id: 'share-link', 'aria-label': 'Link to this step' });
   const copyLink = h('button', { type: 'button', id: 'copy-link', text: 'Copy link' });
@@ -33,12 +40,13 @@ export function ioPanel(app, shareRoot, jsonRoot) {
     copy(location.href, 'Link copied.');
   });
   const exportJson = () => {
-    text.value = JSON.stringify(toRequest(app.state), null, 1);
+    text.value = JSON.stringify(toRequest(store.state), null, 1);
     clearFieldError(text);
   };
   const importJson = async () => {
     try {
-      app.loadText(text.value); // checked by the core as written (intake.js)
+      // Checked by the core as written (intake.js); throws StepCalcError.
+      store.replace(stateFromRequest(calc, requestFromText(calc, text.value).request));
       clearFieldError(text);
       say('Imported.');
     } catch (error) {
@@ -46,7 +54,7 @@ export function ioPanel(app, shareRoot, jsonRoot) {
     }
   };
   const download = () => {
-    const url = URL.createObjectURL(new Blob([JSON.stringify(toRequest(app.state), null, 1)],
+    const url = URL.createObjectURL(new Blob([JSON.stringify(toRequest(store.state), null, 1)],
       { type: 'application/json' }));
     const a = h('a', { href: url, download: 'step-request.json' });
     document.body.append(a);
@@ -70,5 +78,6 @@ export function ioPanel(app, shareRoot, jsonRoot) {
         button('Copy JSON', () => { exportJson(); copy(text.value, 'JSON copied.'); }), button('Download', download),
           file),
       h('small', { class: 'muted', text: 'Same format as: stepcalc price request.json' })));
-  return { render: () => { link.value = location.href; } };
+  // The link shown is the address, which holds the priced state (address.js writes it first).
+  return { priced: () => { link.value = location.href; } };
 }

@@ -10,8 +10,12 @@ import { configFromText } from './intake.js';
 
 const CUSTOM = '__custom';
 
-export function modelPanel(app, root) {
-  const { presets } = app;
+/**
+ * Builds the panel into `root`.
+ * @param {import('./store.js').PanelContext} context @param {HTMLElement} root
+ * @returns {import('./store.js').Panel}
+ */
+export function modelPanel({ calc, presets, store, fields }, root) {
   const select = h('select', { id: 'model-preset' },
     presets.models.map((m) => h('option', { value: m.name, text: m.name })),
     h('option', { value: CUSTOM, text: 'Custom shape' }));
@@ -28,10 +32,10 @@ export function modelPanel(app, root) {
     }
     input.addEventListener('input', () => editShape(key, input.value));
     shapeInputs[key] = input;
-    app.fields.add(`model.${key}`, input);
+    fields.add(`model.${key}`, input);
     grid.append(wrap);
   }
-  app.fields.add('model', select);
+  fields.add('model', select);
 
   const text = h('textarea', { id: 'config-text', rows: 5, spellcheck: 'false',
     placeholder: '{ "num_hidden_layers": 32, "hidden_size": 4096, ... }', 'aria-label': 'config.json text' });
@@ -49,26 +53,26 @@ export function modelPanel(app, root) {
   }
 
   function editShape(key, typed) {
-    const s = app.state;
-    if (typeof s.model === 'string') {
-      const base = presetShape(s.model);
+    let { model, modelName } = store.state;
+    if (typeof model === 'string') {
+      const base = presetShape(model);
       if (!base) return;
-      s.modelName = `${s.model} (edited)`;
-      s.model = base;
+      modelName = `${model} (edited)`;
+      model = base;
     }
-    s.model = { ...s.model, [key]: parseTyped(typed) };
+    store.set({ model: { ...model, [key]: parseTyped(typed) }, modelName });
     select.value = CUSTOM;
     showName();
-    app.changed();
   }
 
   /** A pasted, opened or dropped config: checked by the core as written (intake.js). */
   function applyConfig(raw) {
     let config;
     let configName;
+    let shape;
     try {
-      ({ config, name: configName } = configFromText(app.calc, raw));
-      app.state.model = trimConfig(app.calc, config);
+      ({ config, name: configName } = configFromText(calc, raw));
+      shape = trimConfig(calc, config);
     } catch (error) {
       setFieldError(text, error.path ? `The config cannot be priced (${error.path}): ${error.message}` : error.message);
       details.open = true;
@@ -76,11 +80,9 @@ export function modelPanel(app, root) {
     }
     clearFieldError(text);
     // A config that prices exactly as a preset does is that preset (same shape, same notes).
-    const preset = matchingPreset(app.calc, presets, app.state.model, config);
-    if (preset) app.state.model = preset;
-    app.state.modelName = preset ? '' : configName;
+    const preset = matchingPreset(calc, presets, shape, config);
+    store.set({ model: preset || shape, modelName: preset ? '' : configName });
     render();
-    app.changed();
     name.textContent = preset ? `This config is the preset ${preset}. ${name.textContent}` : name.textContent;
   }
 
@@ -103,26 +105,24 @@ export function modelPanel(app, root) {
   });
   select.addEventListener('change', () => {
     if (select.value === CUSTOM) {
-      if (typeof app.state.model === 'string') editShape('num_hidden_layers', shapeInputs.num_hidden_layers.value);
+      if (typeof store.state.model === 'string') editShape('num_hidden_layers', shapeInputs.num_hidden_layers.value);
       return;
     }
-    app.state.model = select.value;
-    app.state.modelName = '';
+    store.set({ model: select.value, modelName: '' });
     render();
-    app.changed();
   });
 
   function showName() {
-    const m = app.state.model;
+    const m = store.state.model;
     const preset = typeof m === 'string' && presets.models.find((p) => p.name === m);
     const notes = preset ? preset.notes : [];
     name.textContent = typeof m === 'string' ? (notes.join(' ') || `Preset ${m}, ${preset?.torch_dtype ?? ''}.`)
-      : `Custom shape: ${app.state.modelName || 'unnamed'}.`;
+      : `Custom shape: ${store.state.modelName || 'unnamed'}.`;
   }
 
   /** Puts the state's model into the controls. */
   function render() {
-    const m = app.state.model;
+    const m = store.state.model;
     const known = typeof m === 'string' && presets.models.some((p) => p.name === m);
     if (typeof m === 'string' && !known) select.append(h('option', { value: m, text: `${m} (unknown preset)` }));
     select.value = typeof m === 'string' ? m : CUSTOM;
@@ -133,7 +133,7 @@ export function modelPanel(app, root) {
     showName();
   }
   /** Says what bytes/param does in the shown mode, and when it changes nothing. */
-  function priced(result) {
+  function priced({ result }) {
     if (result.mode === MODE.measured) {
       bytesNote.textContent = 'Sets the weight bytes; 1 selects the FP8 kernels.';
       return;

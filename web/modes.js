@@ -45,9 +45,8 @@ function modesExplained(modes) {
   return h('div', {}, list, note);
 }
 
-/** The comparison table: each mode priced on the same step, delta against the first. */
-function compareTable(app, result) {
-  const { state, presets, calc } = app;
+/** The comparison table: each mode priced on the priced `good` step, delta against the first. */
+function compareTable(calc, presets, { state, result }) {
   const rows = presets.modes.map((mode) => {
     if (mode === state.mode) return { mode, result };
     try {
@@ -78,10 +77,15 @@ function compareTable(app, result) {
   return { nodes: [table, note].filter(Boolean), settings: rows.map((r) => r.result?.corrected).find(Boolean) };
 }
 
-/** Switch and parameter controls, built once per set of names and refreshed in place. */
-export function modesSection(app, root) {
+/**
+ * Every mode priced side by side, and the switch and parameter controls of the shown
+ * mode, built once per set of names and refreshed in place.
+ * @param {import('./store.js').PanelContext} context @param {HTMLElement} root
+ * @returns {import('./store.js').Panel}
+ */
+export function modesSection({ calc, presets, store, fields }, root) {
   const table = h('div');
-  root.append(modesExplained(app.presets.modes));
+  root.append(modesExplained(presets.modes));
   const controls = h('div', { class: 'switches' });
   const summary = h('summary', { text: 'Switches and parameters' });
   const details = h('details', {}, summary, controls);
@@ -91,9 +95,8 @@ export function modesSection(app, root) {
   const inputs = new Map();
 
   function edit(kind, name, value) {
-    const current = app.state.corrected || {};
-    app.state.corrected = { ...current, [kind]: { ...(current[kind] || {}), [name]: value } };
-    app.changed();
+    const current = store.state.corrected || {};
+    store.set({ corrected: { ...current, [kind]: { ...(current[kind] || {}), [name]: value } } });
   }
   function build(settings) {
     boxes.clear();
@@ -109,12 +112,12 @@ export function modesSection(app, root) {
       const input = h('input', { type: 'text', inputmode: 'decimal', 'data-kind': 'number', name: `param-${name}` });
       input.addEventListener('input', () => edit('params', name, parseTyped(input.value)));
       inputs.set(name, input);
-      app.fields.add(`corrected.params.${name}`, input);
+      fields.add(`corrected.params.${name}`, input);
       return h('label', { class: 'field' }, h('span', { class: 'label', text: name }), input);
     });
     const reset = h('button',
-      { type: 'button', text: 'Mode defaults', onclick: () => { app.state.corrected = null; app.changed(); } });
-    summary.textContent = `Switches and parameters of the shown mode, ${app.state.mode} ` +
+      { type: 'button', text: 'Mode defaults', onclick: () => store.set({ corrected: null }) });
+    summary.textContent = `Switches and parameters of the shown mode, ${store.state.mode} ` +
       `(${switchList.length} + ${paramList.length})`;
     controls.replaceChildren(h('h3', { text: 'Switches' }), ...switchList,
       h('h3', { text: 'Parameters' }), h('div', { class: 'grid' }, paramList), h('div', { class: 'actions' }, reset),
@@ -123,9 +126,10 @@ export function modesSection(app, root) {
         text: 'Each switch fixes one documented weakness of the reference model; see docs/CORRECTED-MODE.md.' }));
   }
 
-  /** Re-prices the other modes and refreshes the controls for `result`. */
-  function render(result) {
-    const { nodes, settings } = compareTable(app, result);
+  /** Re-prices the other modes and refreshes the controls for the priced `good`. */
+  function priced(good) {
+    const { result } = good;
+    const { nodes, settings } = compareTable(calc, presets, good);
     table.replaceChildren(...nodes);
     details.hidden = !settings;
     if (!settings) {
@@ -134,14 +138,15 @@ export function modesSection(app, root) {
       return;
     }
     const key = JSON.stringify([Object.keys(settings.switches || {}), Object.keys(settings.params || {}),
-      app.state.mode]);
+      store.state.mode]);
     if (key !== names) build(settings);
     names = key;
     const shown = result.corrected; // absent: the shown mode runs with every switch off
     for (const [name, box] of boxes) box.checked = !!shown?.switches?.[name];
+    const typed = store.state.corrected?.params;
     for (const [name, input] of inputs) {
-      if (document.activeElement !== input) input.value = app.state.corrected?.params?.[name] ?? settings.params[name];
+      if (document.activeElement !== input) input.value = typed?.[name] ?? settings.params[name];
     }
   }
-  return { render };
+  return { priced };
 }

@@ -137,15 +137,19 @@ export function curveChart(points, current, width = 520, height = 220) {
   return chart;
 }
 
-/** Builds the panel into `root`; `app` gives calc, state, good, changed and listeners. */
-/** @param {any} app @param {HTMLElement} root @param {{view?: string}} [options] */
-export function servingPanel(app, root, { view } = {}) {
+/**
+ * Builds the panel into `root`; it serves the store's priced request with the workload
+ * it keeps in the store's state (`serving`). `root.dataset.run` says where the latest
+ * simulation is: 'running', 'done', 'cancelled' or 'error'.
+ * @param {import('./store.js').PanelContext} context @param {HTMLElement} root @param {{view?: string}} [options]
+ */
+export function servingPanel({ store }, root, { view } = {}) {
   if (view === 'serving') {
     document.body.classList.add('view-serving');
     root.classList.remove('full-only');
   }
   root.hidden = false;
-  const local = { ...defaultServing(), ...(app.state.serving ?? {}) };
+  const local = { ...defaultServing(), ...(store.state.serving ?? {}) };
   const inputs = {};
   const loadKind = h('select', { 'aria-label': 'Load', 'data-testid': 'serve-load-kind' },
     h('option', { value: 'concurrency', text: 'Concurrency (clients)' }),
@@ -200,6 +204,7 @@ export function servingPanel(app, root, { view } = {}) {
   cancel.addEventListener('click', () => {
     stop();
     job++;
+    root.dataset.run = 'cancelled';
     status.textContent = 'Cancelled.';
     lastKey = '';
   });
@@ -232,8 +237,9 @@ export function servingPanel(app, root, { view } = {}) {
   };
 
   function run() {
-    if (!active || !app.good) return;
-    const request = serveRequest(app.good.request, local);
+    const { good } = store;
+    if (!active || !good) return;
+    const request = serveRequest(good.request, local);
     const key = JSON.stringify(request);
     if (key === lastKey) return;
     lastKey = key;
@@ -242,10 +248,11 @@ export function servingPanel(app, root, { view } = {}) {
     const concurrencies = [...new Set([...CURVE_CONCURRENCY,
       ...(local.load === 'concurrency' ? [local.concurrency] : [])])]
       .filter((c) => Number.isInteger(c) && c > 0).sort((a, b) => a - b);
-    const curveJobs = concurrencies.map((c) => ({ concurrency: c, request: serveRequest(app.good.request, local, c) }));
+    const curveJobs = concurrencies.map((c) => ({ concurrency: c, request: serveRequest(good.request, local, c) }));
     worker = new Worker(new URL('./serving-worker.js', import.meta.url), { type: 'module' });
     cancel.disabled = false;
     progress.value = 0;
+    root.dataset.run = 'running';
     status.textContent = 'Simulating…';
     points = [];
     worker.onmessage = ({ data }) => {
@@ -270,6 +277,7 @@ export function servingPanel(app, root, { view } = {}) {
         showError(data.error);
         results.replaceChildren();
         curve.replaceChildren();
+        root.dataset.run = 'error';
         status.textContent = '';
         stop();
       } else if (data.type === 'point') {
@@ -277,12 +285,14 @@ export function servingPanel(app, root, { view } = {}) {
         drawCurve();
       } else if (data.type === 'done') {
         progress.value = 1;
+        root.dataset.run = 'done';
         status.textContent = 'Done.';
         stop();
       }
     };
     worker.onerror = (event) => {
       showError({ path: '', message: `The simulation worker failed: ${event.message ?? 'unknown error'}` });
+      root.dataset.run = 'error';
       stop();
     };
     worker.postMessage({ id, baseUrl: new URL('wasm/', document.baseURI).href, request, curve: curveJobs });
@@ -301,8 +311,7 @@ export function servingPanel(app, root, { view } = {}) {
     inputs.load.setAttribute('data-path', local.load === 'rate' ? 'workload.request_rate' : 'workload.concurrency');
     // The link keeps the last workload whose fields are all numbers.
     if (['input', 'output', 'concurrency', 'rate', 'requests', 'usd'].every((k) => typeof local[k] === 'number')) {
-      app.state.serving = { ...local };
-      app.changed();
+      store.set({ serving: { ...local } });
     }
     clearTimeout(timer);
     timer = setTimeout(run, 250);
@@ -315,15 +324,16 @@ export function servingPanel(app, root, { view } = {}) {
 
   const priced = (good) => {
     memory.replaceChildren(h('h3', { text: 'Memory per GPU' }), memoryBar(good.result));
-    if (app.state.serving && JSON.stringify(app.state.serving) !== JSON.stringify(local) &&
+    const { serving } = store.state;
+    if (serving && JSON.stringify(serving) !== JSON.stringify(local) &&
       document.activeElement?.closest?.('.serve-inputs') !== form) {
-      Object.assign(local, app.state.serving); // a link or import changed the workload
+      Object.assign(local, serving); // a link or import changed the workload
       show();
     }
     run();
   };
-  app.listeners.push(priced);
-  if (app.good) priced(app.good);
+  store.subscribe((change, { good }) => { if (change === 'priced') priced(good); });
+  if (store.good) priced(store.good);
   if (!active) {
     const seen = new IntersectionObserver((entries) => {
       if (!entries.some((e) => e.isIntersecting)) return;

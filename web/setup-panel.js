@@ -12,8 +12,12 @@ const gpuLabel = (presets, name) => {
   return spec?.device && spec.device !== name ? `${name} (${spec.device})` : name;
 };
 
-export function setupPanel(app, root) {
-  const { presets } = app;
+/**
+ * Builds the panel into `root`.
+ * @param {import('./store.js').PanelContext} context @param {HTMLElement} root
+ * @returns {import('./store.js').Panel}
+ */
+export function setupPanel({ presets, store, fields }, root) {
   const gpu = h('select', { id: 'gpu' },
     presets.gpus.map((g) => h('option', { value: g.name, text: gpuLabel(presets, g.name) })));
   // The measured kernel tables' version (vLLM release they were measured with), for
@@ -30,14 +34,13 @@ export function setupPanel(app, root) {
     const [label, hint] = HW_LABELS[key];
     const { wrap, input } = field(label, { 'data-kind': 'number', inputmode: 'decimal', name: key }, hint);
     input.addEventListener('input', () => {
+      const { [key]: old, ...others } = store.state.hw;
       const v = parseTyped(input.value);
-      if (v === gpuPreset()?.[key]) delete app.state.hw[key];
-      else app.state.hw[key] = v;
+      store.set({ hw: v === gpuPreset()?.[key] ? others : { ...others, [key]: v } });
       markEdited();
-      app.changed();
     });
     hw[key] = input;
-    app.fields.add(`hardware.${key}`, input);
+    fields.add(`hardware.${key}`, input);
     grid.append(wrap);
   }
   const reset = h('button', { type: 'button', text: 'Reset constants' });
@@ -49,45 +52,35 @@ export function setupPanel(app, root) {
       h('label', { class: 'field' }, h('span', { class: 'label', text: 'GPU' }), gpu), tp.wrap,
       h('label', { class: 'field' }, h('span', { class: 'label', text: 'Mode' }), mode), kernelsField),
     grid, hwNote, h('div', { class: 'actions' }, reset));
-  app.fields.add('gpu', gpu);
-  app.fields.add('tp', tp.input);
-  app.fields.add('mode', mode);
-  app.fields.add('kernels', kernels);
-  kernels.addEventListener('change', () => {
-    app.state.kernels = kernels.value;
-    app.changed();
-  });
+  fields.add('gpu', gpu);
+  fields.add('tp', tp.input);
+  fields.add('mode', mode);
+  fields.add('kernels', kernels);
+  kernels.addEventListener('change', () => store.set({ kernels: kernels.value }));
 
-  const gpuPreset = () => presets.gpus.find((g) => g.name === app.state.gpu);
+  const gpuPreset = () => presets.gpus.find((g) => g.name === store.state.gpu);
   const markEdited = () => {
-    for (const key of HW_FIELDS) hw[key].classList.toggle('edited', key in app.state.hw);
-    reset.disabled = Object.keys(app.state.hw).length === 0;
+    for (const key of HW_FIELDS) hw[key].classList.toggle('edited', key in store.state.hw);
+    reset.disabled = Object.keys(store.state.hw).length === 0;
   };
 
   gpu.addEventListener('change', () => {
-    app.state.gpu = gpu.value;
-    app.state.kernels = '';
+    store.set({ gpu: gpu.value, kernels: '' });
     render();
-    app.changed();
   });
-  tp.input.addEventListener('input', () => {
-    app.state.tp = parseTyped(tp.input.value);
-    app.changed();
-  });
+  tp.input.addEventListener('input', () => store.set({ tp: parseTyped(tp.input.value) }));
   mode.addEventListener('change', () => {
-    app.state.mode = mode.value;
+    store.set({ mode: mode.value });
     render();
-    app.changed();
   });
   reset.addEventListener('click', () => {
-    app.state.hw = {};
+    store.set({ hw: {} });
     render();
-    app.changed();
   });
 
   /** Puts the state's machine and mode into the controls. */
   function render() {
-    const s = app.state;
+    const s = store.state;
     if (![...gpu.options].some((o) => o.value === s.gpu)) gpu.append(h('option',
       { value: s.gpu, text: `${s.gpu} (unknown)` }));
     gpu.value = s.gpu;
@@ -116,7 +109,7 @@ export function setupPanel(app, root) {
   // Warnings that mean vLLM would refuse this TP degree are shown at the TP field too.
   const tpNote = h('p', { class: 'field-warning', 'data-testid': 'tp-warning', role: 'status' });
   tp.wrap.append(tpNote);
-  function priced(result) {
+  function priced({ result }) {
     const refused = (result.warnings || []).filter((w) => /^tp_does_not_divide/.test(w.code));
     tpNote.textContent = refused.map((w) => w.message).join(' ');
   }

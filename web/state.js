@@ -68,13 +68,6 @@ export function defaultState() {
   };
 }
 
-/** A deep copy; rows are copied by hand (structuredClone took ~0.5 s for 65,536 rows). */
-export const clone = (state) => ({
-  ...structuredClone({ ...state, prefill: [], decode: [] }),
-  prefill: state.prefill.map((row) => row.slice()),
-  decode: state.decode.map((row) => row.slice()),
-});
-
 /** The request for `state` in the CLI's format; `mode` overrides the state's mode. */
 export function toRequest(state, mode = state.mode) {
   const req = { model: state.model };

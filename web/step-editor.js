@@ -22,7 +22,12 @@ function wholeNumber(input, min, max) {
   return v;
 }
 
-export function stepEditor(app, root) {
+/**
+ * Builds the panel into `root`.
+ * @param {import('./store.js').PanelContext} context @param {HTMLElement} root
+ * @returns {import('./store.js').Panel}
+ */
+export function stepEditor({ store, fields }, root) {
   const summary = h('p', { class: 'summary', 'aria-live': 'polite' });
   const button = (text, onclick, props = {}) => h('button', { type: 'button', text, onclick, ...props });
 
@@ -36,10 +41,9 @@ export function stepEditor(app, root) {
     const to = dTo.input.value.trim() === '' ? from : wholeNumber(dTo.input, 0, catalogue.limits.tokens);
     if (n === null || from === null || to === null) return;
     if (!room(n)) return setFieldError(dN.input, `A step holds at most ${int(LIMITS.rows)} requests.`);
-    edit(() => {
-      for (let i = 0; i < n; i++) app.state.decode.push([n === 1
-        ? from : Math.round(from + ((to - from) * i) / (n - 1)), 1]);
-    });
+    const added = Array.from({ length: n }, (_, i) => [n === 1
+      ? from : Math.round(from + ((to - from) * i) / (n - 1)), 1]);
+    edit({ decode: [...decodes(), ...added] });
   });
   const pT = field('Prompt tokens', { value: '16384', 'data-bulk': 'prefill-total' });
   const pC = field('Chunk size', { value: '2048', 'data-bulk': 'prefill-chunk' }, 'max_num_batched_tokens');
@@ -72,38 +76,42 @@ export function stepEditor(app, root) {
     const c = chunkRow();
     if (!c) return;
     if (!room(1)) return setFieldError(pT.input, `A step holds at most ${int(LIMITS.rows)} requests.`);
-    edit(() => app.state.prefill.push(c.row));
+    edit({ prefill: [...prefills(), c.row] });
   });
 
-  const cell = (list, path, k, key, what) => (row, i) => {
+  /** @typedef {'prefill' | 'decode'} Rows */
+  const cell = (/** @type {Rows} */ rows, path, k, key, what) => (row, i) => {
     const input = h('input',
       { type: 'text', inputmode: 'numeric', 'data-kind': 'number', value: row[k], 'aria-label': `${what(i)}` });
     input.addEventListener('input', () => {
-      list()[i][k] = parseTyped(input.value);
+      store.setRow(rows, i, k, parseTyped(input.value));
       summarise();
-      app.changed();
     });
-    app.fields.add(`${path}[${i}].${key}`, input);
+    fields.add(`${path}[${i}].${key}`, input);
     return input;
   };
-  const actions = (list, what) => [
+  /** `list` with a copy of row `i` after it. */
+  const duplicated = (list, i) => [...list.slice(0, i + 1), [...list[i]], ...list.slice(i + 1)];
+  const actions = (/** @type {Rows} */ rows, what) => [
     { title: 'Copy', className: 'row-actions',
       cell: (row, i) => h('button', { type: 'button', class: 'icon', text: 'dup',
       'aria-label': `Duplicate ${what} ${i + 1}`, title: 'Duplicate',
-        onclick: () => room(1) && edit(() => list().splice(i + 1, 0, [...list()[i]])) }) },
+        onclick: () => room(1) && edit({ [rows]: duplicated(store.state[rows], i) }) }) },
     { title: 'Remove', className: 'row-actions',
       cell: (row, i) => h('button', { type: 'button', class: 'icon', text: '×',
-      'aria-label': `Remove ${what} ${i + 1}`, title: 'Remove', onclick: () => edit(() => list().splice(i, 1)) }) },
+      'aria-label': `Remove ${what} ${i + 1}`, title: 'Remove',
+        onclick: () => edit({ [rows]: store.state[rows].filter((_, j) => j !== i) }) }) },
   ];
-  const prefills = () => app.state.prefill;
-  const decodes = () => app.state.decode;
+  const prefills = () => store.state.prefill;
+  const decodes = () => store.state.decode;
   const prefillGrid = rowGrid({ label: 'Prefill rows', empty: 'No prefill rows.', page: 10, columns: [
-    { title: 'Cached prefix', cell: cell(prefills, P, 0, 'progress_index', (i) => `Prefill ${i + 1} cached prefix`) },
-    { title: 'New tokens', cell: cell(prefills, P, 1, 'num_new_prefill_tokens', (i) => `Prefill ${i + 1} new tokens`) },
-    ...actions(prefills, 'prefill')], moreNote: 'Edit the rest with the bulk actions or as JSON.' });
+    { title: 'Cached prefix', cell: cell('prefill', P, 0, 'progress_index', (i) => `Prefill ${i + 1} cached prefix`) },
+    { title: 'New tokens',
+      cell: cell('prefill', P, 1, 'num_new_prefill_tokens', (i) => `Prefill ${i + 1} new tokens`) },
+    ...actions('prefill', 'prefill')], moreNote: 'Edit the rest with the bulk actions or as JSON.' });
   const decodeGrid = rowGrid({ label: 'Decode rows', empty: 'No decode rows.', page: 20, columns: [
-    { title: 'KV length', cell: cell(decodes, D, 0, 'progress_index', (i) => `Decode ${i + 1} KV length`) },
-    ...actions(decodes, 'decode')], moreNote: 'Edit the rest with the bulk actions or as JSON.' });
+    { title: 'KV length', cell: cell('decode', D, 0, 'progress_index', (i) => `Decode ${i + 1} KV length`) },
+    ...actions('decode', 'decode')], moreNote: 'Edit the rest with the bulk actions or as JSON.' });
 
   root.append(summary,
     h('details', { class: 'bulk', open: true },
@@ -114,26 +122,26 @@ export function stepEditor(app, root) {
       h('div', { class: 'grid' }, pT.wrap, pC.wrap, pPre.wrap, pK.wrap), h('div', { class: 'actions' }, addPrefill),
         chunkNote),
     h('div', { class: 'actions' },
-      button('Clear prefills', () => edit(() => { app.state.prefill = []; })),
-      button('Clear decodes', () => edit(() => { app.state.decode = []; })),
-      button('Duplicate all decodes', () => edit(() => {
-        if (room(app.state.decode.length)) app.state.decode.push(...app.state.decode.map((r) => [...r]));
-      }))),
+      button('Clear prefills', () => edit({ prefill: [] })),
+      button('Clear decodes', () => edit({ decode: [] })),
+      button('Duplicate all decodes', () => {
+        if (room(decodes().length)) edit({ decode: [...decodes(), ...decodes().map((r) => [...r])] });
+      })),
     h('h3', { text: 'Prefill rows' }), prefillGrid.root,
     h('h3', { text: 'Decode rows' }), decodeGrid.root);
   describeChunk();
 
+  /** Sets the rows in `change` and shows them. */
   function edit(change) {
-    change();
+    store.set(change);
     render();
-    app.changed();
   }
-  const room = (n) => app.state.prefill.length + app.state.decode.length + n <= LIMITS.rows;
+  const room = (n) => prefills().length + decodes().length + n <= LIMITS.rows;
 
   // Only valid values are summed or ranged: a typo shows as an error under its field,
   // never as a number here.
   function summarise() {
-    const { prefill, decode } = app.state;
+    const { prefill, decode } = store.state;
     const valid = (v) => Number.isInteger(v) && v >= 0;
     const nums = (rows, k) => rows.map((r) => r[k]).filter(valid);
     const bad = [...prefill, ...decode].filter((r) => !r.every(valid)).length;
@@ -150,8 +158,8 @@ export function stepEditor(app, root) {
 
   /** Rebuilds the rows from the state. */
   function render() {
-    prefillGrid.render(app.state.prefill);
-    decodeGrid.render(app.state.decode);
+    prefillGrid.render(prefills());
+    decodeGrid.render(decodes());
     summarise();
   }
   return { render };

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// Prices the store's state: at most once per animation frame however many edits came
+// in (reprice), or at once (priceNow: a link just applied). A state that prices becomes
+// the store's `good`; one that does not gets its errors under their fields and the last
+// good result is kept, marked stale. A GPU's measured kernel tables are fetched on
+// first use and the state is priced again when they are in.
+import { $ } from './dom.js';
+import { toRequest } from './state.js';
+import { inUserWords } from './words.js';
+
+// The parts a dense BF16 model needs (GEMM, attention, all-reduce: ~19 KB gzipped on an
+// H100), fetched first; every part of the version only if the step still needs more
+// (MoE, MLA, FP8).
+const DENSE_PARTS = ['gemm-bf16', 'attention-bf16', 'allreduce'];
+
+/** @param {{calc: any, store: import('./store.js').Store, fields: import('./errors.js').FieldRegistry}} parts */
+export function createPricing({ calc, store, fields }) {
+  let frame = 0; // the animation frame a reprice waits for, or 0
+  let firstDone = false;
+  const fetching = new Map(); // gpu|version -> {tries, busy}
+
+  /** Prices the state now (a reprice waiting for its frame is dropped). */
+  function priceNow() {
+    cancelAnimationFrame(frame);
+    frame = 0;
+    const started = performance.now();
+    const { state } = store;
+    const request = toRequest(state);
+    const errors = fields.typedErrors();
+    let result = null;
+    try {
+      result = calc.price(/** @type {any} */ (request));
+    } catch (error) {
+      if (error.code === 'kernels_not_loaded' && !errors.length && fetchKernels(request, error)) return;
+      if (!errors.some((e) => e.path === error.path)) errors.push({ path: error.path, message: error.message });
+    }
+    fields.show(errors.map((e) => ({ path: e.path, message: inUserWords(e.path, e.message) })));
+    $('#results').classList.toggle('stale', !result);
+    $('#stale').textContent = result ? '' : 'Showing the last good result: fix the marked field to update it.';
+    if (!result) return;
+    store.setGood({ state, request, result }); // everything shown of it is drawn by the store's subscribers
+    performance.measure('stepcalc:update', { start: started });
+    if (!firstDone) {
+      firstDone = true;
+      performance.mark('stepcalc:first-result');
+    }
+  }
+
+  /** Prices the state in the next animation frame, once for all the edits before it. */
+  function reprice() {
+    if (!frame) frame = requestAnimationFrame(priceNow);
+  }
+
+  /**
+   * Loads the tables `error` (kernels_not_loaded) asks for, then reprices; false when
+   * two loads did not help (the error is then shown as it is).
+   */
+  function fetchKernels(request, error) {
+    const key = `${request.gpu}|${request.kernels ?? ''}`;
+    const entry = fetching.get(key) ?? { tries: 0, busy: false };
+    fetching.set(key, entry);
+    if (entry.busy) return true; // priced again when the load in flight is done
+    if (entry.tries >= 2) return false;
+    entry.tries += 1;
+    entry.busy = true;
+    $('#stale').textContent = `Loading the measured kernel tables for ${request.gpu}…`;
+    const set = calc.presets().kernels.find((k) => k.gpu.toUpperCase() === String(request.gpu).toUpperCase() &&
+      (request.kernels ? k.version === request.kernels : k.default));
+    const dense = set?.parts.map((p) => p.name).filter((n) => DENSE_PARTS.includes(n));
+    calc.loadKernels(request.gpu, request.kernels, entry.tries === 1 && dense?.length ? dense : undefined)
+      .then(() => {
+        entry.busy = false;
+        reprice();
+      }, (failure) => {
+        entry.busy = false;
+        fields.show([{ path: failure.path || error.path || 'gpu', message: failure.message }]);
+        $('#stale').textContent = `The kernel tables for ${request.gpu} did not load.`;
+      });
+    return true;
+  }
+
+  return { priceNow, reprice, fetchKernels };
+}

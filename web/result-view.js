@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+// The priced state on screen: the step time, its context line and the sticky bar, and
+// the breakdown chart, all in the edit's frame; everything else (the panels that price
+// more, such as the other modes and A of a comparison, the roofline, the lookup table,
+// each sweep: many more pricings and rows) follows as separate tasks, so input between
+// them is handled at once and a newer edit cancels the rest.
+import { $, h, timeUs } from './dom.js';
+import { MODE } from './catalogue.js';
+import { headline, contextLine, renderDetails } from './results.js';
+import { breakdownChart } from './charts.js';
+import { sweepTasks } from './sweeps.js';
+import { renderRoofline } from './roofline.js';
+
+/**
+ * @param {{calc: any, presets: any, embed: boolean}} options `embed`: only the number
+ * and the bars that bind, no follow-up work.
+ */
+export function resultView({ calc, presets, embed }) {
+  // Chart widths come from a ResizeObserver, so drawing after an edit never forces a
+  // layout to measure them; only the very first draw reads the width once.
+  const widths = new Map();
+  const widthOf = (el) => Math.max(260, Math.floor(widths.get(el) ?? (el.clientWidth || 600)));
+  const drawn = { breakdown: 0, sweeps: 0 }; // the widths the charts were drawn at
+  /** @type {import('./store.js').Panel[] | null} panels priced in follow-up tasks; null until they are built */
+  let later = null;
+  /** @type {import('./store.js').Good | null} */
+  let good = null;
+  let secondary = 0;
+  let pending = [];
+  let secondaryStart = 0;
+
+  function runSecondary() {
+    secondary = 0;
+    const task = pending.shift();
+    if (!task) return;
+    const started = performance.now();
+    task();
+    performance.measure('stepcalc:secondary-task', { start: started });
+    if (pending.length) secondary = setTimeout(runSecondary, 0);
+    else performance.measure('stepcalc:secondary', { start: secondaryStart });
+  }
+
+  /** Drops the follow-up work not done yet (the state it was for is stale). */
+  function cancel() {
+    clearTimeout(secondary);
+    pending = [];
+  }
+
+  function renderCharts() {
+    if (!good) return;
+    drawn.breakdown = widthOf($('#breakdown'));
+    $('#breakdown').replaceChildren(breakdownChart(good.result, drawn.breakdown, { bindingOnly: embed }));
+    cancel();
+    if (embed || !later) return;
+    const { request, state, result } = good;
+    secondaryStart = performance.now();
+    drawn.sweeps = widthOf($('#sweeps'));
+    const spec = (presets.gpu_specs || []).find((g) => g.name === state.gpu);
+    const priced = good;
+    pending = [...later.map((panel) => () => panel.priced(priced)),
+      () => renderRoofline(result, spec, $('#roofline'), drawn.sweeps), () => renderDetails(result, $('#details')),
+      ...sweepTasks(calc, request, state, result, $('#sweeps'), drawn.sweeps)];
+    secondary = setTimeout(runSecondary, 0);
+  }
+
+  // Beside any other mode, the reference model's figure for the same step (it prices
+  // every GPU from the H100 tables, so it may refuse what the shown mode accepts).
+  function referenceOf(request) {
+    if (request.mode === MODE.reference) return null;
+    try {
+      return calc.price({ ...request, mode: MODE.reference, corrected: undefined });
+    } catch {
+      return null;
+    }
+  }
+
+  /** Shows `priced` (the store's good): the number now, the rest in follow-up tasks. */
+  function show(priced) {
+    good = priced;
+    const { state, request, result } = priced;
+    const context = contextLine(state, result);
+    $('#context').textContent = context;
+    $('#sticky').replaceChildren(h('strong', { text: timeUs(result.step_time_us) }), ` · ${context}`);
+    $('#headline').replaceChildren(headline(result, referenceOf(request)));
+    renderCharts();
+  }
+
+  /** From now on the `panels` (each with priced(good)) are priced in the follow-up tasks too. */
+  function followUp(panels) {
+    later = panels;
+  }
+
+  const observer = new ResizeObserver((entries) => {
+    for (const entry of entries) widths.set(entry.target, Math.floor(entry.contentRect.width));
+    if (drawn.breakdown !== widthOf($('#breakdown')) ||
+      (later && drawn.sweeps !== widthOf($('#sweeps')))) renderCharts();
+  });
+  observer.observe($('#breakdown'));
+  observer.observe($('#sweeps'));
+
+  return { show, cancel, followUp };
+}
