@@ -3,7 +3,7 @@
 // it), the number stays in sight in a slim sticky bar, not a quarter of the screen.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, shownStepTime, artifactPath, startForTests } from './helpers.mjs';
+import { openPage, shownStepTime, artifactPath, startForTests, settle } from './helpers.mjs';
 
 const env = startForTests();
 
@@ -13,10 +13,14 @@ test('at 390 px no part of the page scrolls sideways, the lookup table included'
   const page = await openPage(env.browser,
     `${env.base}#v=1&m=llama-3.1-70b-instruct&g=H100&tp=4&mode=blis-v2&p=0.2048,4096.512&d=512~64*64`, PHONE);
   await page.waitForSelector('table.lookups');
+  // All the follow-up work of the price is done (modes, lookups, sweeps): nothing redraws below.
+  await page.waitForFunction(() => performance.getEntriesByName('stepcalc:secondary').length > 0);
   const showAll = page.getByRole('button', { name: /^Show all \d+$/ });
   if (await showAll.count()) await showAll.click();
   for (const d of await page.locator('details').all()) await d.evaluate((el) => { el.open = true; });
-  await page.waitForTimeout(100);
+  // What opening them brings in: the calibration panel, loaded on its first opening; then a frame.
+  await page.locator('#calibrate-body [data-testid="calibrate-drop"]').waitFor();
+  await settle(page);
   const wide = await page.evaluate(() => ({
     page: document.documentElement.scrollWidth,
     boxes: [...document.querySelectorAll('body *')].filter((el) => {
