@@ -108,7 +108,10 @@ test('the page carries a Content-Security-Policy that forbids inline script and 
     s.textContent = 'window.__pwned = "inline";';
     document.body.append(s);
     const div = document.createElement('div');
-    div.innerHTML = '<img src="data:," onload="window.__pwned = \'handler\'">';
+    div.innerHTML = '<img src="data:," onerror="window.__pwned = \'handler\'">'; // data:, is no image: error
+    // The image's load (or error) event: an inline handler, were it allowed, runs before these listeners.
+    const probe = div.querySelector('img');
+    const handled = new Promise((resolve) => ['load', 'error'].forEach((e) => probe.addEventListener(e, resolve)));
     document.body.append(div);
     const img = new Image();
     const remote = await new Promise((resolve) => {
@@ -116,11 +119,19 @@ test('the page carries a Content-Security-Policy that forbids inline script and 
       img.onerror = () => resolve('blocked');
       img.src = 'http://192.0.2.1/pixel.png';
     });
-    await new Promise((r) => setTimeout(r, 50));
+    await handled;
     div.remove();
     s.remove();
-    return { pwned: window.__pwned, remote, violations: window.__violations ?? [] };
+    return { pwned: window.__pwned, remote };
   });
+  // Each refusal is reported by a securitypolicyviolation event (the init script records
+  // them): wait for the inline script's, the handler's and the remote image's (a timeout
+  // leaves the assertions below to say which is missing).
+  await page.waitForFunction(() => {
+    const seen = window.__violations ?? [];
+    return seen.filter((v) => v.startsWith('script-src')).length >= 2 && seen.some((v) => v.startsWith('img-src'));
+  }, null, { timeout: 10000 }).catch(() => {});
+  outcome.violations = await page.evaluate(() => window.__violations ?? []);
   assert.equal(outcome.pwned, undefined);
   assert.equal(outcome.remote, 'blocked');
   assert.ok(outcome.violations.some((v) => v.startsWith('script-src')), JSON.stringify(outcome.violations));
