@@ -98,12 +98,22 @@ test('cli: sweep values that are not numbers are refused; bad points are errors 
   assert.equal(JSON.parse(axis.stdout).error.path, 'axis');
 });
 
-test('cli: a sweep that would price too many requests is refused quickly', () => {
+test('cli: a sweep that would price too many requests is refused before any point is priced', () => {
   const request = JSON.stringify({ model: 'llama-3.1-8b-instruct', step: {} });
-  const values = Array(100).fill(65536).join(',');
-  const started = Date.now();
-  const r = run(['sweep', 'decode_batch', values, '-'], request);
+  const { limits } = JSON.parse(run(['catalogue']).stdout);
+  // 100 points of 65,536 requests: more than the sweep limit in all, each point within a step's.
+  const values = Array(100).fill(limits.requests_per_step);
+  assert.ok(values.length * limits.requests_per_step > limits.sweep_requests);
+  // The bounded work is counted, not timed: a sweep answers one entry per priced point
+  // (an array, errors in place), and this one answers with none, only the refusal.
+  const r = run(['sweep', 'decode_batch', values.join(','), '-'], request);
   assert.equal(r.status, 2);
-  assert.equal(JSON.parse(r.stdout).error.code, 'too_many_requests');
-  assert.ok(Date.now() - started < 5000);
+  const out = JSON.parse(r.stdout);
+  assert.equal(Array.isArray(out), false, 'no point was priced');
+  assert.deepEqual([out.error.code, out.error.path], ['too_many_requests', 'values']);
+  assert.match(out.error.message, new RegExp(`more than ${limits.sweep_requests} requests`));
+  // Within the limit the same sweep prices each point: one entry per value.
+  const fits = run(['sweep', 'decode_batch', '1,2', '-'], request);
+  assert.equal(fits.status, 0);
+  assert.equal(JSON.parse(fits.stdout).length, 2);
 });
