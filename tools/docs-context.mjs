@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { int } from '../web/dom.js';
 import { defaultState, encodeHash, toRequest } from '../web/state.js';
+import { useCatalogue } from '../web/catalogue.js';
 
 export { int, pct, time, timeUs } from '../web/dom.js';
 
@@ -85,8 +86,12 @@ export class DocsContext {
     return JSON.parse(this.read(rel));
   }
 
-  /** The page's default state (web/state.js), its request in the CLI's format and its link. */
+  /**
+   * The page's default state (web/state.js), its request in the CLI's format and its link
+   * (whose hardware keys and default mode the page reads from the core's catalogue, as here).
+   */
   page() {
+    useCatalogue(this.catalogue());
     const state = defaultState();
     return { state, request: toRequest(state), hash: encodeHash(state) };
   }
