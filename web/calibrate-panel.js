@@ -3,7 +3,7 @@
 // is rebuilt into requests, priced in blis-v2 and corrected, and the corrected mode's
 // two CPU parameters are fitted to it (web/calibration.js). Loaded when the panel is
 // first opened. The file is read with Blob.text() in this browser; nothing is sent.
-import { h, int } from './dom.js';
+import { fill, h, int } from './dom.js';
 import {
   parseStepsCsv, rebuildStep, fitCpuParams, linearityGapUs, errorStats, CPU_ZERO, TARGET, NUMERIC_COLUMNS, MAX_ROWS,
 } from './calibration.js';
@@ -52,7 +52,7 @@ export function calibratePanel({ calc, presets, store }, root) {
   const progress = h('progress', { max: 1, value: 0, hidden: true });
   const status = h('p', { class: 'muted', 'aria-live': 'polite' });
   const out = h('div', { 'data-testid': 'calibration-result' });
-  root.replaceChildren(...explanation(), drop, h('div', { class: 'actions' }, sample), progress, status, out);
+  fill(root, ...explanation(), drop, h('div', { class: 'actions' }, sample), progress, status, out);
   let run = 0;
 
   // The core's request limits (this panel is bundled on its own: it asks the module).
@@ -153,7 +153,7 @@ export function calibratePanel({ calc, presets, store }, root) {
           mode: MODE.corrected });
         apply.textContent = 'Applied: the step is priced in corrected with these parameters';
       } });
-    out.replaceChildren(
+    fill(out, 
       h('table', { class: 'modes calibration' },
         h('thead', {},
           h('tr', {}, ['Model', 'Steps', 'MAPE', 'Median APE', 'Bias'].map((t) => h('th', { scope: 'col', text: t })))),
@@ -177,7 +177,7 @@ export function calibratePanel({ calc, presets, store }, root) {
       progress.hidden = true;
       status.textContent = '';
       const messages = error instanceof Refusal ? error.messages : [`${name}: ${error.message}`];
-      out.replaceChildren(h('p', { class: 'field-error', 'data-testid': 'error', role: 'alert', text: messages[0] }),
+      fill(out, h('p', { class: 'field-error', 'data-testid': 'error', role: 'alert', text: messages[0] }),
         messages.length > 1 && h('ul', { class: 'field-error' }, messages.slice(1, 6).map((m) => h('li', { text: m })),
           messages.length > 6 && h('li', { text: `and ${messages.length - 6} more` })));
     });

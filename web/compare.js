@@ -2,7 +2,7 @@
 // A/B comparison: the shown configuration pinned as A; anything changed afterwards is
 // B; both priced, side by side, with the difference per phase and per operator. A is
 // part of the share link (`a=`, the compact form of A's state).
-import { h, int, timeUs, deltaTime, deltaPct } from './dom.js';
+import { deltaPct, deltaTime, fill, h, int, timeUs } from './dom.js';
 import { toRequest } from './state.js';
 import { shapeFields } from './catalogue.js';
 import { breakdownRows } from './charts.js';
@@ -113,14 +113,14 @@ export function comparePanel({ calc, store, fetchKernels }, controlRoot, root) {
     status.textContent = pinned ? 'A is pinned: change anything, the comparison is below.' : '';
     if (!pinned) return body.replaceChildren();
     const a = priceA();
-    if (a.loading) return body.replaceChildren(h('p',
+    if (a.loading) return fill(body, h('p',
       { class: 'muted', text: `Loading the kernel tables of A's GPU…` }));
-    if (a.error) return body.replaceChildren(h('p',
+    if (a.error) return fill(body, h('p',
       { class: 'field-error', 'data-testid': 'error', text: `A cannot be priced: ${a.error}` }));
     const diff = differences(store.pinned.state, good.state);
     const rows = compareRows(a.result, good.result);
     const cell = (us) => (us === null ? '—' : timeUs(us));
-    body.replaceChildren(
+    fill(body, 
       h('p', { class: 'compare-context' }, h('strong', { text: 'A ' }), contextLine(store.pinned.state, a.result),
         h('br'),
         h('strong', { text: 'B ' }), `${contextLine(good.state, good.result)} (shown)`),

@@ -17,6 +17,16 @@ function build(el, props, children) {
   return el;
 }
 
+/**
+ * Replaces `el`'s children with `children`, skipping null, undefined and false as h() does
+ * (replaceChildren would show them as the text "null" or "false"). Arrays are flattened.
+ * @param {Element} el @param {...any} children
+ */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  build(el, null, children);
+}
+
 /** An HTML element: h('td', {class: 'num'}, 'text', childNode). */
 export const h = (tag, props, ...children) => build(document.createElement(tag), props, children);
 /** An SVG element. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The priced step in words and tables: the headline (step time, tokens, what binds),
 // every table lookup with its provenance, and the warnings.
-import { h, int, time, timeUs, pct } from './dom.js';
+import { fill, h, int, pct, time, timeUs } from './dom.js';
 import { exportButtons } from './export-buttons.js';
 import { MODE } from './catalogue.js';
 
@@ -150,7 +150,7 @@ export function renderDetails(result, root) {
         r.extra && h('em', { text: ` ${r.extra}` })));
   });
   const warnings = result.warnings || [];
-  root.replaceChildren(
+  fill(root, 
     h('details', { open: true }, h('summary', {}, h('h2', { text: `Warnings (${warnings.length})` })),
       h('ul', { class: 'warnings' },
         warnings.slice(0, MAX_SHOWN_WARNINGS).map((w) => h('li', { title: w.code, text: w.message })),

@@ -4,7 +4,7 @@
 // GPU's compute roof (dense BF16, and FP8 where the step runs FP8 kernels) and its
 // memory-bandwidth roof. The operator that takes the most time is marked; each point's
 // shape says which bound the mode gave it. Values also as a table, and exportable.
-import { h, svg, int, fixed, time } from './dom.js';
+import { fill, fixed, h, int, svg, time } from './dom.js';
 import { valuesTable } from './charts.js';
 import { exportButtons } from './export-buttons.js';
 
@@ -105,7 +105,7 @@ export function renderRoofline(result, spec, root, width) {
     [p.name, fixed(p.intensity, 1), flopsText(p.flops_per_s), `${fixed((100 * p.flops_per_s) / peakOf(p), 0)}%`,
     time(p.us * 1e-6), p.bound]);
   const skipped = (result.measured?.operators || []).length - points.length;
-  root.replaceChildren(chart,
+  fill(root, chart,
     h('ul', { class: 'legend' },
       h('li', {}, h('span', { class: 'swatch point-swatch bound-compute' }), 'compute-bound (square)'),
       h('li', {}, h('span', { class: 'swatch point-swatch round bound-memory' }), 'memory-bound (circle)'),

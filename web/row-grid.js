@@ -4,7 +4,7 @@
 // (Left/Right leave an input only from its first/last character), Page Up/Down move
 // ten rows, Ctrl+Home/End go to the first/last row. Rows are shown a page at a time
 // (no scroll box inside the page): "Show more" adds a page, up to `maxShown`.
-import { h, int } from './dom.js';
+import { fill, h, int } from './dom.js';
 
 /**
  * `columns`: [{title, cell(row, i) -> Element (an input or button, or a td's text)}].
@@ -62,7 +62,7 @@ export function rowGrid({ label, columns, empty, page = 20, maxShown = 300, more
     rows = list;
     const hadFocus = table.contains(document.activeElement);
     const limit = Math.min(rows.length, shown, maxShown);
-    body.replaceChildren(...rows.slice(0, limit).map((row, i) => h('tr', { 'data-row': i, 'aria-rowindex': i + 2 },
+    fill(body, ...rows.slice(0, limit).map((row, i) => h('tr', { 'data-row': i, 'aria-rowindex': i + 2 },
       h('td', { class: 'idx', text: int(i + 1) }),
       columns.map((c) => {
         const el = c.cell(row, i);
@@ -73,7 +73,7 @@ export function rowGrid({ label, columns, empty, page = 20, maxShown = 300, more
     if (!limit) body.append(h('tr', {}, h('td', { colspan: columns.length + 1, class: 'muted', text: empty })));
     setActive(Math.min(active.row, limit - 1), active.col, hadFocus);
     const left = Math.min(rows.length, maxShown) - limit;
-    more.replaceChildren(
+    fill(more, 
       left > 0 ? h('button', { type: 'button', text: `Show ${int(Math.min(page * 2.5, left))} more`, onclick: () => {
         shown = limit + Math.min(page * 2.5, left);
         render(rows);
