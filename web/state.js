@@ -243,7 +243,15 @@ export function decodeHash(hash) {
     }
   }
   if (params.has('json')) return { request: parseJson(params.get('json'), 'json'), text: params.get('json') };
-  if (!params.has('v')) return null;
+  if (!params.has('v')) {
+    // An anchor (#calibrate) is no state; settings without the format are said, not dropped.
+    const settings = ['m', 'ms', 'g', 'k', 'tp', 'mode', 'cr', 'p', 'd', 'dt', 'sv', 'a',
+      ...hardwareKeys().map(([k]) => k)];
+    const named = settings.filter((k) => params.has(k) && text.includes(`${k}=`));
+    if (named.length) fail('v', `The link names no format (v=1), so its settings (${named.join(', ')}) were not ` +
+      'applied; a link the page made starts with #v=1.');
+    return null;
+  }
   if (params.get('v') !== '1') fail('v', `This link was made by a newer page (format ${params.get('v').slice(0, 8)}).`);
   const s = defaultState();
   if (params.has('ms')) {
@@ -273,9 +281,13 @@ export function decodeHash(hash) {
     s.corrected = parseJson(params.get('cr'), 'cr');
     if (!isObject(s.corrected)) fail('cr', 'The mode settings in the link must be an object.');
   }
-  s.prefill = decodeRuns(params.get('p'), 2, 'p');
-  s.decode = params.has('dt')
-    ? decodeRuns(params.get('dt'), 2, 'dt') : decodeRuns(params.get('d'), 1, 'd').map(([kv]) => [kv, 1]);
+  // A link that names no step rows (an embed naming only model, GPU and TP) prices the
+  // page's default step; one that names either list keeps exactly the rows it names.
+  if (params.has('p') || params.has('d') || params.has('dt')) {
+    s.prefill = decodeRuns(params.get('p'), 2, 'p');
+    s.decode = params.has('dt')
+      ? decodeRuns(params.get('dt'), 2, 'dt') : decodeRuns(params.get('d'), 1, 'd').map(([kv]) => [kv, 1]);
+  }
   if (!s.prefill.every(validRow)) fail('p', 'The link holds a negative token count in its prefill rows.');
   if (!s.decode.every(validRow)) fail(params.has('dt') ? 'dt' : 'd',
     'The link holds a negative token count in its decode rows.');

@@ -66,3 +66,12 @@ test('a bad embed link shows the error and no number', async () => {
     await page.close();
   }
 });
+
+test('an embed link naming only model, GPU and TP prices the page\'s default step, not an empty one', async () => {
+  const page = await openPage(env.browser, `${env.base}?embed=1#v=1&m=llama-3.1-70b-instruct&g=H100&tp=4`, SIZE);
+  const shown = await shownStepTime(page);
+  const empty = cliStepTime({ model: 'llama-3.1-70b-instruct', gpu: 'H100', tp: 4, step: {} });
+  assert.ok(shown > empty, `${shown} us: the empty step costs ${empty} us`);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});

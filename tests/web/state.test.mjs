@@ -151,3 +151,22 @@ test('the page refuses a catalogue that lacks a mode it has behaviour for', () =
     assert.deepEqual(catalogue.modes, facts.modes, 'the refused catalogue was not taken');
   }
 });
+
+test('a link that names no step rows prices the page\'s default step; one without v= is said, not dropped', () => {
+  const base = defaultState();
+  const partial = decodeHash('#v=1&m=llama-3.1-70b-instruct&g=H100&tp=4').state;
+  assert.equal(partial.model, 'llama-3.1-70b-instruct');
+  assert.equal(partial.tp, 4);
+  assert.deepEqual(partial.prefill, base.prefill);
+  assert.deepEqual(partial.decode, base.decode);
+  assert.ok(partial.prefill.length + partial.decode.length > 0);
+  // Naming one list keeps exactly the rows named.
+  const decodesOnly = decodeHash('#v=1&m=llama-3.1-8b-instruct&d=100').state;
+  assert.deepEqual(decodesOnly.prefill, []);
+  assert.deepEqual(decodesOnly.decode, [[100, 1]]);
+  // Settings without the format: an error naming them; an anchor is no state.
+  assert.throws(() => decodeHash('#m=llama-3.1-70b-instruct&g=H100&tp=4'),
+    (e) => e.path === 'v' && /\(m, g, tp\) were not applied/.test(e.message));
+  assert.equal(decodeHash('#calibrate'), null);
+  assert.equal(decodeHash('#serving'), null);
+});
