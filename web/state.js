@@ -275,7 +275,11 @@ export function decodeHash(hash) {
     if (!Number.isFinite(v)) fail(short, `The link's hardware value "${short}" is not a number.`);
     s.hw[long] = v;
   }
-  if (params.has('tp')) s.tp = Number(params.get('tp'));
+  if (params.has('tp')) {
+    const tp = params.get('tp') ?? '';
+    if (!/^\d{1,10}$/.test(tp)) fail('tp', `The link's TP "${tp.slice(0, 20)}" is not a whole number.`);
+    s.tp = Number(tp);
+  }
   s.mode = params.get('mode') ?? defaultMode(); // links without one keep the request format's default
   if (params.has('cr')) {
     s.corrected = parseJson(params.get('cr'), 'cr');

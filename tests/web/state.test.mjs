@@ -170,3 +170,11 @@ test('a link that names no step rows prices the page\'s default step; one withou
   assert.equal(decodeHash('#calibrate'), null);
   assert.equal(decodeHash('#serving'), null);
 });
+
+test('a link\'s TP that is not a whole number is refused in words, not as "not null"', () => {
+  for (const tp of ['abc', '', '1.5', '-2', '1e3']) {
+    assert.throws(() => decodeHash(`#v=1&m=llama-3.1-8b-instruct&tp=${tp}`),
+      (e) => e.path === 'tp' && /is not a whole number/.test(e.message) && !/null/.test(e.message), tp);
+  }
+  assert.equal(decodeHash('#v=1&m=llama-3.1-8b-instruct&tp=4').state.tp, 4);
+});
