@@ -150,14 +150,19 @@ export function renderDetails(result, root) {
         r.extra && h('em', { text: ` ${r.extra}` })));
   });
   const warnings = result.warnings || [];
-  fill(root, 
+  const previous = /** @type {HTMLDetailsElement | null} */ (root.querySelector('details.lookup-details'));
+  const lookupsOpen = previous?.open ?? false;
+  fill(root,
     h('details', { open: true }, h('summary', {}, h('h2', { text: `Warnings (${warnings.length})` })),
       h('ul', { class: 'warnings' },
         warnings.slice(0, MAX_SHOWN_WARNINGS).map((w) => h('li', { title: w.code, text: w.message })),
         warnings.length > MAX_SHOWN_WARNINGS
           ? h('li', { text: `and ${int(warnings.length - MAX_SHOWN_WARNINGS)} more` }) : null),
       !warnings.length ? h('p', { class: 'muted', text: 'None: every lookup hit measured data.' }) : null),
-    h('details', { open: true }, h('summary', {}, h('h2', { text: `Every table lookup (${int(rows.length)})` })),
+    // Closed until opened (dozens of rows made the page several screens taller); it stays
+    // as the user left it across repricing.
+    h('details', { class: 'lookup-details', open: lookupsOpen },
+      h('summary', {}, h('h2', { text: `Every table lookup (${int(rows.length)})` })),
       exportButtons({ name: 'stepcalc-lookups', label: 'the lookup table', csv: () => lookupsCsv(result) }),
       h('div', {}, h('table', { class: 'lookups' },
         h('thead', {},

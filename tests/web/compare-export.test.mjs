@@ -88,6 +88,7 @@ test('CSV exports of the breakdown, the lookup table and a sweep hold the priced
   assert.ok(Math.abs(Number(rows[1][2]) - us) < 1e-6, `${rows[1][2]} vs ${us}`);
   assert.ok(rows.some((r) => r[0] === 'Prefill compute' && r[1] === 'attention' && Number(r[2]) > 0));
 
+  await page.click('details.lookup-details summary'); // closed until opened
   const lookups = parseCsv((await downloaded(page,
     page.locator('[aria-label="Export the lookup table"] [data-export="csv"]'))).bytes.toString()
     .replace(/"[^"]*"/g, (q) => q.replace(/,/g, ';')));

@@ -41,7 +41,7 @@ test('a fresh page prices the default step in measured mode, the reference besid
   assert.deepEqual(packs,
     ['h100-vllm-0.14.0-allreduce.bin', 'h100-vllm-0.14.0-attention-bf16.bin', 'h100-vllm-0.14.0-gemm-bf16.bin']);
   // The lookup table lists every operator with the table cells it was read from.
-  await page.waitForSelector('table.lookups');
+  await page.waitForSelector('table.lookups', { state: 'attached' }); // in a closed <details>
   const lookups = await page.$$eval('table.lookups tbody tr', (trs) => trs.map((tr) => tr.textContent));
   assert.ok(lookups.some((t) => /^qkv_proj \(per layer ×32\).*gemm\.csv lines/.test(t)),
     lookups.slice(0, 5).join('\n'));

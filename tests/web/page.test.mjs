@@ -29,7 +29,7 @@ test('the first view prices the default step exactly as the CLI does', async () 
   assert.deepEqual(request.step.prefill_requests, [{ progress_index: 0, num_new_prefill_tokens: 2048 }]);
   assert.equal(request.step.decode_requests.length, 64);
   assert.match(page.url(), /#v=1&m=llama-3\.1-8b-instruct&/);
-  await page.waitForSelector('table.lookups');
+  await page.waitForSelector('table.lookups', { state: 'attached' }); // in a closed <details>
   assert.equal(await page.locator('svg.breakdown').count(), 1);
   assert.equal(await page.locator('#sweeps svg.line').count(), 3);
   assert.ok((await page.locator('table.lookups tbody tr').count()) > 10);

@@ -12,7 +12,7 @@ const PHONE = { width: 390, height: 844 };
 test('at 390 px no part of the page scrolls sideways, the lookup table included', async () => {
   const page = await openPage(env.browser,
     `${env.base}#v=1&m=llama-3.1-70b-instruct&g=H100&tp=4&mode=blis-v2&p=0.2048,4096.512&d=512~64*64`, PHONE);
-  await page.waitForSelector('table.lookups');
+  await page.waitForSelector('table.lookups', { state: 'attached' }); // in a closed <details>
   // All the follow-up work of the price is done (modes, lookups, sweeps): nothing redraws below.
   await page.waitForFunction(() => performance.getEntriesByName('stepcalc:secondary').length > 0);
   const showAll = page.getByRole('button', { name: /^Show all \d+$/ });
