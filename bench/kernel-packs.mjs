@@ -4,10 +4,11 @@
 // dense-model budget per GPU and version, and the gzipped CSVs for comparison.
 // bench/report.mjs includes it; `node bench/kernel-packs.mjs --update` rewrites just
 // this section of BENCHMARKS.md (after a build, without a full benchmark run).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { replaceSection } from './section.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HEADING = '## Measured kernel packs';
@@ -76,17 +77,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   if (!process.argv.includes('--update')) {
     process.stdout.write(`${section}\n`);
   } else {
-    const file = path.join(root, 'BENCHMARKS.md');
-    const text = readFileSync(file, 'utf8');
-    const start = text.indexOf(HEADING);
-    let next;
-    if (start >= 0) {
-      const after = text.indexOf('\n## ', start + HEADING.length);
-      next = text.slice(0, start) + section + (after >= 0 ? `\n${text.slice(after)}` : '\n');
-    } else {
-      const at = text.indexOf('\n## What was profiled');
-      next = at >= 0 ? `${text.slice(0, at)}\n${section}\n${text.slice(at)}` : `${text.trimEnd()}\n\n${section}\n`;
-    }
-    writeFileSync(file, next);
+    replaceSection(path.join(root, 'BENCHMARKS.md'), HEADING, section, '## What was profiled');
   }
 }

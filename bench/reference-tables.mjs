@@ -5,10 +5,11 @@
 // docs/TABLES.md need not restate sizes that move with the packer and zlib.
 // bench/report.mjs includes it; `node bench/reference-tables.mjs --update` rewrites just
 // this section of BENCHMARKS.md (after a build, without a full benchmark run).
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { replaceSection } from './section.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HEADING = '## Reference MFU tables';
@@ -55,17 +56,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   if (!process.argv.includes('--update')) {
     process.stdout.write(`${section}\n`);
   } else {
-    const file = path.join(root, 'BENCHMARKS.md');
-    const text = readFileSync(file, 'utf8');
-    const start = text.indexOf(HEADING);
-    let next;
-    if (start >= 0) {
-      const after = text.indexOf('\n## ', start + HEADING.length);
-      next = text.slice(0, start) + section + (after >= 0 ? `\n${text.slice(after)}` : '\n');
-    } else {
-      const at = text.indexOf('\n## Measured kernel packs');
-      next = at >= 0 ? `${text.slice(0, at)}\n${section}\n${text.slice(at)}` : `${text.trimEnd()}\n\n${section}\n`;
-    }
-    writeFileSync(file, next);
+    replaceSection(path.join(root, 'BENCHMARKS.md'), HEADING, section, '## Measured kernel packs');
   }
 }
