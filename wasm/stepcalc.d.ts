@@ -140,6 +140,8 @@ export interface Workload {
   request_rate?: number;
   /** Default 10 x concurrency, at least 32. */
   num_requests?: number;
+  /** The first N requests issued are simulated but left out of every figure; 0 to num_requests - 1, default 0. */
+  warmup_requests?: number;
   prefix_cache_hit_ratio?: number;
   seed?: number;
   /** API-server time per request; default: the value fitted on the measured runs. */
@@ -197,6 +199,8 @@ export interface ServeResult {
     concurrency?: number;
     request_rate?: number;
     num_requests: number;
+    /** Present when the request gave a warm-up (> 0): those requests are in no figure. */
+    warmup_requests?: number;
     prefix_cache_hit_ratio: number;
     seed: number;
     api_overhead_ms: number;

@@ -32,6 +32,7 @@ struct Workload {
   int64_t concurrency = 0;            ///< closed loop clients (0: open loop)
   double request_rate_per_s = 0;      ///< open loop mean arrival rate (0: closed loop)
   int64_t num_requests = 0;           ///< 0: 10 x concurrency, at least 32
+  int64_t warmup_requests = 0;        ///< the first N requests issued: simulated, left out of every statistic
   double prefix_cache_hit_ratio = 0;  ///< share of each prompt found in the prefix cache, [0, 1)
   uint64_t seed = 1;                  ///< lengths and arrivals are a function of the seed
   double api_overhead_us = -1;        ///< API-server time per request; negative: the fitted default

@@ -90,6 +90,11 @@ class Simulation {
       trace_.prefill_gpu_us += hw > 0 ? t.total_us * (t.prefill_us / hw) : 0;
       trace_.decode_gpu_us += hw > 0 ? t.total_us * (t.decode_us / hw) : t.total_us;
       trace_.busy_us += t.total_us;
+      const size_t warmup = static_cast<size_t>(s_.warmup_requests);
+      if (warmup > 0 && issued_ > warmup && now_ >= trace_.requests[warmup].send_us) {
+        trace_.window_prefill_gpu_us += hw > 0 ? t.total_us * (t.prefill_us / hw) : 0;
+        trace_.window_decode_gpu_us += hw > 0 ? t.total_us * (t.decode_us / hw) : t.total_us;
+      }
       running_sum += static_cast<double>(running_.size());
       token_sum += static_cast<double>(tokens);
       const double step_start = now_;
@@ -219,6 +224,7 @@ class Simulation {
   /// tokens sampled, requests finished, the next closed-loop requests sent.
   void finish_step(double start_us) {
     int64_t regular_gaps = 0;  // tokens whose previous token came at the end of the last step
+    const size_t warmup = static_cast<size_t>(s_.warmup_requests);
     bool any_finished = false;
     for (const Scheduled& s : scheduled_) {
       LiveRequest& r = live_[s.request];
@@ -228,6 +234,8 @@ class Simulation {
       ++r.generated;
       if (r.generated == 1) {
         out.first_token_us = now_;
+      } else if (s.request < warmup) {
+        // a warm-up request: its gaps are left out of the inter-token latencies
       } else if (r.last_token_us == start_us) {
         ++regular_gaps;
       } else {

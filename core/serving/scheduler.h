@@ -27,6 +27,7 @@ struct SimulationSettings {
   int64_t kv_cache_blocks = 0;  ///< blocks of the GPU KV cache (memory.kv_cache_blocks)
   bool enable_chunked_prefill = true;
   int64_t concurrency = 0;      ///< closed loop clients; 0: open loop (plan's send times)
+  int64_t warmup_requests = 0;  ///< the first N requests issued: their tokens leave no inter-token gaps
   double api_overhead_us = 0;   ///< API-server time per request, served one at a time in send order
   int64_t max_steps = 4000000;  ///< refuse to run longer (a runaway workload)
 };
@@ -54,6 +55,9 @@ struct SimulationTrace {
   double busy_us = 0;         ///< time spent in steps (the rest the engine waited for arrivals)
   double prefill_gpu_us = 0;  ///< step time attributed to prefill (split by the phases' hardware times)
   double decode_gpu_us = 0;   ///< step time attributed to decode
+  /// The same two for the steps that started once the first request after the warm-up was
+  /// sent (settings.warmup_requests > 0; else 0): what the measured window pays for.
+  double window_prefill_gpu_us = 0, window_decode_gpu_us = 0;
   int64_t preemptions = 0;
   int64_t peak_kv_blocks_used = 0;
   int64_t peak_running = 0;

@@ -91,6 +91,10 @@ Expected<bool> validate_workload(const Workload& w) {
   if (w.num_requests < 0 || w.num_requests > limits::kMaxServeRequests)
     return field_error("out_of_range", "workload.num_requests",
                        "workload.num_requests must be in [1, " + std::to_string(limits::kMaxServeRequests) + "].");
+  if (w.warmup_requests < 0 || w.warmup_requests >= planned_request_count(w))
+    return field_error("out_of_range", "workload.warmup_requests",
+                       "workload.warmup_requests must be a whole number in [0, num_requests) (num_requests " +
+                           std::to_string(planned_request_count(w)) + ").");
   if (!(w.prefix_cache_hit_ratio >= 0 && w.prefix_cache_hit_ratio <= 1))
     return field_error("out_of_range", "workload.prefix_cache_hit_ratio",
                        "workload.prefix_cache_hit_ratio must be in [0, 1].");
@@ -137,6 +141,7 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
   s.enable_chunked_prefill = result.engine.enable_chunked_prefill;
   s.kv_cache_blocks = result.memory.kv_cache_blocks;
   s.concurrency = w.concurrency;
+  s.warmup_requests = w.warmup_requests;
   result.api_overhead_us = w.api_overhead_us >= 0 ? w.api_overhead_us : kDefaultApiOverheadUs;
   s.api_overhead_us = result.api_overhead_us;
   s.max_steps = limits::kMaxServeSteps;
@@ -154,21 +159,26 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
   result.trace = std::move(trace).value();
   const SimulationTrace& t = result.trace;
 
-  // Per-request latencies, as `vllm bench serve` reports them.
+  // Per-request latencies, as `vllm bench serve` reports them; the warm-up requests
+  // (the first `warmup_requests` issued, in plan order) are left out of every figure.
+  const size_t warmup = static_cast<size_t>(w.warmup_requests);
+  const size_t measured = plan.size() - warmup;
   std::vector<double> ttft, tpot, e2e;
-  ttft.reserve(plan.size()), tpot.reserve(plan.size()), e2e.reserve(plan.size());
-  double input_tokens = 0, output_tokens = 0;
-  for (size_t i = 0; i < plan.size(); ++i) {
+  ttft.reserve(measured), tpot.reserve(measured), e2e.reserve(measured);
+  double input_tokens = 0, output_tokens = 0, window_end_us = 0;
+  for (size_t i = warmup; i < plan.size(); ++i) {
     const RequestTimeline& r = t.requests[i];
     ttft.push_back((r.first_token_us - r.send_us) * 1e-3);
     e2e.push_back((r.last_token_us - r.send_us) * 1e-3);
     if (r.output_tokens > 1) tpot.push_back((r.last_token_us - r.first_token_us) * 1e-3 / d(r.output_tokens - 1));
     input_tokens += d(plan[i].input_tokens);
     output_tokens += d(r.output_tokens);
+    window_end_us = std::max(window_end_us, r.last_token_us);
   }
   result.num_requests = static_cast<int64_t>(plan.size());
-  result.mean_input_tokens = input_tokens / d(result.num_requests);
-  result.mean_output_tokens = output_tokens / d(result.num_requests);
+  result.warmup_requests = w.warmup_requests;
+  result.mean_input_tokens = input_tokens / d(measured);
+  result.mean_output_tokens = output_tokens / d(measured);
   result.ttft_ms = summarize_latencies(&ttft);
   result.tpot_ms = summarize_latencies(&tpot);
   result.e2e_ms = summarize_latencies(&e2e);
@@ -176,21 +186,26 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
   result.itl_ms = summarize_runs(&gaps, 1e-3);
 
   result.duration_s = t.end_us * 1e-6;
+  // Throughput and cost over the measured window: from the first measured request's
+  // send to the last measured token (the whole run without a warm-up).
+  const double window_s = warmup == 0 ? result.duration_s : (window_end_us - t.requests[warmup].send_us) * 1e-6;
+  const double prefill_gpu_us = warmup == 0 ? t.prefill_gpu_us : t.window_prefill_gpu_us;
+  const double decode_gpu_us = warmup == 0 ? t.decode_gpu_us : t.window_decode_gpu_us;
   ServeThroughput& tp = result.throughput;
   const double gpus = d(request.tp);
-  if (result.duration_s > 0) {
-    tp.output_tokens_per_s = output_tokens / result.duration_s;
-    tp.input_tokens_per_s = input_tokens / result.duration_s;
-    tp.requests_per_s = d(result.num_requests) / result.duration_s;
+  if (window_s > 0) {
+    tp.output_tokens_per_s = output_tokens / window_s;
+    tp.input_tokens_per_s = input_tokens / window_s;
+    tp.requests_per_s = d(measured) / window_s;
     tp.output_tokens_per_s_per_gpu = tp.output_tokens_per_s / gpus;
     tp.requests_per_s_per_gpu = tp.requests_per_s / gpus;
   }
   if (request.gpu_hour_usd > 0) {
     ServeCost& c = result.cost;
     c.gpu_hour_usd = request.gpu_hour_usd;
-    const double total_usd = request.gpu_hour_usd * gpus * result.duration_s / 3600;
-    const double busy = t.prefill_gpu_us + t.decode_gpu_us;
-    const double prefill_share = busy > 0 ? t.prefill_gpu_us / busy : 0;
+    const double total_usd = request.gpu_hour_usd * gpus * window_s / 3600;
+    const double busy = prefill_gpu_us + decode_gpu_us;
+    const double prefill_share = busy > 0 ? prefill_gpu_us / busy : 0;
     c.usd_per_million_input_tokens = total_usd * prefill_share / input_tokens * 1e6;
     c.usd_per_million_output_tokens = total_usd * (1 - prefill_share) / output_tokens * 1e6;
     c.usd_per_million_tokens_blended = total_usd / (input_tokens + output_tokens) * 1e6;

@@ -40,7 +40,8 @@ struct ServeCost {
 struct ServeResult {
   EngineSettings engine;  ///< resolved
   ServingMemory memory;
-  int64_t num_requests = 0;
+  int64_t num_requests = 0;     ///< simulated, warm-up included
+  int64_t warmup_requests = 0;  ///< the first N issued, left out of every figure below
   double mean_input_tokens = 0, mean_output_tokens = 0;
   LatencyStats ttft_ms, tpot_ms, itl_ms, e2e_ms;
   ServeThroughput throughput;
