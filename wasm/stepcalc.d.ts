@@ -94,9 +94,16 @@ export interface Request {
   kernels?: string;
   hardware?: HardwareOverrides;
   tp?: number;
+  /** Expert-parallel size of the MoE layers; default 1. Above 1: refused, code 'unsupported' (not priced yet). */
+  ep?: number;
+  /** Attention data-parallel ranks; default 1. Above 1: refused, code 'unsupported' (not priced yet). */
+  dp?: number;
   mode?: Mode;
-  /** Measured mode: "fp8" runs the weights in FP8; "none" (default) the checkpoint's own. */
-  quantization?: 'none' | 'fp8';
+  /**
+   * Measured mode: "fp8" runs the weights in FP8; "none" (default) the checkpoint's own. "nvfp4", "mxfp4" and
+   * "int4" are refused with code 'unsupported' until the kernel tables measure them.
+   */
+  quantization?: 'none' | 'fp8' | 'nvfp4' | 'mxfp4' | 'int4';
   /** Measured mode: the KV-cache dtype as vLLM names it; "auto" (default) is the model's. */
   kv_cache_dtype?: 'auto' | 'bf16' | 'bfloat16' | 'fp8' | 'fp8_e4m3' | 'fp8_e5m2';
   /** 'summary': the result at summary detail (SummaryResult); default 'full'. */

@@ -25,6 +25,9 @@ Expected<bool> read_choice(element e, const Path& where, const RequestChoice (&c
   if (!v) return v.error();
   std::string known;
   for (const RequestChoice& c : choices) {
+    if (v.value() == c.value && c.missing != nullptr)
+      return make_error("unsupported", where.str(),
+                        where.str() + " \"" + c.value + "\" cannot be priced yet: " + c.missing + ".");
     if (v.value() == c.value) return c.fp8;
     known += (known.empty() ? "\"" : ", \"") + std::string(c.value) + "\"";
   }
@@ -76,6 +79,23 @@ Expected<bool> read_expected(element e, const Path& where, Request* r) {
   return json::store(json::read_int(t, where.key("step_time_us"), 0, INT64_MAX, false), &r->expected_step_time_us);
 }
 
+/// Expert parallelism and attention data parallelism: read so a request can state the
+/// layout it runs, refused (`unsupported`) until the operator list has such a layout:
+/// no mode prices an all-to-all dispatch, experts split over GPUs or attention ranks.
+Expected<bool> supported_layout(const Request& r, const Path& path) {
+  if (r.ep > 1)
+    return make_error("unsupported", path.key("ep").str(),
+                      "ep " + std::to_string(r.ep) +
+                          " cannot be priced yet: no mode has an expert-parallel layout (experts split over GPUs, "
+                          "all-to-all token dispatch); only ep 1 (experts split by tp) is priced.");
+  if (r.dp > 1)
+    return make_error("unsupported", path.key("dp").str(),
+                      "dp " + std::to_string(r.dp) +
+                          " cannot be priced yet: no mode has an attention data-parallel layout (attention "
+                          "replicated over ranks, each with its own batch); only dp 1 is priced.");
+  return true;
+}
+
 /// Keeps a field that is read after the loop (model, hardware and step depend on gpu,
 /// kernels and mode, which may come later in the document).
 Expected<bool> keep(element value, std::optional<element>* slot) {
@@ -97,6 +117,8 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
     if (key == "gpu") return json::store(json::read_string(value, where), &r.hardware.gpu);
     if (key == "kernels") return json::store(json::read_string(value, where), &r.kernels);
     if (key == "tp") return json::store(json::read_int(value, where, 1, limits::kMaxTp, false), &r.tp);
+    if (key == "ep") return json::store(json::read_int(value, where, 1, limits::kMaxTp, false), &r.ep);
+    if (key == "dp") return json::store(json::read_int(value, where, 1, limits::kMaxTp, false), &r.dp);
     if (key == "mode") return json::store(json::read_string(value, where), &mode_name.emplace());
     if (key == "detail") return json::store(read_detail(value, where), &r.detail);
     if (key == "corrected") return json::store(corrected_from_json(value, where), &r.corrected);
@@ -119,6 +141,8 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
     return json::unknown_field(path, key, request_field_names());
   });
   if (!read) return read.error();
+  auto layout = supported_layout(r, path);
+  if (!layout) return layout.error();
   if (!mode_override.empty()) mode_name = mode_override;
   // An unknown mode is refused after the rest of the request was read (its other
   // errors come first, as they did when modes were checked at pricing).
@@ -167,9 +191,10 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
 
 const std::vector<const char*>& request_fields() {
   static const std::vector<const char*> kFields = {
-      "model",  "gpu",        "kernels",      "hardware",       "tp",     "step",     "mode",
-      "detail", "corrected",  "quantization", "kv_cache_dtype", "engine", "workload", "gpu_hour_usd",
-      "id",     "model_name", "tags",         "expected"};
+      "model",        "gpu",          "kernels",        "hardware", "tp",
+      "ep",           "dp",           "step",           "mode",     "detail",
+      "corrected",    "quantization", "kv_cache_dtype", "engine",   "workload",
+      "gpu_hour_usd", "id",           "model_name",     "tags",     "expected"};
   return kFields;
 }
 

@@ -27,11 +27,19 @@ const std::vector<const char*>& request_fields();
 /// A named value of a request field and what it means.
 struct RequestChoice {
   const char* value;
-  bool fp8;  ///< whether the value selects FP8
+  bool fp8;                       ///< whether the value selects FP8
+  const char* missing = nullptr;  ///< non-null: the core cannot price it yet; what it lacks (error `unsupported`)
 };
 
-/// `quantization`: "fp8" runs the weights in FP8, "none" keeps the checkpoint's own.
-inline constexpr RequestChoice kQuantizationChoices[] = {{"none", false}, {"fp8", true}};
+/// `quantization`: "fp8" runs the weights in FP8, "none" keeps the checkpoint's own. The
+/// 4-bit formats are named so a request can say what it runs, and refused until the
+/// kernel tables measure them (never priced as another precision).
+inline constexpr RequestChoice kQuantizationChoices[] = {
+    {"none", false},
+    {"fp8", true},
+    {"nvfp4", false, "no NVFP4 GEMM or fused-MoE kernels are in the measured tables"},
+    {"mxfp4", false, "no MXFP4 GEMM or fused-MoE kernels are in the measured tables"},
+    {"int4", false, "no INT4 (weight-only) GEMM or fused-MoE kernels are in the measured tables"}};
 
 /// `kv_cache_dtype` as vLLM names it: "auto" (the model's dtype) or an FP8 format.
 inline constexpr RequestChoice kKvCacheDtypeChoices[] = {{"auto", false}, {"bf16", false},    {"bfloat16", false},

@@ -56,6 +56,8 @@ struct Request {
   ModelShape model;
   Hardware hardware;
   int64_t tp = 1;
+  int64_t ep = 1;  ///< `ep`: expert-parallel size of the MoE layers (only 1 is priced today)
+  int64_t dp = 1;  ///< `dp`: attention data-parallel ranks (only 1 is priced today)
   Step step;
   CorrectedOverrides corrected;  ///< optional `corrected` object: switch/param overrides
   bool quantize_fp8 = false;     ///< `"quantization": "fp8"`: run the weights in FP8 (measured mode)

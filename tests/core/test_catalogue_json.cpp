@@ -161,9 +161,11 @@ TEST_CASE("catalogue: request choices are the accepted values; every GPU and ker
     for (const std::string& v : values) {
       auto r =
           parse_request(R"({"model":"llama-2-7b-hf",")" + std::string(field) + R"(":")" + v + R"(",)" + kStep + "}");
-      CHECK_MESSAGE(r.ok(), field << " " << v);
+      // Accepted, or named but refused as not priceable yet (the 4-bit quantizations), naming the field.
+      const bool named_unsupported = !r.ok() && r.error().code == "unsupported" && r.error().path == field;
+      CHECK_MESSAGE((r.ok() || named_unsupported), field << " " << v);
     }
-    auto bad = parse_request(R"({"model":"llama-2-7b-hf",")" + std::string(field) + R"(":"int4",)" + kStep + "}");
+    auto bad = parse_request(R"({"model":"llama-2-7b-hf",")" + std::string(field) + R"(":"int3",)" + kStep + "}");
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error().code == "invalid_value");
     CHECK(bad.error().path == field);

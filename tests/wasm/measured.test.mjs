@@ -60,8 +60,13 @@ test('FP8 weights and KV cache, and another GPU, change the measured price', asy
   assert.ok(fp8.measured.operators.find((o) => o.name === 'qkv_proj').dtype === 'fp8');
   const b200 = calc.price(request({ gpu: 'B200' }));
   assert.ok(b200.measured.gpu_time_us < calc.price(request()).measured.gpu_time_us);
-  assert.throws(() => calc.price(request({ quantization: 'int4' })),
+  assert.throws(() => calc.price(request({ quantization: 'int3' })),
     (e) => e instanceof StepCalcError && e.code === 'invalid_value' && e.path === 'quantization');
+  // Named but not priceable yet: refused, never priced as another precision.
+  assert.throws(() => calc.price(request({ quantization: 'int4' })),
+    (e) => e instanceof StepCalcError && e.code === 'unsupported' && e.path === 'quantization');
+  assert.throws(() => calc.price(request({ ep: 2 })),
+    (e) => e instanceof StepCalcError && e.code === 'unsupported' && e.path === 'ep');
 });
 
 test('sweeps and priceAll work in measured mode; blis-v2 stays the default', async () => {

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// Request fields the core reads but cannot price yet (ep, dp, the 4-bit quantizations):
+// each is refused with code `unsupported` naming the field, never priced as something else.
+#include <string>
+
+#include "doctest.h"
+#include "io/request_json.h"
+
+namespace stepcalc {
+namespace {
+
+const std::string kServe = R"("workload": {"input_tokens": 64, "output_tokens": 4, "concurrency": 1})";
+
+Expected<Request> parse_with(const std::string& fields) {
+  return parse_request(R"({"model": "qwen3-30b-a3b", "tp": 2, )" + fields + ", " + kServe + "}");
+}
+
+TEST_CASE("ep and dp: 1 is the default and priced; above 1 is refused as unsupported, naming the field") {
+  auto plain = parse_with(R"("mode": "measured")");
+  REQUIRE(plain.ok());
+  CHECK(plain->ep == 1);
+  CHECK(plain->dp == 1);
+  auto ones = parse_with(R"("ep": 1, "dp": 1)");
+  REQUIRE(ones.ok());
+  for (const char* field : {"ep", "dp"}) {
+    auto r = parse_with("\"" + std::string(field) + "\": 2");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "unsupported");
+    CHECK(r.error().path == field);
+    CHECK(r.error().message.find("cannot be priced yet") != std::string::npos);
+    for (const char* bad : {"0", "-1", "1.5", "\"2\""}) {
+      auto e = parse_with("\"" + std::string(field) + "\": " + bad);
+      REQUIRE_FALSE(e.ok());
+      CHECK(e.error().path == field);
+      CHECK(e.error().code != "unsupported");
+    }
+  }
+}
+
+TEST_CASE("quantization: the 4-bit formats are named choices, refused as unsupported with what is missing") {
+  for (const char* q : {"nvfp4", "mxfp4", "int4"}) {
+    auto r = parse_with(R"("quantization": ")" + std::string(q) + "\"");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == "unsupported");
+    CHECK(r.error().path == "quantization");
+    CHECK(r.error().message.find("measured tables") != std::string::npos);
+  }
+  CHECK(parse_with(R"("quantization": "fp8")").ok());
+  CHECK(parse_with(R"("quantization": "none")").ok());
+  auto unknown = parse_with(R"("quantization": "int8")");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().code == "invalid_value");
+  CHECK(unknown.error().message.find("\"nvfp4\"") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace stepcalc
