@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: Apache-2.0
+// The public accuracy ledger's shared parts (issue #22): the measured vLLM runs of
+// data/silicon/vllm-public.csv, each mapped to the `stepcalc serve` request that prices it
+// under one protocol, priced with the native CLI, and the fixed spread `npm test` re-prices.
+// Used by tools/validate.mjs (writes docs/validation.json, docs/VALIDATION.md) and
+// tools/validate-check.mjs (the regression check). No dependencies beyond node.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const DATA = 'data/silicon/vllm-public.csv';
+/** The CSV as copied (data/silicon/README.md); a changed file is refused. */
+export const DATA_SHA256 = '26c0938ac8ae3b9c84d574d6e3afce82e1848362df62f3ce659b8fc4356f30da';
+export const LEDGER = 'docs/validation.json';
+export const BASELINE = 'docs/validation-baseline.json';
+/** Runs `npm test` re-prices and compares exactly with the ledger. */
+export const SPREAD_SIZE = 60;
+
+/** The one protocol every row is priced under (written into the ledger as is). */
+export const PROTOCOL = {
+  command: 'stepcalc serve',
+  mode: 'measured',
+  loop: 'closed, at the row\'s concurrency',
+  num_requests: '20 x concurrency',
+  warmup_requests: '2 x concurrency (simulated, left out of every figure)',
+  lengths: 'fixed: isl input tokens, osl output tokens',
+  engine: 'vLLM\'s defaults on the GPU (docs/SERVING.md)',
+  kernels: 'the GPU\'s default measured tables (docs/KERNELS.md), whatever the row\'s vLLM version',
+  seed: 1,
+  compared: 'mean TTFT and mean TPOT; error = (predicted - measured) / measured',
+  fitted: 'nothing on these runs: the measured mode\'s two CPU terms were fitted on the Llama-2-70B H100 ' +
+    'calibration steps (docs/ACCURACY.md), the API-server constant is 0; every run is held out',
+};
+
+const GPUS = /** @type {Record<string, string>} */ ({ h100_sxm: 'H100', h200_sxm: 'H200', b200_sxm: 'B200' });
+/** CSV gemm_quant_mode -> request quantization. */
+const QUANT = /** @type {Record<string, string>} */ ({
+  '': 'none', bf16: 'none', fp8: 'fp8', nvfp4: 'nvfp4', mxfp4: 'mxfp4', int4_wo: 'int4',
+});
+/** HF id -> the shipped config (data/silicon/model_configs/) when no preset matches. */
+const CONFIGS = /** @type {Record<string, string>} */ ({
+  'MiniMaxAI/MiniMax-M2.5': 'MiniMaxAI--MiniMax-M2.5_config.json',
+  'Qwen/Qwen3-235B-A22B-FP8': 'Qwen--Qwen3-235B-A22B-FP8_config.json',
+  'Qwen/Qwen3-32B': 'Qwen--Qwen3-32B_config.json',
+  'meta-llama/Llama-3.1-70B': 'meta-llama--Meta-Llama-3.1-70B_config.json',
+  'moonshotai/Kimi-K2.5': 'moonshotai--Kimi-K2.5_config.json',
+  'openai/gpt-oss-120b': 'openai--gpt-oss-120b_config.json',
+});
+
+/** @typedef {Record<string, string>} Row */
+/**
+ * @typedef {{id: string, subset: string, status: 'priced' | 'unsupported', reason?: string,
+ *   request: Record<string, unknown> | null, ttft_ms: number | null, tpot_ms: number | null,
+ *   silicon_ttft_ms: number, silicon_tpot_ms: number, cause_facts?: Record<string, unknown>, cause?: string,
+ *   model_file?: string}} Run
+ */
+
+/** @param {string} file */
+export const readText = (file) => readFileSync(join(ROOT, file), 'utf8');
+
+/** The CSV's rows (no quoted commas in this file: checked by the column count). @returns {Row[]} */
+export function readRows() {
+  const text = readText(DATA);
+  const sha = createHash('sha256').update(text).digest('hex');
+  if (sha !== DATA_SHA256) throw new Error(`${DATA}: SHA-256 ${sha}, expected ${DATA_SHA256} (data/silicon/README.md)`);
+  const [head, ...lines] = text.trim().split(/\r?\n/);
+  const names = head.split(',');
+  return lines.map((line, i) => {
+    const cells = line.split(',');
+    // silicon_data_source holds "; "-separated fields but no commas; a row with more cells is refused.
+    if (cells.length !== names.length) throw new Error(`${DATA}: row ${i + 2} has ${cells.length} cells`);
+    return Object.fromEntries(cells.map((v, j) => [names[j], v]));
+  });
+}
+
+/** The presets the core ships, by name. @returns {Set<string>} */
+function presetNames() {
+  const out = JSON.parse(run(['presets'], '').stdout);
+  return new Set(out.models.map((/** @type {{name: string}} */ m) => m.name));
+}
+
+let presets = /** @type {Set<string> | null} */ (null);
+
+/**
+ * The model of a row: the preset whose name is the HF id's last segment (as the core matches
+ * ids), else the shipped config; a config without a dtype gets bfloat16 (the unquantized
+ * dtype of these checkpoints; their configs leave it out). @param {Row} row
+ */
+function modelOf(row) {
+  presets ??= presetNames();
+  const name = row.model_path.split('/').pop()?.toLowerCase() ?? '';
+  if (presets.has(name)) return { model: name, file: undefined };
+  const file = CONFIGS[row.model_path];
+  if (!file) return null;
+  const config = JSON.parse(readText(`data/silicon/model_configs/${file}`));
+  if (config.torch_dtype === undefined && config.dtype === undefined && config.text_config === undefined)
+    config.torch_dtype = 'bfloat16';
+  return { model: config, file };
+}
+
+/** The subset a row belongs to: model x GPU x precision x layout. @param {Row} row */
+export function subsetOf(row) {
+  const layout = `TP${row.tp_size || '?'}` + (Number(row.moe_ep_size) > 1 ? ` EP${row.moe_ep_size}` : '') +
+    (Number(row.attention_dp_size) > 1 ? ` DP${row.attention_dp_size}` : '');
+  const precision = row.gemm_quant_mode || 'bf16';
+  const gpu = GPUS[row.system] ?? row.system;
+  return `${row.model_path} | ${gpu} | ${precision} | ${row.mode === 'agg' ? layout : row.mode}`;
+}
+
+/**
+ * The serve request of a row under PROTOCOL, or the reason the tool cannot even write one.
+ * @param {Row} row @returns {{request: Record<string, any>, model_file?: string} | {reason: string}}
+ */
+export function requestOf(row) {
+  if (row.mode !== 'agg')
+    return { reason: `mode ${row.mode}: disaggregated prefill and decode engines are not simulated (one engine only)` };
+  const gpu = GPUS[row.system];
+  if (!gpu) return { reason: `system ${row.system} is not a GPU stepcalc knows` };
+  const model = modelOf(row);
+  if (!model) return { reason: `no preset or shipped config for ${row.model_path}` };
+  let quantization = QUANT[row.gemm_quant_mode];
+  if (quantization === undefined) return { reason: `gemm_quant_mode ${row.gemm_quant_mode} has no request value` };
+  // AIConfigurator labels gpt-oss's MXFP4 checkpoint nvfp4; the checkpoint says what runs.
+  const quant = typeof model.model === 'object' ? model.model.quantization_config?.quant_method : undefined;
+  if (quantization === 'nvfp4' && quant === 'mxfp4') quantization = 'mxfp4';
+  const c = Number(row.concurrency);
+  const request = {
+    id: row.id, model: model.model, model_name: row.model_path, gpu, mode: PROTOCOL.mode,
+    tp: Number(row.tp_size || 1), ep: Number(row.moe_ep_size || 1), dp: Number(row.attention_dp_size || 1),
+    quantization,
+    workload: {
+      input_tokens: Number(row.isl), output_tokens: Number(row.osl), concurrency: c,
+      num_requests: 20 * c, warmup_requests: 2 * c, seed: PROTOCOL.seed,
+    },
+  };
+  return { request, model_file: model.file };
+}
+
+/** @param {string[]} args @param {string} input */
+export function run(args, input) {
+  const cli = process.env.STEPCALC_CLI || join(ROOT, 'build', 'stepcalc');
+  const r = spawnSync(cli, args, { input, maxBuffer: 1 << 28, encoding: 'utf8' });
+  if (r.error) throw new Error(`cannot run ${cli}: ${r.error.message} (build it first: bash scripts/build.sh)`);
+  return r;
+}
+
+/** Prices requests with `stepcalc serve` (one document); each result or error in its slot. @param {object[]} requests
+ */
+export function serve(requests) {
+  if (requests.length === 0) return [];
+  const r = run(['serve', '-'], JSON.stringify(requests));
+  const out = JSON.parse(r.stdout);
+  return Array.isArray(out) ? out : [out];
+}
+
+/**
+ * Prices every row: a row the tool cannot map or the core refuses is `unsupported` with the
+ * reason (the core's error as `code at path: message`); never a guess.
+ * @param {Row[]} rows @param {(done: number) => void} [progress] @returns {Run[]}
+ */
+export function priceRows(rows, progress) {
+  const runs = rows.map((row) => {
+    const mapped = requestOf(row);
+    /** @type {Run} */
+    const r = {
+      id: row.id, subset: subsetOf(row), status: 'unsupported', request: 'request' in mapped ? mapped.request : null,
+      ttft_ms: null, tpot_ms: null,
+      silicon_ttft_ms: Number(row.silicon_ttft_ms), silicon_tpot_ms: Number(row.silicon_tpot_ms),
+    };
+    if ('reason' in mapped) r.reason = mapped.reason;
+    else if (mapped.model_file) r.model_file = mapped.model_file;
+    return r;
+  });
+  const todo = runs.filter((r) => r.request !== null);
+  const chunk = 16;
+  for (let i = 0; i < todo.length; i += chunk) {
+    const part = todo.slice(i, i + chunk);
+    serve(part.map((r) => r.request)).forEach((/** @type {any} */ result, j) => settle(part[j], result));
+    progress?.(Math.min(i + chunk, todo.length));
+  }
+  return runs;
+}
+
+/** @param {Run} r @param {any} result */
+function settle(r, result) {
+  if (result.error) {
+    r.status = 'unsupported';
+    // A document of several requests prefixes paths with the request's index: dropped here.
+    const strip = (/** @type {string} */ text) => text.replace(/\[\d+\]\.?/g, '');
+    r.reason = `${result.error.code} at ${strip(result.error.path) || '(request)'}: ${strip(result.error.message)}`;
+    return;
+  }
+  r.status = 'priced';
+  r.ttft_ms = result.ttft_ms.mean;
+  r.tpot_ms = result.tpot_ms.mean;
+  r.cause_facts = {
+    ttft_p50_ms: result.ttft_ms.p50, ttft_p99_ms: result.ttft_ms.p99, steps: result.steps,
+    mean_running: result.scheduler.mean_running, preemptions: result.scheduler.preemptions,
+    warnings: (result.warnings ?? []).map((/** @type {{code: string}} */ w) => w.code),
+  };
+}
+
+/**
+ * The spread `npm test` re-prices: priced runs taken round-robin over the subsets (sorted by
+ * name), the cheapest first in each (fewest simulated tokens: 20 x concurrency x (isl + osl),
+ * then id), until SPREAD_SIZE. Deterministic given the ledger.
+ * @param {Run[]} runs @returns {Run[]}
+ */
+export function spreadOf(runs) {
+  const cost = (/** @type {Run} */ r) => {
+    const w = /** @type {any} */ (r.request).workload;
+    return w.num_requests * (w.input_tokens + w.output_tokens);
+  };
+  /** @type {Map<string, Run[]>} */
+  const bySubset = new Map();
+  for (const r of runs.filter((x) => x.status === 'priced')) {
+    if (!bySubset.has(r.subset)) bySubset.set(r.subset, []);
+    bySubset.get(r.subset)?.push(r);
+  }
+  const queues = [...bySubset.keys()].sort().map((k) =>
+    (bySubset.get(k) ?? []).sort((a, b) => cost(a) - cost(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
+  const out = [];
+  for (let round = 0; out.length < SPREAD_SIZE && queues.some((q) => q.length > round); ++round)
+    for (const q of queues) if (q.length > round && out.length < SPREAD_SIZE) out.push(q[round]);
+  return out;
+}
+
+/** @param {number[]} errors fractions @returns {number} percent */
+export const mape = (errors) => (100 * errors.reduce((s, e) => s + Math.abs(e), 0)) / errors.length;
+/** @param {number[]} errors fractions @returns {number} percent */
+export const bias = (errors) => (100 * errors.reduce((s, e) => s + e, 0)) / errors.length;
+/** @param {Run} r */
+export const ttftError = (r) => /** @type {number} */ (r.ttft_ms) / r.silicon_ttft_ms - 1;
+/** @param {Run} r */
+export const tpotError = (r) => /** @type {number} */ (r.tpot_ms) / r.silicon_tpot_ms - 1;
+/** Rounds a figure for the ledger's summaries (the runs keep every digit). @param {number} x */
+export const round2 = (x) => Math.round(x * 100) / 100;
+
+/** Overall figures of a set of runs (priced ones only). @param {Run[]} runs */
+export function overall(runs) {
+  const priced = runs.filter((r) => r.status === 'priced');
+  const t = priced.map(ttftError), p = priced.map(tpotError);
+  return {
+    runs: runs.length, priced: priced.length,
+    ttft_mape: priced.length ? round2(mape(t)) : null, ttft_bias: priced.length ? round2(bias(t)) : null,
+    tpot_mape: priced.length ? round2(mape(p)) : null, tpot_bias: priced.length ? round2(bias(p)) : null,
+  };
+}

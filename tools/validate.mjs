@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: Apache-2.0
+// npm run validate: the public accuracy ledger (issue #22). Prices every measured vLLM run
+// of data/silicon/vllm-public.csv with the native CLI's `stepcalc serve` under one protocol
+// (tools/validate-ledger.mjs, PROTOCOL) and writes docs/validation.json (every run: its
+// exact request, predicted and measured means, or why it is unsupported; per-subset
+// figures), docs/VALIDATION.md and docs/validation-predicted-vs-measured.svg. Deterministic:
+// rows in CSV order, subsets sorted, no timestamps. `--baseline` also rewrites
+// docs/validation-baseline.json (the overall MAPEs `npm test` may not exceed by 1 point).
+// Usage: node tools/validate.mjs [--baseline]
+import { writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  ROOT, DATA, LEDGER, BASELINE, PROTOCOL, readRows, readText, priceRows, spreadOf, overall, ttftError, tpotError,
+} from './validate-ledger.mjs';
+
+/** @typedef {import('./validate-ledger.mjs').Run} Run */
+
+const SVG = 'docs/validation-predicted-vs-measured.svg';
+
+/** Subset figures: n, priced, MAPE and bias of TTFT and TPOT. @param {Run[]} runs */
+function subsets(runs) {
+  /** @type {Map<string, Run[]>} */
+  const by = new Map();
+  for (const r of runs) {
+    if (!by.has(r.subset)) by.set(r.subset, []);
+    by.get(r.subset)?.push(r);
+  }
+  return [...by.keys()].sort().map((key) => {
+    const [model, gpu, precision, layout] = key.split(' | ');
+    const list = by.get(key) ?? [];
+    const reasons = [...new Set(list.filter((r) => r.status !== 'priced').map((r) => shortReason(r.reason ?? '')))];
+    const why = reasons.length ? { unsupported: reasons } : {};
+    return { key, model, gpu, precision, layout, ...overall(list), ...why };
+  });
+}
+
+/** The reason without the run's own numbers (for a subset's summary). @param {string} reason */
+const shortReason = (reason) => reason.split(': ').slice(0, 2).join(': ');
+
+/** What the result itself says about a run's miss. @param {Run} r */
+function causeOf(r) {
+  const f = /** @type {any} */ (r.cause_facts);
+  const w = /** @type {any} */ (r.request).workload;
+  const t = ttftError(r), p = tpotError(r);
+  const out = [];
+  if (Math.abs(t) >= Math.abs(p)) {
+    if (t > 0 && f.preemptions > 0)
+      out.push(`TTFT over: the simulated KV cache ran out (${f.preemptions} preemptions; the preempted requests ` +
+        'recompute their prompts and new prompts wait), which the measured run did not show in its TTFT');
+    else if (t > 0 && f.ttft_p50_ms > 0 && f.ttft_p99_ms / f.ttft_p50_ms < 1.05)
+      out.push(`TTFT over: the simulated clients stay in lockstep (TTFT p50 ${f.ttft_p50_ms.toFixed(0)} ms ~ p99 ` +
+        `${f.ttft_p99_ms.toFixed(0)} ms): each wave of ${w.concurrency} prompts of ${w.input_tokens} tokens ` +
+        'prefills together, the measured clients do not');
+    else if (t > 0)
+      out.push(`TTFT over: new prompts queue behind ${f.mean_running.toFixed(0)} running requests' steps`);
+    else out.push('TTFT under: the measured first token waits for more than the simulated queue and prefill ' +
+      '(API server, tokenization, scheduling not modelled)');
+  } else {
+    out.push(`TPOT ${p > 0 ? 'over' : 'under'}: the decode step of ~${f.mean_running.toFixed(0)} running requests ` +
+      `is priced ${p > 0 ? 'slower' : 'faster'} than measured`);
+  }
+  if (f.preemptions > 0 && !out[0].includes('preemptions')) out.push(`${f.preemptions} KV-cache preemptions`);
+  if (f.warnings.length) out.push(`warnings: ${f.warnings.join(', ')}`);
+  return out.join('; ');
+}
+
+const pct = (/** @type {number} */ x) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}%`;
+const num = (/** @type {number | null} */ x) => (x === null ? '-' : x.toFixed(1));
+const pc = (/** @type {number | null} */ x) => (x === null ? '-' : `${x.toFixed(1)}%`);
+
+/** Log-log predicted vs measured, TTFT and TPOT side by side. @param {Run[]} priced */
+function svg(priced) {
+  const W = 360, H = 360, pad = 48;
+  /** @param {string} title @param {number[][]} pts @param {number} x0 */
+  const panel = (title, pts, x0) => {
+    const vals = pts.flat().filter((v) => v > 0);
+    const lo = Math.floor(Math.log10(Math.min(...vals))), hi = Math.ceil(Math.log10(Math.max(...vals)));
+    const s = (/** @type {number} */ v) => (Math.log10(v) - lo) / (hi - lo) * (W - 2 * pad);
+    const parts = [`<g transform="translate(${x0},0)">`,
+      `<text x="${W / 2}" y="20" text-anchor="middle" font-size="14">${title}</text>`,
+      `<rect x="${pad}" y="${pad}" width="${W - 2 * pad}" height="${H - 2 * pad}" fill="none" stroke="#888"/>`,
+      `<line x1="${pad}" y1="${H - pad}" x2="${W - pad}" y2="${pad}" stroke="#bbb" stroke-dasharray="4 3"/>`];
+    for (let e = lo; e <= hi; ++e) {
+      const x = pad + s(10 ** e), y = H - pad - s(10 ** e);
+      parts.push(`<text x="${x.toFixed(1)}" y="${H - pad + 16}" text-anchor="middle" font-size="10">${10 ** e}</text>`,
+        `<text x="${pad - 4}" y="${(y + 3).toFixed(1)}" text-anchor="end" font-size="10">${10 ** e}</text>`);
+    }
+    parts.push(`<text x="${W / 2}" y="${H - 8}" text-anchor="middle" font-size="11">measured, ms</text>`,
+      `<text x="12" y="${H / 2}" font-size="11" transform="rotate(-90 12 ${H / 2})" text-anchor="middle">` +
+      'predicted, ms</text>');
+    for (const [m, p] of pts)
+      parts.push(`<circle cx="${(pad + s(m)).toFixed(1)}" cy="${(H - pad - s(p)).toFixed(1)}" r="2" ` +
+        'fill="#1f6feb" fill-opacity="0.5"/>');
+    parts.push('</g>');
+    return parts.join('\n');
+  };
+  return [`<svg xmlns="http://www.w3.org/2000/svg" width="${2 * W}" height="${H}" font-family="sans-serif">`,
+    '<rect width="100%" height="100%" fill="white"/>',
+    panel('Mean TTFT', priced.map((r) => [r.silicon_ttft_ms, /** @type {number} */ (r.ttft_ms)]), 0),
+    panel('Mean TPOT', priced.map((r) => [r.silicon_tpot_ms, /** @type {number} */ (r.tpot_ms)]), W),
+    '</svg>', ''].join('\n');
+}
+
+/** The step-level figures on the public calibration steps, from docs/accuracy.json. */
+function stepFigures() {
+  const a = JSON.parse(readText('docs/accuracy.json'));
+  return [
+    `Data: ${a.data.join(', ')}, ${a.steps} steps (${a.setup}); ${a.fitted}. From docs/accuracy.json ` +
+      '(`npm run accuracy`; docs/ACCURACY.md).',
+    '',
+    '| mode | step-time MAPE | median APE | bias |',
+    '| --- | ---: | ---: | ---: |',
+    ...Object.entries(a.modes).map(([m, f]) => `| ${m} | ${f.mape}% | ${f.median_ape}% | ${f.bias}% |`),
+  ];
+}
+
+/** @param {Run[]} runs @param {ReturnType<typeof subsets>} subs @param {Run[]} spread */
+function markdown(runs, subs, spread) {
+  const all = overall(runs);
+  const priced = runs.filter((r) => r.status === 'priced');
+  const miss = (/** @type {Run} */ r) => Math.max(Math.abs(ttftError(r)), Math.abs(tpotError(r)));
+  const worst = [...priced].sort((a, b) => miss(b) - miss(a) || (a.id < b.id ? -1 : 1)).slice(0, 10);
+  /** @type {Record<string, number>} */
+  const refused = {};
+  for (const r of runs.filter((x) => x.status !== 'priced')) {
+    const k = shortReason(r.reason ?? '');
+    refused[k] = (refused[k] ?? 0) + 1;
+  }
+  return [
+    '# Validation: the public accuracy ledger',
+    '',
+    '_Generated by `npm run validate` (tools/validate.mjs); do not edit by hand. Every run, its exact request and ' +
+      'its figures: [validation.json](validation.json)._',
+    '',
+    `Data: \`${DATA}\`, ${runs.length} measured vLLM serving runs (H100, H200, B200; provenance in ` +
+      '`data/silicon/README.md`). Each run is priced with `stepcalc serve` under one protocol:',
+    '',
+    ...Object.entries(PROTOCOL).map(([k, v]) => `- ${k.replace(/_/g, ' ')}: ${v}`),
+    '',
+    `**Runs priced: ${all.priced} of ${all.runs} (${(100 * all.priced / all.runs).toFixed(1)}%).** ` +
+      'The rest are `unsupported`, each with the core\'s error (or, for disaggregated runs, the tool\'s) as its ' +
+      'reason; none is priced as something else.',
+    '',
+    `**Over the priced runs: TTFT MAPE ${all.ttft_mape}%, bias ${all.ttft_bias}%; ` +
+      `TPOT MAPE ${all.tpot_mape}%, bias ${all.tpot_bias}%.** Nothing was fitted on these runs (all held out).`,
+    '',
+    'Why runs are unsupported:',
+    '',
+    '| reason | runs |',
+    '| --- | ---: |',
+    ...Object.entries(refused).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([k, n]) => `| ${k} | ${n} |`),
+    '',
+    '## Per subset (model x GPU x precision x layout)',
+    '',
+    '| model | GPU | precision | layout | n | priced | TTFT MAPE | TTFT bias | TPOT MAPE | TPOT bias |',
+    '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...subs.map((s) => `| ${s.model} | ${s.gpu} | ${s.precision} | ${s.layout} | ${s.runs} | ${s.priced} | ` +
+      `${pc(s.ttft_mape)} | ${pc(s.ttft_bias)} | ${pc(s.tpot_mape)} | ${pc(s.tpot_bias)} |`),
+    '',
+    'MAPE and bias in percent of the measured mean; `-`: no run of the subset could be priced.',
+    '',
+    '## The 10 worst runs',
+    '',
+    'By the larger of the two absolute errors; the cause is what the run\'s own result shows.',
+    '',
+    '| run | TTFT measured / predicted ms | error | TPOT measured / predicted ms | error | cause |',
+    '| --- | ---: | ---: | ---: | ---: | --- |',
+    ...worst.map((r) => `| ${r.id} | ${r.silicon_ttft_ms.toFixed(1)} / ${num(r.ttft_ms)} | ${pct(ttftError(r))} | ` +
+      `${r.silicon_tpot_ms.toFixed(2)} / ${(/** @type {number} */ (r.tpot_ms)).toFixed(2)} | ${pct(tpotError(r))} | ` +
+      `${causeOf(r)} |`),
+    '',
+    '## Predicted against measured',
+    '',
+    `![Predicted against measured mean TTFT and TPOT, log-log, the ${priced.length} priced runs]` +
+      '(validation-predicted-vs-measured.svg)',
+    '',
+    '## Step level: the public calibration steps',
+    '',
+    ...stepFigures(),
+    '',
+    '## The regression check',
+    '',
+    `\`npm test\` (tools/validate-check.mjs) re-prices ${spread.length} of the priced runs, taken round-robin over ` +
+      'the subsets, the cheapest of each first, and fails if any predicted mean differs from validation.json, or if ' +
+      'the overall TTFT or TPOT MAPE in validation.json is more than 1 point above docs/validation-baseline.json. ' +
+      'Regenerate with `npm run validate` whenever an estimate changes; `node tools/validate.mjs --baseline` moves ' +
+      'the baseline (say why in the commit).',
+    '',
+  ].join('\n');
+}
+
+/** One run per line, so a re-pricing shows as a diff of the runs it changed. */
+function ledgerText(/** @type {Record<string, unknown>} */ ledger) {
+  const { runs, subsets: subs, ...head } = ledger;
+  const lines = Object.entries(head).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`);
+  const list = (/** @type {string} */ name, /** @type {unknown} */ items) =>
+    `  "${name}": [\n${(/** @type {object[]} */ (items)).map((x) => `    ${JSON.stringify(x)}`).join(',\n')}\n  ]`;
+  lines.push(list('subsets', subs), list('runs', runs));
+  return `{\n${lines.join(',\n')}\n}\n`;
+}
+
+/**
+ * Config models are written once under `models`; a run's request names its config as
+ * {"$model": file} (tools/validate-check.mjs puts it back before re-pricing).
+ * @param {Run[]} runs
+ */
+function compactModels(runs) {
+  /** @type {Record<string, unknown>} */
+  const models = {};
+  const out = runs.map((r) => {
+    const { cause_facts: _facts, model_file: _file, ...rest } = r;
+    const req = /** @type {any} */ (r.request);
+    if (!req || typeof req.model !== 'object' || !r.model_file) return rest;
+    models[r.model_file] = req.model;
+    return { ...rest, request: { ...req, model: { $model: r.model_file } } };
+  });
+  return { models, runs: out };
+}
+
+const rows = readRows();
+const started = Date.now();
+const runs = priceRows(rows, (n) => process.stderr.write(`\rvalidate: ${n} requests priced`));
+process.stderr.write('\n');
+const subs = subsets(runs);
+const spread = spreadOf(runs);
+const withCause = runs.map((r) => (r.status === 'priced' ? { ...r, cause: causeOf(r) } : r));
+const { models, runs: compact } = compactModels(withCause);
+const ledger = {
+  generated_by: 'npm run validate (tools/validate.mjs)',
+  data: DATA,
+  protocol: PROTOCOL,
+  overall: overall(runs),
+  spread: spread.map((r) => r.id),
+  models,
+  subsets: subs,
+  runs: compact,
+};
+writeFileSync(join(ROOT, LEDGER), ledgerText(ledger));
+writeFileSync(join(ROOT, 'docs/VALIDATION.md'), markdown(runs, subs, spread));
+writeFileSync(join(ROOT, SVG), svg(runs.filter((r) => r.status === 'priced')));
+const all = overall(runs);
+if (process.argv.includes('--baseline') || !existsSync(join(ROOT, BASELINE)))
+  writeFileSync(join(ROOT, BASELINE), `${JSON.stringify({ ttft_mape: all.ttft_mape, tpot_mape: all.tpot_mape,
+    priced: all.priced }, null, 2)}\n`);
+console.log(`validate: ${all.priced} of ${all.runs} runs priced; ` +
+  `TTFT MAPE ${all.ttft_mape}% (bias ${all.ttft_bias}%), ` +
+  `TPOT MAPE ${all.tpot_mape}% (bias ${all.tpot_bias}%); ${((Date.now() - started) / 1000).toFixed(0)} s. ` +
+  `Wrote ${LEDGER}, docs/VALIDATION.md, ${SVG}.`);
