@@ -37,6 +37,9 @@ node tests/types/check-results.mjs
 echo "== documents (tools/docs-blocks.mjs --check: every generated block of README.md and docs/*.md is current)"
 node tools/docs-blocks.mjs --check
 
+echo "== accuracy ledger (tools/validate-check.mjs: a spread of docs/validation.json re-priced exactly; MAPE vs baseline)"
+node tools/validate-check.mjs
+
 echo "== CLI, Wasm module and page (node --test)"
 node --test --test-concurrency=1 tests/cli/ tests/wasm/ tests/web/
 
