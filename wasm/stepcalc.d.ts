@@ -244,8 +244,18 @@ export interface ServeResult {
     preemptions: number;
   };
   memory: Memory;
+  /**
+   * The accuracy ledger's subset nearest this request (same GPU, weight precision and dense/MoE kind, nearest TP;
+   * docs/VALIDATION.md): its priced runs and MAPE of mean TTFT and TPOT, in percent; or none.
+   */
+  validation: ServeValidation;
   warnings: Warning[];
 }
+
+export type ServeValidation =
+  | { subset: string; gpu: string; precision: 'bf16' | 'fp8'; moe: boolean; tp: number; runs: number;
+    ttft_mape: number; tpot_mape: number }
+  | { subset: null; note: 'no measured runs like this' };
 
 export interface ServeOptions {
   mode?: Mode | '';

@@ -97,6 +97,17 @@ std::string serve_result_to_json(const Request& q, const ServeResult& r, bool* a
                          {"peak_kv_blocks_used", s.peak_kv_blocks_used},
                          {"preemptions", s.preemptions}});
   write_memory(w, r.memory);
+  if (const ValidationSubset* v = r.validation.subset)
+    w.object("validation", {{"subset", v->key},
+                            {"gpu", v->gpu},
+                            {"precision", v->precision},
+                            {"moe", v->moe},
+                            {"tp", v->tp},
+                            {"runs", v->runs},
+                            {"ttft_mape", v->ttft_mape},
+                            {"tpot_mape", v->tpot_mape}});
+  else
+    w.key("validation").begin_object().key("subset").null().field("note", "no measured runs like this").end_object();
   write_warnings(w, r.warnings);
   w.end_object();
   if (all_finite != nullptr) *all_finite = !w.wrote_non_finite();

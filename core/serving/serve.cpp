@@ -210,6 +210,7 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
     c.usd_per_million_output_tokens = total_usd * (1 - prefill_share) / output_tokens * 1e6;
     c.usd_per_million_tokens_blended = total_usd / (input_tokens + output_tokens) * 1e6;
   }
+  result.validation = nearest_validation(request);
   result.warnings = pricer.value()->notes();
   for (Warning& warning : serving_warnings(result, w)) result.warnings.push_back(std::move(warning));
   result.trace.requests.clear();

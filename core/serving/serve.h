@@ -14,6 +14,7 @@
 #include "serving/latency_stats.h"
 #include "serving/memory.h"
 #include "serving/scheduler.h"
+#include "serving/validation.h"
 
 namespace stepcalc {
 
@@ -49,6 +50,7 @@ struct ServeResult {
   double api_overhead_us = 0;  ///< the API-server time per request used
   double duration_s = 0;       ///< first send to last token
   SimulationTrace trace;       ///< steps, preemptions, queue peaks (its per-request arrays cleared)
+  ValidationMatch validation;  ///< the accuracy ledger's subset nearest this request (docs/VALIDATION.md)
   std::vector<Warning> warnings;
 };
 
