@@ -206,7 +206,8 @@ export function servingPanel({ store }, root, { view } = {}) {
     job++;
     root.dataset.run = 'cancelled';
     status.textContent = 'Cancelled.';
-    lastKey = '';
+    // lastKey stays: the cancelled request is not started again by the next repricing of
+    // the step, only by an edit that changes it.
   });
 
   const showError = (error) => {
@@ -256,7 +257,9 @@ export function servingPanel({ store }, root, { view } = {}) {
     status.textContent = 'Simulating…';
     points = [];
     worker.onmessage = ({ data }) => {
-      if (data.id !== id) return;
+      // A message of a run that was cancelled or replaced may still be queued after its
+      // worker was terminated: only the current run's messages count.
+      if (data.id !== id || id !== job) return;
       if (data.type === 'progress') {
         progress.value = data.share;
         status.textContent = `Simulating… ${Math.round(data.share * 100)}%`;
