@@ -110,7 +110,7 @@ const stepcalc::KernelRegistry& h100_kernels() {
 // within 2x of blis-v2's BM_price_summary on the same case.
 void BM_price_summary_measured(benchmark::State& state) {
   stepcalc::Request r = parsed(static_cast<size_t>(state.range(0)));
-  r.mode = Mode::kMeasured;
+  r.mode = stepcalc::Mode::kMeasured;
   stepcalc::PricingSession pricer(stepcalc::embedded_h100_tables(), h100_kernels());
   if (!pricer.summary(r)) {
     state.SkipWithError("the case does not price in measured mode");

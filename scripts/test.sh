@@ -16,6 +16,10 @@ node scripts/check-layers.mjs
 echo "== licence lines (SPDX-License-Identifier in every source file)"
 bash scripts/check-spdx.sh
 
+echo "== benchmark sources compile (syntax only: npm run bench builds them with Google Benchmark and emcc)"
+g++ -std=c++17 -fsyntax-only -Icore -isystem build/vendor/include -DSIMDJSON_EXCEPTIONS=0 \
+  -DSTEPCALC_SOURCE_DIR='"."' -DSTEPCALC_KERNELS_DIR='"build/kernels"' bench/bench_native.cpp bench/bench_wasm.cpp
+
 echo "== native core tests and conformance (ctest)"
 ctest --test-dir build --output-on-failure
 
