@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
-import { createServer, listen } from '../scripts/serve.mjs';
+import { createServer, listen, PAGE_FILES } from '../scripts/serve.mjs';
 import { buildPage } from '../scripts/build-page.mjs';
 import { benchCases, median } from './wasm.mjs';
 
@@ -67,7 +67,7 @@ export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.e
   await buildPage({ ifStale: true });
   mkdirSync(path.join(root, 'build/bench'), { recursive: true });
   writeFileSync(path.join(root, BLANK), BLANK_HTML);
-  const server = createServer();
+  const server = createServer({ allow: [...PAGE_FILES, 'build/bench/'] }); // the blank baseline page
   const port = await listen(server, 0);
   const base = `http://127.0.0.1:${port}/`;
   const browser = await chromium.launch({
