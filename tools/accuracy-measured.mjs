@@ -76,7 +76,7 @@ export function measuredReport(s, { f1, f2, sg }) {
     '## The measured mode',
     '',
     'Each step is priced operator by operator from the measured vLLM kernel tables of the H100',
-    '(vllm-0.14.0, the closest to the steps\' vLLM 0.15.1; docs/MEASURED-MODE.md). Its two CPU terms',
+    '(its default tables, vllm-0.24.0: docs/KERNELS.md, "Default tables"). Its two CPU terms',
     `are the only fitted values: ${s.used.step_us} us per step and ${s.used.per_request_us} us per request in ` +
       'the core,',
     `rounded from the fit below (${f1(s.fit.step_us)} and ${f2(s.fit.per_request_us)}): the values minimising ` +

@@ -18,7 +18,8 @@ see README.md. Only data was copied, no code.
 
 const TABLE_DOC = {
   gemm: '`dtype,n,k,m,latency_us`: one GEMM Y = X W with X m x k and W k x n, weights and activations of `dtype` ' +
-    '(bf16; fp8 = per-tensor scaled FP8). Averaged over several weight copies, so caches do not flatter small shapes.',
+    '(bf16; fp8 = per-tensor scaled FP8; fp8_block = FP8 with 128 x 128 block scales; nvfp4 = NVFP4 weights and ' +
+    'activations, Blackwell). Averaged over several weight copies, so caches do not flatter small shapes.',
   decode_attention: '`kv_dtype,head_dim,kv_heads,heads,batch,cached_tokens,latency_us`: one decode attention kernel ' +
     'over `batch` sequences, each with `cached_tokens` tokens already in the KV cache before the new one; ' +
     '`heads`/`kv_heads` are per GPU (after tensor parallelism). Includes writing the new token\'s K/V. ' +
@@ -30,7 +31,9 @@ const TABLE_DOC = {
   moe: '`dtype,hidden,inter,experts,topk,moe_tp,moe_ep,tokens,latency_us`: one fused-MoE layer (both expert ' +
     'GEMMs and the activation) for `tokens` tokens, `experts` experts of hidden size `hidden` and intermediate ' +
     'size `inter` (full, before MoE TP), `topk` experts per token, split by `moe_tp` x `moe_ep`; balanced routing ' +
-    '(every expert gets the same number of tokens).',
+    '(every expert gets the same number of tokens). `dtype`: the experts\' weights: bf16, fp8 (per-tensor), ' +
+    'fp8_block, nvfp4 (NVFP4 weights and activations), mxfp4 (MXFP4 weights, 16-bit activations: the source\'s ' +
+    '`w4a16_mxfp4`), int4 (weight-only INT4, the source\'s `int4_wo`).',
   mla_prefill: '`kv_dtype,heads,batch,seq,latency_us`: DeepSeek-V3 multi-head latent attention, prefill, `heads` of ' +
     'its 128 heads on this GPU. 0.24.0 tables: the whole MLA module (projections included, BF16 weights); 0.14.0 ' +
     'tables: the attention kernel only.',
@@ -64,8 +67,8 @@ the attribution in \`NOTICE\`. Only data was copied, no code.
 
 \`<gpu>/vllm-<version>/<table>.csv\`, one folder per GPU and vLLM version. GPUs: H100 SXM,
 H200 SXM, B200, A100 SXM 80 GB, L40S. Versions shipped and the default per GPU (what a
-request gets without \`"kernels"\`): the 0.14.0 tables where they exist, since the public
-calibration steps were measured on vLLM 0.15.1, the closest; else 0.24.0.
+request gets without \`"kernels"\`): the newest shipped, 0.24.0, chosen by the accuracy
+ledgers (the product's docs/KERNELS.md, "Default tables").
 
 | GPU | versions | default |
 | --- | --- | --- |
@@ -97,24 +100,31 @@ lossless to this precision.
 
 ## What was kept and what was dropped
 
-Kept, per GPU and version: GEMM bf16 and fp8 (per-tensor scaled); decode and prefill
-attention with bf16 compute, KV cache bf16 or fp8, every head size measured, beam width
-1; the custom all-reduce rows launched in a CUDA graph; fused MoE with bf16 or fp8
+Kept, per GPU and version: GEMM bf16, fp8 (per-tensor scaled), fp8_block (block-scaled)
+and nvfp4 where measured; decode and prefill attention with bf16 compute, KV cache bf16
+or fp8, every head size measured, beam width 1; the custom all-reduce rows launched in a
+CUDA graph; fused MoE with bf16, fp8, fp8_block, nvfp4, mxfp4 (W4A16) or int4 (W4A16)
 weights and balanced routing; MLA (where measured) with bf16 compute and projections.
 
+Where a table measured the same shape with several kernels (0.24.0 names them), the one
+vLLM runs by default on that GPU is kept (tools/aic-tables.mjs, \`kernelRank\`): the
+FlashInfer TRT-LLM monolithic MoE kernels on Blackwell, gpt-oss's own MXFP4 MoE kernels
+(not the Marlin fallback), DeepGEMM for block-scaled FP8 GEMMs, FlashAttention 3 rather
+than FA4 on Hopper, TRT-LLM's prefill kernel for prefill and its decode kernel for decode
+on Blackwell; Marlin and modular variants last.
+
 Dropped, and why:
-- GEMM \`fp8_block\` (DeepSeek-style block-scaled FP8), \`nvfp4\` and other quantised
-  kinds: no stepcalc mode prices them yet.
+- Other quantised GEMM kinds and MoE \`w4a8_mxfp4_mxfp8\` (MXFP4 weights with MXFP8
+  activations, an opt-in vLLM path): no request selects them.
 - Attention with a sliding window (128, 1024, 8192 tokens): the lookups price full
   attention; a windowed layer needs a rule of its own.
 - Eager (non-CUDA-graph) all-reduce rows: vLLM's decode forward pass runs in a graph.
-- MoE with power-law routing (\`power_law_1.01\`, \`power_law_1.2\`) and MoE dtypes other
-  than bf16/fp8 (\`fp8_block\`, int4, mxfp4): balanced routing is the lookup's
-  assumption (imbalance is a model of its own); the other dtypes are not priced yet.
+- MoE with power-law routing (\`power_law_1.01\`, \`power_law_1.2\`): balanced routing is
+  the lookup's assumption (imbalance is a model of its own).
 - MLA with fp8 compute or fp8/nvfp4 projections; 0.14.0 MLA rows for models with 64
   heads (only DeepSeek-V3's 128 are kept, matching 0.24.0).
 - Columns that are constant in what is kept (framework, version, device, op name,
-  beam width, attention dtype) and the kernel source (which backend vLLM picked).
+  beam width, attention dtype) and the kernel source (after choosing one per shape).
 - Where several attention backends measured the same MLA shape, one is kept in this
   order: FLASHMLA, FLASH_ATTN_MLA, FLASHINFER_MLA, TRTLLM_RAGGED, FLASH_ATTN.
 - Repeated measurements of the same shape (same key, same backend) are averaged before

@@ -6,9 +6,9 @@
 /// GPUs shipped. `dir` names the bench_data/aic and presets/gpus entries; `aic` the
 /// AIConfigurator system; `commVersion` a version whose all-reduce table stands in.
 export const GPUS = [
-  { name: 'H100', dir: 'h100', aic: 'h100_sxm', versions: ['0.14.0', '0.24.0'], defaultVersion: '0.14.0',
+  { name: 'H100', dir: 'h100', aic: 'h100_sxm', versions: ['0.14.0', '0.24.0'], defaultVersion: '0.24.0',
     interconnect: 'NVLink' },
-  { name: 'H200', dir: 'h200', aic: 'h200_sxm', versions: ['0.14.0', '0.24.0'], defaultVersion: '0.14.0',
+  { name: 'H200', dir: 'h200', aic: 'h200_sxm', versions: ['0.14.0', '0.24.0'], defaultVersion: '0.24.0',
     interconnect: 'NVLink' },
   { name: 'B200', dir: 'b200', aic: 'b200_sxm', versions: ['0.24.0'], defaultVersion: '0.24.0',
     interconnect: 'NVLink' },
@@ -20,10 +20,34 @@ export const GPUS = [
   },
 ];
 
-const DTYPE = { bfloat16: 'bf16', fp8: 'fp8' };
+/// Table dtype names -> the names stepcalc uses. KV caches are bf16 or fp8; weights also
+/// fp8_block (block-scaled FP8), nvfp4, mxfp4 (MXFP4 weights, 16-bit activations:
+/// `w4a16_mxfp4`) and int4 (weight-only INT4, `int4_wo`).
+const KV_DTYPE = { bfloat16: 'bf16', fp8: 'fp8' };
+const GEMM_DTYPE = { bfloat16: 'bf16', fp8: 'fp8', fp8_block: 'fp8_block', nvfp4: 'nvfp4' };
+const MOE_DTYPE = { ...GEMM_DTYPE, w4a16_mxfp4: 'mxfp4', int4_wo: 'int4' };
+const DTYPE = KV_DTYPE;
 const windowZero = (r) => (r.window_size ?? 0) === 0;
 const bf16Attention = (r) => r.attn_dtype === 'bfloat16' && r.beam_width === 1 && windowZero(r) &&
   DTYPE[r.kv_cache_dtype];
+
+/// Where a table measured one shape with several kernels (0.24.0 names the kernel vLLM
+/// ran), the rank of a kernel: lower wins. vLLM's default choice on the GPU first: the
+/// FlashInfer TRT-LLM monolithic MoE kernels on Blackwell, gpt-oss's own MXFP4 kernels,
+/// FlashAttention 3 on Hopper (FA4 rows are a few extra measurements), the TRT-LLM
+/// prefill and decode attention kernels on Blackwell for their own phase, DeepGEMM for
+/// block-scaled FP8 GEMMs; Marlin and the modular variants last.
+function kernelRank(kernel, phase) {
+  const k = String(kernel ?? '');
+  if (phase === 'prefill' && k.includes('trtllmdecode')) return 5;
+  if (phase === 'decode' && k.includes('triton_attn')) return 5;
+  if (k.includes('fa4')) return 4;
+  if (k.includes('marlin')) return 3;
+  if (k.includes('modular')) return 2;
+  if (k.includes('monolithic') || k.includes('gptoss') || k.includes('DeepGemm')) return 0;
+  if (k.includes('Cutlass') || k.includes('cutlass')) return 1;
+  return 1;
+}
 
 // MLA: DeepSeek-V3's 128 heads split over GPUs (0.14.0 tables say so with tp_size;
 // 0.24.0 module tables have tp_size 1 and heads per GPU), BF16 compute and projections.
@@ -38,22 +62,26 @@ export const TABLES = [
   {
     file: 'gemm', op: 'gemm', sources: ['gemm_perf'], part: 'dense',
     columns: ['dtype', 'n', 'k', 'm'],
-    map: (r) => DTYPE[r.gemm_dtype] && { dtype: DTYPE[r.gemm_dtype], n: r.n, k: r.k, m: r.m, latency: r.latency },
+    rank: (kernel) => kernelRank(kernel, 'gemm'),
+    map: (r) => GEMM_DTYPE[r.gemm_dtype] &&
+      { dtype: GEMM_DTYPE[r.gemm_dtype], n: r.n, k: r.k, m: r.m, latency: r.latency, kernel: r.kernel_source },
   },
   {
     file: 'decode_attention', op: 'attention', sources: ['generation_attention_perf'], part: 'dense',
     columns: ['kv_dtype', 'head_dim', 'kv_heads', 'heads', 'batch', 'cached_tokens'],
+    rank: (kernel) => kernelRank(kernel, 'decode'),
     map: (r) => r.isl === 1 && bf16Attention(r) && {
       kv_dtype: DTYPE[r.kv_cache_dtype], head_dim: r.head_dim, kv_heads: r.num_key_value_heads, heads: r.num_heads,
-      batch: r.batch_size, cached_tokens: r.step, latency: r.latency,
+      batch: r.batch_size, cached_tokens: r.step, latency: r.latency, kernel: r.kernel_source,
     },
   },
   {
     file: 'prefill_attention', op: 'attention', sources: ['context_attention_perf'], part: 'dense',
     columns: ['kv_dtype', 'head_dim', 'kv_heads', 'heads', 'batch', 'seq'],
+    rank: (kernel) => kernelRank(kernel, 'prefill'),
     map: (r) => r.step === 0 && bf16Attention(r) && {
       kv_dtype: DTYPE[r.kv_cache_dtype], head_dim: r.head_dim, kv_heads: r.num_key_value_heads, heads: r.num_heads,
-      batch: r.batch_size, seq: r.isl, latency: r.latency,
+      batch: r.batch_size, seq: r.isl, latency: r.latency, kernel: r.kernel_source,
     },
   },
   {
@@ -66,9 +94,10 @@ export const TABLES = [
     file: 'moe', op: 'moe', sources: ['moe_perf'], part: 'moe',
     emptyNote: 'no balanced-routing rows in the source (power-law only): no file',
     columns: ['dtype', 'hidden', 'inter', 'experts', 'topk', 'moe_tp', 'moe_ep', 'tokens'],
-    map: (r) => r.distribution === 'balanced' && DTYPE[r.moe_dtype] && {
-      dtype: DTYPE[r.moe_dtype], hidden: r.hidden_size, inter: r.inter_size, experts: r.num_experts, topk: r.topk,
-      moe_tp: r.moe_tp_size, moe_ep: r.moe_ep_size, tokens: r.num_tokens, latency: r.latency,
+    rank: (kernel) => kernelRank(kernel, 'moe'),
+    map: (r) => r.distribution === 'balanced' && MOE_DTYPE[r.moe_dtype] && {
+      dtype: MOE_DTYPE[r.moe_dtype], hidden: r.hidden_size, inter: r.inter_size, experts: r.num_experts, topk: r.topk,
+      moe_tp: r.moe_tp_size, moe_ep: r.moe_ep_size, tokens: r.num_tokens, latency: r.latency, kernel: r.kernel_source,
     },
   },
   {

@@ -63,6 +63,48 @@ export const tables = {
       'launch floor us', 'decode fixed us', 'prefill fixed us'], rows, [false, false, true, true, true, true, true])}`;
   },
 
+  /**
+   * The physics checks of issue 22 on every GPU and version that measures the formats: how
+   * much faster Llama-3.1-70B runs at TP 4 in FP8 than BF16 (and NVFP4 than FP8), priced.
+   */
+  'kernel-physics': (ctx) => {
+    const c = ctx.catalogue();
+    const model = 'llama-3.1-70b-instruct';
+    const decode = { decode_requests: [{ progress_index: 1024 }] };
+    const prefill = { prefill_requests: [{ progress_index: 0, num_new_prefill_tokens: 4096 }] };
+    const gpu = (/** @type {any} */ k, /** @type {string} */ q, /** @type {object} */ step) => ctx.price({ model,
+      gpu: k.gpu, kernels: k.version, mode: 'measured', tp: 4, quantization: q, step }).measured.gpu_time_us;
+    const ratio = (/** @type {any} */ k, /** @type {string} */ hi, /** @type {string} */ lo, /** @type {object} */ s) =>
+      (gpu(k, hi, s) / gpu(k, lo, s)).toFixed(2);
+    const rows = c.kernels.filter((/** @type {any} */ k) => k.coverage.gemm_dtypes.includes('fp8'))
+      .map((/** @type {any} */ k) => {
+        const fp4 = k.coverage.gemm_dtypes.includes('nvfp4');
+        return [k.gpu, k.version + (k.default ? ' (default)' : ''), ratio(k, 'none', 'fp8', decode),
+          ratio(k, 'none', 'fp8', prefill), fp4 ? ratio(k, 'fp8', 'nvfp4', decode) : '-',
+          fp4 ? ratio(k, 'fp8', 'nvfp4', prefill) : '-'];
+      }).sort((/** @type {string[]} */ a, /** @type {string[]} */ b) => (a[0] + a[1] < b[0] + b[1] ? -1 : 1));
+    return `GPU time of ${code(model)} at TP 4, one step, measured mode: a batch-1 decode at 1,024 cached ` +
+      'tokens and a 4,096-token prefill (the ratio of the higher precision\'s time to the lower\'s; `npm test` ' +
+      `requires 1.3-2.5 and 1.2-2.2 for FP8 on H100's default tables, and NVFP4 faster than FP8 on B200):\n\n${
+      table(['GPU', 'kernels', 'decode BF16 / FP8', 'prefill BF16 / FP8', 'decode FP8 / NVFP4',
+        'prefill FP8 / NVFP4'], rows, [false, false, true, true, true, true])}`;
+  },
+
+  /** The ledger priced under each table version of a GPU (docs/kernel-versions.json). */
+  'kernel-version-ledger': (ctx) => {
+    const data = ctx.readJson('docs/kernel-versions.json');
+    const pct = (/** @type {number | null} */ x) => (x === null ? '-' : `${x.toFixed(1)}%`);
+    const rows = data.gpus.flatMap((/** @type {any} */ g) => g.versions.map((/** @type {any} */ v) => [g.gpu,
+      v.version + (v.version === g.default ? ' (default)' : ''), `${v.priced} of ${g.runs}`, String(g.common),
+      pct(v.ttft_mape), pct(v.tpot_mape)]));
+    const every = data.gpus.every((/** @type {any} */ g) => g.runs < g.per_gpu);
+    return `${every ? 'Every measured run of the ledger' : 'A spread of the ledger\'s measured runs'} on each GPU ` +
+      `with several table versions, priced under each (${code('tools/kernel-versions.mjs')}, the ledger's ` +
+      `protocol; the errors are over the runs every version prices):\n\n${
+      table(['GPU', 'kernels', 'runs priced', 'compared', 'TTFT MAPE', 'TPOT MAPE'], rows,
+        [false, false, true, true, true, true])}`;
+  },
+
   /** The reference's CSV tables (bench_data/ without aic/): rows, files and bytes. */
   'reference-tables-csv': (ctx) => {
     const s = csvSize(csvFiles(path.join(ctx.root, 'bench_data'), ['aic']));

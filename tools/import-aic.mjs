@@ -42,7 +42,8 @@ function toCsv(table, rows, stats) {
     }
     if (!(row.latency > 0 && Number.isFinite(row.latency))) fail(`${table.file}: bad latency ${row.latency}`);
     const k = key.join(',');
-    const rank = table.prefer ? table.prefer.indexOf(row.kernel) + 1 || table.prefer.length + 1 : 0;
+    const rank = table.prefer ? table.prefer.indexOf(row.kernel) + 1 || table.prefer.length + 1
+      : table.rank ? table.rank(row.kernel) : 0;
     const g = groups.get(k);
     if (!g) groups.set(k, { key, rank, latencies: [row.latency] });
     else if (rank < g.rank) Object.assign(g, { rank, latencies: [row.latency] }, { replaced: true });

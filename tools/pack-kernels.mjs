@@ -31,16 +31,24 @@ const fail = (msg) => {
 // Table kinds, as KernelTable in core/kernels/kernel_db.h; dtype ids as KernelDtype.
 const KIND = { gemm: 0, decode_attention: 1, prefill_attention: 2, allreduce: 3, moe: 4, mla_prefill: 5,
   mla_decode: 6 };
-const DTYPE = { bf16: 0, fp8: 1 };
+const DTYPE = { bf16: 0, fp8: 1, fp8_block: 2, nvfp4: 3, mxfp4: 4, int4: 5 };
 // Parts: what one file holds. A dense model needs one GEMM part, one attention part
-// and (TP > 1) the all-reduce; MoE and MLA models add theirs.
+// and (TP > 1) the all-reduce; MoE and MLA models add theirs. `moe` holds the bf16 and
+// fp8 experts (an FP8 lookup is checked against BF16); the other expert formats have a
+// part each, fetched only by the models that run them.
 const PARTS = [
-  { name: 'gemm-bf16', tables: ['gemm'], dtype: 'bf16' },
-  { name: 'gemm-fp8', tables: ['gemm'], dtype: 'fp8' },
-  { name: 'attention-bf16', tables: ['decode_attention', 'prefill_attention'], dtype: 'bf16' },
-  { name: 'attention-fp8', tables: ['decode_attention', 'prefill_attention'], dtype: 'fp8' },
+  { name: 'gemm-bf16', tables: ['gemm'], dtypes: ['bf16'] },
+  { name: 'gemm-fp8', tables: ['gemm'], dtypes: ['fp8'] },
+  { name: 'gemm-fp8_block', tables: ['gemm'], dtypes: ['fp8_block'] },
+  { name: 'gemm-nvfp4', tables: ['gemm'], dtypes: ['nvfp4'] },
+  { name: 'attention-bf16', tables: ['decode_attention', 'prefill_attention'], dtypes: ['bf16'] },
+  { name: 'attention-fp8', tables: ['decode_attention', 'prefill_attention'], dtypes: ['fp8'] },
   { name: 'allreduce', tables: ['allreduce'] },
-  { name: 'moe', tables: ['moe'] },
+  { name: 'moe', tables: ['moe'], dtypes: ['bf16', 'fp8'] },
+  { name: 'moe-fp8_block', tables: ['moe'], dtypes: ['fp8_block'] },
+  { name: 'moe-nvfp4', tables: ['moe'], dtypes: ['nvfp4'] },
+  { name: 'moe-mxfp4', tables: ['moe'], dtypes: ['mxfp4'] },
+  { name: 'moe-int4', tables: ['moe'], dtypes: ['int4'] },
   { name: 'mla', tables: ['mla_prefill', 'mla_decode'] },
 ];
 
@@ -79,7 +87,7 @@ for (const dir of fs.readdirSync(aicDir, { withFileTypes: true }).filter((d) => 
         const hasDtype = t.header[0] === 'dtype' || t.header[0] === 'kv_dtype';
         const dtypes = hasDtype ? [...new Set(t.rows.map((r) => r[0]))] : ['bf16'];
         for (const dtype of dtypes) {
-          if (part.dtype && dtype !== part.dtype) continue;
+          if (part.dtypes && !part.dtypes.includes(dtype)) continue;
           if (!(dtype in DTYPE)) fail(`${folder}/${name}.csv: unknown dtype ${dtype}`);
           const first = hasDtype ? t.rows.findIndex((r) => r[0] === dtype) : 0;
           const rows = hasDtype ? t.rows.filter((r) => r[0] === dtype) : t.rows;
@@ -96,7 +104,9 @@ for (const dir of fs.readdirSync(aicDir, { withFileTypes: true }).filter((d) => 
           }
           if (name === 'allreduce') keyRows.forEach((k) => coverage.tps.add(k[0]));
           if (name === 'moe') coverage.moeDtypes.add(dtype);
-          if (name === 'moe') keyRows.forEach((k) => coverage.moe.set(k.slice(0, 4).join(','), k.slice(0, 4)));
+          if (name === 'moe') {
+            keyRows.forEach((k) => coverage.moe.set([dtype, ...k.slice(0, 4)].join(','), [dtype, ...k.slice(0, 4)]));
+          }
           if (name.startsWith('mla')) coverage.mla = true;
         }
       }

@@ -6,7 +6,7 @@
 // tools/validate-check.mjs (the regression check). No dependencies beyond node.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -40,13 +40,22 @@ const GPUS = /** @type {Record<string, string>} */ ({ h100_sxm: 'H100', h200_sxm
 const QUANT = /** @type {Record<string, string>} */ ({
   '': 'none', bf16: 'none', fp8: 'fp8', nvfp4: 'nvfp4', mxfp4: 'mxfp4', int4_wo: 'int4',
 });
-/** HF id -> the shipped config (data/silicon/model_configs/) when no preset matches. */
+/**
+ * HF id -> the shipped config (data/silicon/model_configs/) when no preset matches; by the
+ * row's gemm_quant_mode where the measured runs served a quantised checkpoint of the model
+ * (NVIDIA's ModelOpt FP8/NVFP4 checkpoints: their config and hf_quant_config.json, which
+ * say which modules are quantised and that the KV cache is FP8). Llama-3.1-70B NVFP4 has no
+ * shipped checkpoint config: the BF16 config with quantization nvfp4 (every linear layer).
+ */
 const CONFIGS = /** @type {Record<string, string>} */ ({
   'MiniMaxAI/MiniMax-M2.5': 'MiniMaxAI--MiniMax-M2.5_config.json',
+  'MiniMaxAI/MiniMax-M2.5 nvfp4': 'nvidia--MiniMax-M2.5-NVFP4_config.json',
   'Qwen/Qwen3-235B-A22B-FP8': 'Qwen--Qwen3-235B-A22B-FP8_config.json',
   'Qwen/Qwen3-32B': 'Qwen--Qwen3-32B_config.json',
   'meta-llama/Llama-3.1-70B': 'meta-llama--Meta-Llama-3.1-70B_config.json',
+  'meta-llama/Llama-3.1-70B fp8': 'nvidia--Llama-3.1-70B-Instruct-FP8_config.json',
   'moonshotai/Kimi-K2.5': 'moonshotai--Kimi-K2.5_config.json',
+  'moonshotai/Kimi-K2.5 nvfp4': 'nvidia--Kimi-K2.5-NVFP4_config.json',
   'openai/gpt-oss-120b': 'openai--gpt-oss-120b_config.json',
 });
 
@@ -92,12 +101,19 @@ let presets = /** @type {Set<string> | null} */ (null);
 function modelOf(row) {
   presets ??= presetNames();
   const name = row.model_path.split('/').pop()?.toLowerCase() ?? '';
-  if (presets.has(name)) return { model: name, file: undefined };
-  const file = CONFIGS[row.model_path];
+  const checkpoint = CONFIGS[`${row.model_path} ${row.gemm_quant_mode}`];
+  const file = checkpoint ?? CONFIGS[row.model_path];
+  if (presets.has(name) && !checkpoint) return { model: name, file: undefined };
   if (!file) return null;
   const config = JSON.parse(readText(`data/silicon/model_configs/${file}`));
   if (config.torch_dtype === undefined && config.dtype === undefined && config.text_config === undefined)
     config.torch_dtype = 'bfloat16';
+  // ModelOpt keeps its quantisation in hf_quant_config.json; vLLM reads it as quant_method "modelopt".
+  const hfQuant = `data/silicon/model_configs/${file.replace(/_config\.json$/, '_hf_quant_config.json')}`;
+  if (existsSync(join(ROOT, hfQuant))) {
+    const q = JSON.parse(readText(hfQuant));  // {producer, quantization: {quant_algo, kv_cache_quant_algo, ...}}
+    config.quantization_config = { quant_method: 'modelopt', ...(q.quantization ?? q) };
+  }
   return { model: config, file };
 }
 
@@ -105,7 +121,8 @@ function modelOf(row) {
 export function subsetOf(row) {
   const layout = `TP${row.tp_size || '?'}` + (Number(row.moe_ep_size) > 1 ? ` EP${row.moe_ep_size}` : '') +
     (Number(row.attention_dp_size) > 1 ? ` DP${row.attention_dp_size}` : '');
-  const precision = row.gemm_quant_mode || 'bf16';
+  // AIConfigurator labels gpt-oss's MXFP4 checkpoint nvfp4; the subset names what runs.
+  const precision = row.model_path.startsWith('openai/gpt-oss') ? 'mxfp4' : row.gemm_quant_mode || 'bf16';
   const gpu = GPUS[row.system] ?? row.system;
   return `${row.model_path} | ${gpu} | ${precision} | ${row.mode === 'agg' ? layout : row.mode}`;
 }

@@ -100,11 +100,13 @@ export interface Request {
   dp?: number;
   mode?: Mode;
   /**
-   * Measured mode: "fp8" runs the weights in FP8; "none" (default) the checkpoint's own. "nvfp4", "mxfp4" and
-   * "int4" are refused with code 'unsupported' until the kernel tables measure them.
+   * Measured mode: the format every linear layer runs in; "none" (default) the checkpoint's own (a checkpoint
+   * already of the format keeps its own modules). A format the GPU's tables do not measure is refused with code
+   * 'unsupported' at "quantization" (docs/KERNELS.md lists what each GPU measures).
    */
   quantization?: 'none' | 'fp8' | 'nvfp4' | 'mxfp4' | 'int4';
-  /** Measured mode: the KV-cache dtype as vLLM names it; "auto" (default) is the model's. */
+  /** Measured mode: the KV-cache dtype as vLLM names it; "auto" (default) is the checkpoint's (FP8 when its
+   * quantization config says so, else 16-bit). */
   kv_cache_dtype?: 'auto' | 'bf16' | 'bfloat16' | 'fp8' | 'fp8_e4m3' | 'fp8_e5m2';
   /** 'summary': the result at summary detail (SummaryResult); default 'full'. */
   detail?: Detail;
@@ -510,7 +512,8 @@ export interface GpuSpec {
   source: string;
 }
 
-export type KernelDtype = 'bf16' | 'fp8';
+/** A measured table's dtype: weights (GEMM, MoE) or KV cache (attention: bf16 or fp8). */
+export type KernelDtype = 'bf16' | 'fp8' | 'fp8_block' | 'nvfp4' | 'mxfp4' | 'int4';
 
 /** One GPU and version of the measured kernel tables: its pack files and what they cover. */
 export interface KernelSet {
@@ -524,12 +527,14 @@ export interface KernelSet {
     attention_head_dims: number[];
     allreduce_tps: number[];
     moe_dtypes: KernelDtype[];
-    moe_shapes: Array<{ hidden: number; intermediate: number; experts: number; topk: number }>;
+    /** Per experts' dtype, the MoE shapes measured: [hidden, intermediate, experts, topk]. */
+    moe_shapes: Partial<Record<KernelDtype, Array<[number, number, number, number]>>>;
     mla: boolean;
   };
 }
 
-export type KernelPart = 'gemm-bf16' | 'gemm-fp8' | 'attention-bf16' | 'attention-fp8' | 'allreduce' | 'moe' | 'mla';
+export type KernelPart = 'gemm-bf16' | 'gemm-fp8' | 'gemm-fp8_block' | 'gemm-nvfp4' | 'attention-bf16' |
+  'attention-fp8' | 'allreduce' | 'moe' | 'moe-fp8_block' | 'moe-nvfp4' | 'moe-mxfp4' | 'moe-int4' | 'mla';
 
 /** How much of a pricing to return: the headline only, or the whole breakdown. */
 export type Detail = 'summary' | 'full';

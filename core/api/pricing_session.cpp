@@ -19,8 +19,8 @@ PricingSession::PricingSession(const MfuTables& tables, const KernelRegistry& ke
 
 Expected<const MeasuredPlan*> PricingSession::measured_plan(const Request& r) {
   const Request& p = plan_inputs_;
-  if (!plan_valid_ || !same_pricing_inputs(p, r) || p.kernels != r.kernels || p.quantize_fp8 != r.quantize_fp8 ||
-      p.kv_cache_fp8 != r.kv_cache_fp8) {
+  if (!plan_valid_ || !same_pricing_inputs(p, r) || p.kernels != r.kernels || p.quantization != r.quantization ||
+      p.kv_cache != r.kv_cache) {
     auto db = kernels_->get(r.hardware.gpu, r.kernels, "gpu");
     plan_ = db ? plan_measured(r, db.value()) : Expected<MeasuredPlan>(db.error());
     plan_inputs_ = r;
@@ -65,8 +65,8 @@ Expected<const ServingMemory*> PricingSession::memory_for(const Request& r) {
   const bool same_engine = a.max_num_batched_tokens == b.max_num_batched_tokens && a.max_num_seqs == b.max_num_seqs &&
                            a.gpu_memory_utilization == b.gpu_memory_utilization && a.block_size == b.block_size &&
                            a.enable_chunked_prefill == b.enable_chunked_prefill;
-  if (!memory_valid_ || !same_engine || !same_pricing_inputs(p, r) || p.quantize_fp8 != r.quantize_fp8 ||
-      p.kv_cache_fp8 != r.kv_cache_fp8 || p.kernels != r.kernels) {
+  if (!memory_valid_ || !same_engine || !same_pricing_inputs(p, r) || p.quantization != r.quantization ||
+      p.kv_cache != r.kv_cache || p.kernels != r.kernels) {
     memory_ = request_memory(r);
     memory_inputs_ = r;
     memory_inputs_.step = Step{};

@@ -15,10 +15,6 @@ namespace {
 
 double d(int64_t v) { return static_cast<double>(v); }
 
-KernelDtype dtype_of(const MeasuredPlan& p, bool fp8) {
-  return fp8 && p.fp8_kernels ? KernelDtype::kFp8 : KernelDtype::kBf16;
-}
-
 /// Rows of the step: tokens (as given and CUDA-graph padded) and sampled sequences.
 struct StepRows {
   double prefill_tokens = 0, decode_tokens = 0, tokens = 0, padded = 0, sampled = 0;
@@ -37,7 +33,11 @@ StepRows rows_of(const MeasuredPlan& p, const Step& s) {
 const char* bound_of(const MeasuredPlan& p, const Operator& op, double us_each, double rows) {
   if (op.kind == OpKind::kAllreduce || op.kind == OpKind::kGather) return "communication";
   const GpuSpec& g = p.db->gpu();
-  const double peak = (op.fp8 && g.fp8_tflops > 0 ? g.fp8_tflops : g.bf16_tflops) * 1e12;
+  // FP8 and NVFP4 GEMMs run on the low-precision tensor cores (FP8's peak is the floor
+  // used for both); weight-only formats (MXFP4 and INT4 with 16-bit activations) at BF16's.
+  const bool low =
+      op.format == WeightFormat::kFp8 || op.format == WeightFormat::kFp8Block || op.format == WeightFormat::kNvfp4;
+  const double peak = (low && g.fp8_tflops > 0 ? g.fp8_tflops : g.bf16_tflops) * 1e12;
   const double compute_us = peak > 0 ? rows * op.row_flops / peak * 1e6 : 0;
   const double bytes = op.weight_bytes + rows * op.row_bytes;
   const double memory_us = g.hbm_bw_bytes_per_s > 0 ? bytes / g.hbm_bw_bytes_per_s * 1e6 : 0;
@@ -60,7 +60,7 @@ KernelTime moe_as_gemms(const MeasuredPlan& p, const Operator& op, double rows) 
   const double experts = std::min(static_cast<double>(op.moe_experts), std::ceil(rows * op.moe_topk));
   const double per_expert = rows * op.moe_topk / experts;
   const double ffn = op.moe_intermediate / static_cast<double>(p.ops.tp), hidden = op.moe_hidden;
-  const KernelDtype dtype = dtype_of(p, op.fp8);
+  const KernelDtype dtype = p.gemm_dtype_of(op.format);
   KernelTime t = p.db->gemm(dtype, per_expert, experts * 2 * ffn, hidden);
   const KernelTime down = p.db->gemm(dtype, per_expert, experts * hidden, ffn);
   t.us += down.us + p.constants.launch_floor_us + rows * op.moe_topk * 3 * ffn * 2 / p.constants.hbm_bytes_per_s * 1e6;
@@ -74,15 +74,15 @@ double op_us(const MeasuredPlan& p, const Operator& op, double rows, KernelTime*
   KernelTime t;
   switch (op.kind) {
     case OpKind::kGemm:
-      t = db.gemm(dtype_of(p, op.fp8), rows, op.n, op.k);
+      t = db.gemm(p.gemm_dtype_of(op.format), rows, op.n, op.k);
       break;
     case OpKind::kMoe:
       if (p.moe_from_gemms) {
         t = moe_as_gemms(p, op, rows);
         break;
       }
-      t = db.moe(op.fp8 && p.fp8_moe ? KernelDtype::kFp8 : KernelDtype::kBf16, rows, op.moe_hidden, op.moe_intermediate,
-                 op.moe_experts, op.moe_topk, static_cast<int>(p.ops.tp), 1);
+      t = db.moe(p.moe_dtype_of(op.format), rows, op.moe_hidden, op.moe_intermediate, op.moe_experts, op.moe_topk,
+                 static_cast<int>(p.ops.tp), 1);
       break;
     case OpKind::kAllreduce:
       t = db.allreduce(static_cast<int>(p.ops.tp), rows * op.n);

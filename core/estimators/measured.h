@@ -27,8 +27,8 @@ namespace stepcalc {
 /// input preparation, sampling bookkeeping, output handling) and its growth per
 /// request in the step. Fitted on data/calibration/ (docs/MEASURED-MODE.md).
 struct MeasuredCpu {
-  double step_us = 760;        ///< fitted: 763.1 (docs/ACCURACY.md, "The measured mode")
-  double per_request_us = 13;  ///< fitted: 13.37
+  double step_us = 810;        ///< fitted: 813.7 (docs/ACCURACY.md, "The measured mode")
+  double per_request_us = 13;  ///< fitted: 12.91
 };
 
 /// Figures derived once from the GPU's tables (see docs/MEASURED-MODE.md).
@@ -55,8 +55,14 @@ struct MeasuredPlan {
   MeasuredCpu cpu;
   AttentionPath attention_path = AttentionPath::kStandard;
   KernelDtype kv_dtype = KernelDtype::kBf16;
-  bool fp8_kernels = true;      ///< FP8 GEMM rows measured on this GPU (false: FP8 weights read the BF16 rows)
-  bool fp8_moe = true;          ///< FP8 MoE rows measured on this GPU
+  /// The table each weight format's GEMMs and fused MoE read (index: WeightFormat): its
+  /// own dtype where measured, else the stand-in the plan chose and warned about.
+  KernelDtype gemm_dtype[kKernelDtypeCount] = {KernelDtype::kBf16,  KernelDtype::kFp8,   KernelDtype::kFp8Block,
+                                               KernelDtype::kNvfp4, KernelDtype::kMxfp4, KernelDtype::kInt4};
+  KernelDtype moe_dtype[kKernelDtypeCount] = {KernelDtype::kBf16,  KernelDtype::kFp8,   KernelDtype::kFp8Block,
+                                              KernelDtype::kNvfp4, KernelDtype::kMxfp4, KernelDtype::kInt4};
+  KernelDtype gemm_dtype_of(WeightFormat f) const { return gemm_dtype[static_cast<int>(f)]; }
+  KernelDtype moe_dtype_of(WeightFormat f) const { return moe_dtype[static_cast<int>(f)]; }
   bool moe_from_gemms = false;  ///< no MoE table: the experts as two GEMMs with their bytes and FLOPs
   /// Standard-attention geometry used for lookups (the model's, or the MLA stand-in).
   int attn_heads = 0, attn_kv_heads = 0, attn_head_dim = 0;
@@ -66,13 +72,17 @@ struct MeasuredPlan {
 };
 
 /// The kernel pack parts (docs/KERNELS.md) pricing `request` reads on a GPU whose
-/// tables are `set` (kernels/kernel_catalogue.h): "gemm-bf16" always, then "gemm-fp8", "attention-bf16" or
-/// "attention-fp8", "mla", "allreduce" (TP > 1) and "moe" as the model needs them.
+/// tables are `set` (kernels/kernel_catalogue.h): "gemm-bf16" always, then the GEMM part of each
+/// quantised format ("gemm-fp8", "gemm-fp8_block", "gemm-nvfp4"), "attention-bf16" or "attention-fp8",
+/// "mla", "allreduce" (TP > 1), and "moe" (plus "moe-<format>" for the 4-bit and block-scaled
+/// experts) as the model needs them.
 std::vector<std::string> measured_kernel_parts(const Request& request, const KernelSet& set);
 
 /// Resolves the plan of `request` on `db` (model spec, TP, precision from the request).
 /// Errors: kernels_not_loaded (a part the request needs is missing), invalid_value at
-/// `tp` (heads not divisible), unknown_gpu (no database).
+/// `tp` (heads not divisible), unknown_gpu (no database), unsupported at `quantization`
+/// (a weight format the GPU's tables do not measure), invalid_value at `quantization`
+/// (a different format than the checkpoint's own).
 Expected<MeasuredPlan> plan_measured(const Request& request, std::shared_ptr<const KernelDb> db);
 
 /// Step times, in microseconds. `prefill_us`/`decode_us` attribute the GPU time to the

@@ -92,12 +92,104 @@ struct NeededTable {
   std::string part;
 };
 
-std::vector<NeededTable> needed_tables(const Request& r, const KernelCoverage& cov, const std::string& version) {
+KernelDtype as_dtype(WeightFormat f) { return static_cast<KernelDtype>(static_cast<int>(f)); }
+
+/// Whether the model runs MLP GEMMs outside the fused MoE (dense layers or shared experts).
+bool has_mlp_gemms(const ModelSpec& spec) { return spec.num_dense_layers() > 0 || spec.moe.shared_intermediate > 0; }
+
+std::string gemm_part(KernelDtype d) { return std::string("gemm-") + kernel_dtype_name(d); }
+std::string moe_part(KernelDtype d) {
+  return d == KernelDtype::kBf16 || d == KernelDtype::kFp8 ? "moe" : std::string("moe-") + kernel_dtype_name(d);
+}
+
+/// Which table dtype each weight format reads on a GPU whose tables are `cov`, and what
+/// a stand-in or a refusal says. A format is read from its own table where measured.
+/// FP8 without FP8 tables (A100: no FP8 tensor cores) reads BF16, as before; block-scaled
+/// FP8 without its tables reads per-tensor FP8. The 4-bit formats have no stand-in: a
+/// GPU that does not measure them refuses (never priced as another precision).
+struct DtypeChoice {
+  KernelDtype gemm[kKernelDtypeCount];
+  KernelDtype moe[kKernelDtypeCount];
+  std::vector<Warning> warnings;
+  Error error;
+  bool failed = false;
+};
+
+DtypeChoice choose_dtypes(const ModelSpec& spec, const Precision& p, const KernelCoverage& cov, const std::string& gpu,
+                          const std::string& version) {
+  DtypeChoice c;
+  for (int i = 0; i < kKernelDtypeCount; ++i) c.gemm[i] = c.moe[i] = static_cast<KernelDtype>(i);
+  auto refuse = [&](WeightFormat f, const std::string& what) {
+    if (c.failed) return;
+    c.failed = true;
+    c.error = Error{"unsupported", "quantization",
+                    std::string(weight_format_name(f)) + " " + what + " is not measured on " + gpu + " " + version +
+                        " (docs/KERNELS.md lists what each GPU measures); it is not priced as another precision."};
+  };
+  // Dense GEMMs: the attention and MLP groups (and the experts when no MoE table exists).
+  const bool moe_tables = !cov.moe_dtypes.empty();
+  std::vector<WeightFormat> dense = {p.attention};
+  if (has_mlp_gemms(spec)) dense.push_back(p.mlp);
+  if (spec.is_moe() && !moe_tables) dense.push_back(p.experts);
+  for (WeightFormat f : dense) {
+    const KernelDtype want = as_dtype(f);
+    if (f == WeightFormat::kBf16 || has_dtype(cov.gemm_dtypes, want)) continue;
+    KernelDtype& slot = c.gemm[static_cast<int>(f)];
+    if (f == WeightFormat::kFp8Block && has_dtype(cov.gemm_dtypes, KernelDtype::kFp8)) {
+      slot = KernelDtype::kFp8;
+      c.warnings.push_back({"fp8_block_scaled", "Block-scaled FP8 GEMMs are not measured on " + gpu + " " + version +
+                                                    "; they are priced with the per-tensor FP8 GEMM table."});
+    } else if (f == WeightFormat::kFp8 || f == WeightFormat::kFp8Block) {
+      slot = KernelDtype::kBf16;
+      c.warnings.push_back({"fp8_not_measured", gpu + " has no measured FP8 GEMMs (no FP8 tensor cores; vLLM runs "
+                                                      "FP8 weights with weight-only kernels there); they are priced "
+                                                      "as BF16 kernels, their bytes as FP8."});
+    } else {
+      refuse(f, "GEMM (dense and attention layers)");
+    }
+  }
+  if (spec.is_moe() && moe_tables && p.experts != WeightFormat::kBf16) {
+    const WeightFormat f = p.experts;
+    KernelDtype& slot = c.moe[static_cast<int>(f)];
+    if (!has_dtype(cov.moe_dtypes, as_dtype(f))) {
+      if (f == WeightFormat::kFp8Block && has_dtype(cov.moe_dtypes, KernelDtype::kFp8)) {
+        slot = KernelDtype::kFp8;
+        c.warnings.push_back({"fp8_block_scaled", "Block-scaled FP8 fused MoE is not measured on " + gpu + " " +
+                                                      version +
+                                                      "; the experts are priced with the per-tensor FP8 "
+                                                      "MoE table."});
+      } else if (f == WeightFormat::kFp8 || f == WeightFormat::kFp8Block) {
+        slot = KernelDtype::kBf16;
+        c.warnings.push_back({"fp8_moe_not_measured", "FP8 fused MoE is not measured on " + gpu +
+                                                          "; the experts are priced with the BF16 MoE table."});
+      } else {
+        refuse(f, "fused MoE");
+      }
+    }
+  }
+  return c;
+}
+
+std::vector<NeededTable> needed_tables(const Request& r, const KernelCoverage& cov, const std::string& gpu,
+                                       const std::string& version) {
   const ModelSpec& spec = r.model.spec;
-  const Precision p = precision_of(spec, r.quantize_fp8, r.kv_cache_fp8);
+  const Precision p = precision_of(spec, r.quantization, r.kv_cache);
+  const DtypeChoice c = choose_dtypes(spec, p, cov, gpu, version);
   std::vector<NeededTable> out = {{KernelTable::kGemm, KernelDtype::kBf16, "gemm-bf16"}};
-  if ((p.attention_fp8 || p.mlp_fp8 || p.experts_fp8) && has_dtype(cov.gemm_dtypes, KernelDtype::kFp8))
-    out.push_back({KernelTable::kGemm, KernelDtype::kFp8, "gemm-fp8"});
+  auto add = [&](KernelTable t, KernelDtype d, const std::string& part) {
+    for (const NeededTable& n : out)
+      if (n.table == t && n.dtype == d) return;
+    out.push_back({t, d, part});
+  };
+  const bool moe_tables = !cov.moe_dtypes.empty();
+  for (WeightFormat f : {p.attention, has_mlp_gemms(spec) ? p.mlp : p.attention}) {
+    const KernelDtype d = c.gemm[static_cast<int>(f)];
+    if (has_dtype(cov.gemm_dtypes, d)) add(KernelTable::kGemm, d, gemm_part(d));
+  }
+  if (spec.is_moe() && !moe_tables) {
+    const KernelDtype d = c.gemm[static_cast<int>(p.experts)];
+    if (has_dtype(cov.gemm_dtypes, d)) add(KernelTable::kGemm, d, gemm_part(d));
+  }
   if (spec.is_mla() && cov.has_mla && mla_module_tables(version)) {
     out.push_back({KernelTable::kMlaDecode, KernelDtype::kBf16, "mla"});
   } else {
@@ -106,9 +198,11 @@ std::vector<NeededTable> needed_tables(const Request& r, const KernelCoverage& c
                    fp8 ? "attention-fp8" : "attention-bf16"});
   }
   if (r.tp > 1) out.push_back({KernelTable::kAllreduce, KernelDtype::kBf16, "allreduce"});
-  if (spec.is_moe() && !cov.moe_dtypes.empty()) {
-    const bool fp8 = p.experts_fp8 && has_dtype(cov.moe_dtypes, KernelDtype::kFp8);
-    out.push_back({KernelTable::kMoe, fp8 ? KernelDtype::kFp8 : KernelDtype::kBf16, "moe"});
+  if (spec.is_moe() && moe_tables) {
+    const KernelDtype d = c.moe[static_cast<int>(p.experts)];
+    if (has_dtype(cov.moe_dtypes, KernelDtype::kBf16) || d == KernelDtype::kFp8)
+      add(KernelTable::kMoe, KernelDtype::kBf16, "moe");  // the BF16 experts: the outlier guard's reference
+    if (has_dtype(cov.moe_dtypes, d) && d != KernelDtype::kBf16) add(KernelTable::kMoe, d, moe_part(d));
   }
   return out;
 }
@@ -117,7 +211,9 @@ std::vector<NeededTable> needed_tables(const Request& r, const KernelCoverage& c
 
 std::vector<std::string> measured_kernel_parts(const Request& request, const KernelSet& set) {
   std::vector<std::string> parts;
-  for (const NeededTable& t : needed_tables(request, set.coverage, set.version)) parts.push_back(t.part);
+  for (const NeededTable& t : needed_tables(request, set.coverage, set.gpu, set.version)) {
+    if (std::find(parts.begin(), parts.end(), t.part) == parts.end()) parts.push_back(t.part);
+  }
   return parts;
 }
 
@@ -136,35 +232,35 @@ Expected<MeasuredPlan> plan_measured(const Request& r, std::shared_ptr<const Ker
   // What the GPU measures (the catalogue), not only what is loaded: a missing part is an error.
   const KernelSet* set = find_kernel_set(kdb.gpu().name, kdb.version());
   const KernelCoverage& cov = set != nullptr ? set->coverage : kdb.coverage();
-  for (const NeededTable& t : needed_tables(r, cov, kdb.version()))
+  if (r.quantization != WeightFormat::kBf16 && spec.quant.quantized() &&
+      !same_format_family(spec.quant.format, r.quantization))
+    return make_error("invalid_value", "quantization",
+                      std::string("The checkpoint is already quantised to ") + weight_format_name(spec.quant.format) +
+                          " (quant_method \"" + spec.quant.method +
+                          "\"); vLLM runs it as stored: leave quantization "
+                          "out or set it to \"none\".");
+  Precision precision = precision_of(spec, r.quantization, r.kv_cache);
+  const DtypeChoice choice = choose_dtypes(spec, precision, cov, kdb.gpu().name, kdb.version());
+  if (choice.failed) return choice.error;
+  for (const NeededTable& t : needed_tables(r, cov, kdb.gpu().name, kdb.version()))
     if (!kdb.has(t.table, t.dtype))
       return make_error("kernels_not_loaded", "gpu",
                         "The " + t.part + " tables of " + kdb.gpu().name + " " + kdb.version() +
                             " are not loaded; load that kernel pack part before pricing in the measured mode.");
-  Precision precision = precision_of(spec, r.quantize_fp8, r.kv_cache_fp8);
   if (precision.kv_fp8 && !has_dtype(cov.kv_dtypes, KernelDtype::kFp8)) {
     precision.kv_fp8 = false;
     plan.warnings.push_back({"kv_fp8_not_measured", "An FP8 KV cache is not measured on " + kdb.gpu().name +
                                                         "; attention is priced with a BF16 KV cache."});
   }
   plan.kv_dtype = precision.kv_fp8 ? KernelDtype::kFp8 : KernelDtype::kBf16;
-  const bool fp8_weights = precision.attention_fp8 || precision.mlp_fp8 || precision.experts_fp8;
-  if (fp8_weights && !has_dtype(cov.gemm_dtypes, KernelDtype::kFp8)) {
-    plan.fp8_kernels = false;
-    plan.warnings.push_back({"fp8_not_measured", kdb.gpu().name +
-                                                     " has no measured FP8 GEMMs (no FP8 tensor cores; vLLM runs "
-                                                     "FP8 weights with weight-only kernels there); they are priced "
-                                                     "as BF16 kernels, their bytes as FP8."});
-  }
+  std::copy(std::begin(choice.gemm), std::end(choice.gemm), std::begin(plan.gemm_dtype));
+  std::copy(std::begin(choice.moe), std::end(choice.moe), std::begin(plan.moe_dtype));
+  for (const Warning& w : choice.warnings) plan.warnings.push_back(w);
   if (spec.is_moe() && cov.moe_dtypes.empty()) {
     plan.moe_from_gemms = true;
     plan.warnings.push_back({"moe_approximated", "No fused-MoE table is measured on " + kdb.gpu().name +
                                                      "; the experts are priced as two GEMMs (gate_up, down) "
                                                      "reading the reached experts' weights, with their FLOPs."});
-  } else if (precision.experts_fp8 && spec.is_moe() && !has_dtype(cov.moe_dtypes, KernelDtype::kFp8)) {
-    plan.fp8_moe = false;
-    plan.warnings.push_back({"fp8_moe_not_measured", "FP8 fused MoE is not measured on " + kdb.gpu().name +
-                                                         "; the experts are priced with the BF16 MoE table."});
   }
   plan.ops = build_operator_list(spec, precision, r.tp);
   for (const Warning& w : plan.ops.notes) plan.warnings.push_back(w);

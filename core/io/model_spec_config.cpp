@@ -52,36 +52,68 @@ struct Fields {
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
-/// Which weights an FP8 checkpoint leaves in 16 bits (compressed-tensors `ignore`,
-/// fbgemm/fp8 `modules_to_not_convert`, `ignored_layers`): by module name.
+/// Which weights a quantised checkpoint leaves in 16 bits (compressed-tensors `ignore`,
+/// fbgemm/fp8/mxfp4 `modules_to_not_convert`, `ignored_layers`, ModelOpt
+/// `exclude_modules`): by module name. Names of what stays 16-bit anyway (router gates,
+/// LM head, embeddings, a vision tower) change nothing.
 void read_ignored_modules(object q, QuantSpec* quant) {
-  for (const char* key : {"ignore", "modules_to_not_convert", "ignored_layers"}) {
+  for (const char* key : {"ignore", "modules_to_not_convert", "ignored_layers", "exclude_modules"}) {
     array list;
     if (q.at_key(key).get(list) != simdjson::SUCCESS) continue;
     for (element item : list) {
       std::string_view name;
-      if (item.get_string().get(name) != simdjson::SUCCESS || contains(name, "vision")) continue;
-      if (contains(name, "self_attn") || contains(name, "attention")) quant->attention_fp8 = false;
-      if (contains(name, "shared_expert") || contains(name, ".mlp.")) quant->mlp_fp8 = false;
-      if (contains(name, "experts.")) quant->experts_fp8 = false;
+      if (item.get_string().get(name) != simdjson::SUCCESS) continue;
+      while (!name.empty() && (name.back() == '*' || name.back() == '.')) name.remove_suffix(1);
+      if (contains(name, "vision") || contains(name, "visual") || contains(name, "mm_projector") ||
+          contains(name, "lm_head") || contains(name, "embed") || contains(name, "router") ||
+          contains(name, "e_score") || (name.size() >= 4 && name.substr(name.size() - 4) == "gate"))
+        continue;
+      if (contains(name, "self_attn") || contains(name, "attention") || contains(name, "attn"))
+        quant->attention = false;
+      else if (contains(name, "shared_expert"))
+        quant->mlp = false;
+      else if (contains(name, "experts"))
+        quant->experts = false;
+      else if (contains(name, "mlp"))
+        quant->mlp = false;
     }
   }
 }
 
-/// Whether a compressed-tensors config stores 8-bit float weights.
-bool compressed_tensors_fp8(object q) {
+/// The weight format a compressed-tensors config stores: 8-bit floats (fp8, or
+/// fp8_block with a block strategy), 4-bit floats in groups of 16 (nvfp4) or 32
+/// (mxfp4), 4-bit integers (int4, with its group size); kBf16 when none of these.
+WeightFormat compressed_tensors_format(object q, int64_t* group_size) {
   object groups;
-  if (q.at_key("config_groups").get(groups) != simdjson::SUCCESS) return false;
+  if (q.at_key("config_groups").get(groups) != simdjson::SUCCESS) return WeightFormat::kBf16;
   for (auto group : groups) {
     element weights;
-    int64_t bits = 0;
-    std::string_view type;
+    int64_t bits = 0, group_of = 0;
+    std::string_view type, strategy;
     if (group.value.at_key("weights").get(weights) != simdjson::SUCCESS) continue;
-    if (weights.at_key("num_bits").get(bits) == simdjson::SUCCESS && bits == 8 &&
-        weights.at_key("type").get(type) == simdjson::SUCCESS && type == "float")
-      return true;
+    if (weights.at_key("num_bits").get(bits) != simdjson::SUCCESS) continue;
+    if (weights.at_key("type").get(type) != simdjson::SUCCESS) type = "int";
+    if (weights.at_key("group_size").get(group_of) != simdjson::SUCCESS) group_of = 0;
+    if (weights.at_key("strategy").get(strategy) != simdjson::SUCCESS) strategy = "";
+    if (bits == 8 && type == "float")
+      return strategy == "block" || weights.at_key("block_structure").get_array().error() == simdjson::SUCCESS
+                 ? WeightFormat::kFp8Block
+                 : WeightFormat::kFp8;
+    if (bits == 4 && type == "float") return group_of == 32 ? WeightFormat::kMxfp4 : WeightFormat::kNvfp4;
+    if (bits == 4 && type == "int") {
+      *group_size = group_of > 0 && group_of <= 4096 ? group_of : 0;
+      return WeightFormat::kInt4;
+    }
   }
-  return false;
+  return WeightFormat::kBf16;
+}
+
+/// ModelOpt's quant_algo: FP8 (per-tensor), FP8_PB_WO (block-scaled FP8), NVFP4.
+WeightFormat modelopt_format(std::string_view algo) {
+  if (algo == "NVFP4" || contains(algo, "NVFP4")) return WeightFormat::kNvfp4;
+  if (contains(algo, "FP8_PB") || contains(algo, "FP8_BLOCK")) return WeightFormat::kFp8Block;
+  if (contains(algo, "FP8")) return WeightFormat::kFp8;
+  return WeightFormat::kBf16;
 }
 
 void read_quantization(const Fields& f, ModelSpec* s) {
@@ -90,23 +122,45 @@ void read_quantization(const Fields& f, ModelSpec* s) {
   if (!f.find("quantization_config", &e) || e.get_object().get(q) != simdjson::SUCCESS) return;
   std::string_view method;
   if (q.at_key("quant_method").get(method) != simdjson::SUCCESS) return;
-  s->quant.method = std::string(method.substr(0, 64));
+  QuantSpec& quant = s->quant;
+  quant.method = std::string(method.substr(0, 64));
+  // ModelOpt's hf_quant_config.json nests its fields under "quantization"; given as a
+  // quantization_config as is, read them from there.
+  object nested;
+  if ((method == "modelopt" || method == "modelopt_fp4") && q.at_key("quant_algo").error() != simdjson::SUCCESS &&
+      q.at_key("quantization").get(nested) == simdjson::SUCCESS)
+    q = nested;
   std::string_view algo;
-  const bool modelopt_fp8 =
-      method == "modelopt" && q.at_key("quant_algo").get(algo) == simdjson::SUCCESS && contains(algo, "FP8");
-  if (method == "fp8" || method == "fbgemm_fp8" || modelopt_fp8 ||
-      (method == "compressed-tensors" && compressed_tensors_fp8(q))) {
-    s->quant.fp8 = s->quant.attention_fp8 = s->quant.mlp_fp8 = s->quant.experts_fp8 = true;
-    s->quant.block_scaled = q.at_key("weight_block_size").error() == simdjson::SUCCESS;
-    read_ignored_modules(q, &s->quant);
-    if (s->quant.block_scaled)
-      s->notes.push_back({"fp8_block_scaled",
-                          "The checkpoint's FP8 weights have block-wise scales; they are priced with the "
-                          "per-tensor FP8 GEMM and MoE tables."});
+  WeightFormat format = WeightFormat::kBf16;
+  if (method == "fp8" || method == "fbgemm_fp8")
+    format = q.at_key("weight_block_size").error() == simdjson::SUCCESS ? WeightFormat::kFp8Block : WeightFormat::kFp8;
+  else if (method == "mxfp4")
+    format = WeightFormat::kMxfp4;
+  else if (method == "modelopt" || method == "modelopt_fp4")
+    format = q.at_key("quant_algo").get(algo) == simdjson::SUCCESS ? modelopt_format(algo) : WeightFormat::kBf16;
+  else if (method == "compressed-tensors")
+    format = compressed_tensors_format(q, &quant.group_size);
+  // An FP8 KV cache the checkpoint carries scales for: ModelOpt's kv_cache_quant_algo
+  // (hf_quant_config.json) or an 8-bit float kv_cache_scheme (config.json).
+  std::string_view kv_algo, kv_type;
+  object kv_scheme;
+  int64_t kv_bits = 0;
+  if (q.at_key("kv_cache_quant_algo").get(kv_algo) == simdjson::SUCCESS && contains(kv_algo, "FP8"))
+    quant.kv_fp8 = true;
+  if (q.at_key("kv_cache_scheme").get(kv_scheme) == simdjson::SUCCESS &&
+      kv_scheme.at_key("num_bits").get(kv_bits) == simdjson::SUCCESS && kv_bits == 8 &&
+      kv_scheme.at_key("type").get(kv_type) == simdjson::SUCCESS && kv_type == "float")
+    quant.kv_fp8 = true;
+  if (format == WeightFormat::kBf16) {
+    s->notes.push_back({"quantization_not_priced",
+                        "Quantization '" + quant.method + "' is not measured; the weights are priced as BF16."});
     return;
   }
-  s->notes.push_back({"quantization_not_priced",
-                      "Quantization '" + s->quant.method + "' is not measured; the weights are priced as BF16."});
+  quant.format = format;
+  quant.attention = quant.mlp = quant.experts = true;
+  // gpt-oss's MXFP4 checkpoints quantise the experts only (attention, router and
+  // embeddings are named as not converted); other methods name what they leave out.
+  read_ignored_modules(q, &quant);
 }
 
 /// MoE layers per family: DeepSeek/GLM (`first_k_dense_replace`, `moe_layer_freq`:
@@ -210,7 +264,8 @@ ModelSpec model_spec_from_shape(const ModelShape& shape) {
   s.dtype = shape.dtype;
   if (shape.bytes_per_param > 0 && shape.bytes_per_param <= 1) {
     s.quant.method = "bytes_per_param";
-    s.quant.fp8 = s.quant.attention_fp8 = s.quant.mlp_fp8 = s.quant.experts_fp8 = true;
+    s.quant.format = WeightFormat::kFp8;
+    s.quant.attention = s.quant.mlp = s.quant.experts = true;
     if (shape.dtype != "fp8")
       s.notes.push_back({"one_byte_weights", "One-byte weights (" +
                                                  (shape.dtype.empty() ? "bytes_per_param 1" : shape.dtype) +

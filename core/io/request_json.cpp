@@ -20,7 +20,7 @@ using json::Path;
 
 /// One of `choices` (an enum-like request field) -> whether it selects FP8.
 template <size_t N>
-Expected<bool> read_choice(element e, const Path& where, const RequestChoice (&choices)[N]) {
+Expected<uint8_t> read_choice(element e, const Path& where, const RequestChoice (&choices)[N]) {
   auto v = json::read_string(e, where);
   if (!v) return v.error();
   std::string known;
@@ -28,13 +28,20 @@ Expected<bool> read_choice(element e, const Path& where, const RequestChoice (&c
     if (v.value() == c.value && c.missing != nullptr)
       return make_error("unsupported", where.str(),
                         where.str() + " \"" + c.value + "\" cannot be priced yet: " + c.missing + ".");
-    if (v.value() == c.value) return c.fp8;
+    if (v.value() == c.value) return c.code;
     known += (known.empty() ? "\"" : ", \"") + std::string(c.value) + "\"";
   }
   const std::string at = where.str();
   return make_error(
       "invalid_value", at,
       at + " must be one of " + known + ", not \"" + utf8_prefix(v.value(), limits::kMaxEchoBytes) + "\".");
+}
+
+template <typename E>
+Expected<bool> store_enum(Expected<uint8_t> v, E* out) {
+  if (!v) return v.error();
+  *out = static_cast<E>(v.value());
+  return true;
 }
 
 const std::string& request_field_names() {
@@ -122,8 +129,8 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
     if (key == "mode") return json::store(json::read_string(value, where), &mode_name.emplace());
     if (key == "detail") return json::store(read_detail(value, where), &r.detail);
     if (key == "corrected") return json::store(corrected_from_json(value, where), &r.corrected);
-    if (key == "quantization") return json::store(read_choice(value, where, kQuantizationChoices), &r.quantize_fp8);
-    if (key == "kv_cache_dtype") return json::store(read_choice(value, where, kKvCacheDtypeChoices), &r.kv_cache_fp8);
+    if (key == "quantization") return store_enum(read_choice(value, where, kQuantizationChoices), &r.quantization);
+    if (key == "kv_cache_dtype") return store_enum(read_choice(value, where, kKvCacheDtypeChoices), &r.kv_cache);
     if (key == "id") {
       r.has_id = true;
       return json::store(json::read_string(value, where), &r.id);

@@ -27,23 +27,26 @@ const std::vector<const char*>& request_fields();
 /// A named value of a request field and what it means.
 struct RequestChoice {
   const char* value;
-  bool fp8;                       ///< whether the value selects FP8
+  uint8_t code;                   ///< the enum value it selects (WeightFormat, KvCacheDtype)
   const char* missing = nullptr;  ///< non-null: the core cannot price it yet; what it lacks (error `unsupported`)
 };
 
-/// `quantization`: "fp8" runs the weights in FP8, "none" keeps the checkpoint's own. The
-/// 4-bit formats are named so a request can say what it runs, and refused until the
-/// kernel tables measure them (never priced as another precision).
-inline constexpr RequestChoice kQuantizationChoices[] = {
-    {"none", false},
-    {"fp8", true},
-    {"nvfp4", false, "no NVFP4 GEMM or fused-MoE kernels are in the measured tables"},
-    {"mxfp4", false, "no MXFP4 GEMM or fused-MoE kernels are in the measured tables"},
-    {"int4", false, "no INT4 (weight-only) GEMM or fused-MoE kernels are in the measured tables"}};
+/// `quantization`: the format the weights run in. "none" keeps the checkpoint's own; a
+/// format quantises every linear layer to it, unless the checkpoint already is of that
+/// format (then its own modules and scaling stand). Whether the GPU's tables measure the
+/// format is checked when pricing (error `unsupported`, never priced as another precision).
+inline constexpr RequestChoice kQuantizationChoices[] = {{"none", static_cast<uint8_t>(WeightFormat::kBf16)},
+                                                         {"fp8", static_cast<uint8_t>(WeightFormat::kFp8)},
+                                                         {"nvfp4", static_cast<uint8_t>(WeightFormat::kNvfp4)},
+                                                         {"mxfp4", static_cast<uint8_t>(WeightFormat::kMxfp4)},
+                                                         {"int4", static_cast<uint8_t>(WeightFormat::kInt4)}};
 
-/// `kv_cache_dtype` as vLLM names it: "auto" (the model's dtype) or an FP8 format.
-inline constexpr RequestChoice kKvCacheDtypeChoices[] = {{"auto", false}, {"bf16", false},    {"bfloat16", false},
-                                                         {"fp8", true},   {"fp8_e4m3", true}, {"fp8_e5m2", true}};
+/// `kv_cache_dtype` as vLLM names it: "auto" (the checkpoint's: FP8 when its quantization
+/// config says kv_cache_quant_algo FP8, else 16-bit), 16-bit, or an FP8 format.
+inline constexpr RequestChoice kKvCacheDtypeChoices[] = {
+    {"auto", static_cast<uint8_t>(KvCacheDtype::kAuto)},     {"bf16", static_cast<uint8_t>(KvCacheDtype::kBf16)},
+    {"bfloat16", static_cast<uint8_t>(KvCacheDtype::kBf16)}, {"fp8", static_cast<uint8_t>(KvCacheDtype::kFp8)},
+    {"fp8_e4m3", static_cast<uint8_t>(KvCacheDtype::kFp8)},  {"fp8_e5m2", static_cast<uint8_t>(KvCacheDtype::kFp8)}};
 
 /// Parses a document. A document-level failure (malformed JSON, too large, not an
 /// object or array) is the outer error; a bad element of an array is its own error

@@ -53,7 +53,8 @@ void write_operator(JsonWriter& w, const MeasuredPlan& p, const MeasuredBreakdow
               {"top_k", static_cast<int64_t>(op.moe_topk)}});
   if (op.kind == OpKind::kAllreduce || op.kind == OpKind::kGather) w.field("elements", c.rows * op.n);
   if (op.kind == OpKind::kGemm || op.kind == OpKind::kMoe)
-    w.field("dtype", kernel_dtype_name(op.fp8 && p.fp8_kernels ? KernelDtype::kFp8 : KernelDtype::kBf16));
+    w.field("dtype", kernel_dtype_name(op.kind == OpKind::kMoe && !p.moe_from_gemms ? p.moe_dtype_of(op.format)
+                                                                                    : p.gemm_dtype_of(op.format)));
   w.fields(
       {{"time_us_each", c.us_each}, {"time_us", c.us}, {"bytes", c.bytes}, {"flops", c.flops}, {"bound", c.bound}});
   if (op.kind == OpKind::kAttention) {

@@ -24,7 +24,6 @@ const std::vector<KernelSet>& kernel_sets() {
       if (e.allreduce_tps) c.allreduce_tps.assign(e.allreduce_tps, e.allreduce_tps + e.allreduce_tp_count);
       if (e.gemm_dtypes) c.gemm_dtypes.assign(e.gemm_dtypes, e.gemm_dtypes + e.gemm_dtype_count);
       if (e.kv_dtypes) c.kv_dtypes.assign(e.kv_dtypes, e.kv_dtypes + e.kv_dtype_count);
-      if (e.moe_shapes) c.moe_shapes.assign(e.moe_shapes, e.moe_shapes + e.moe_shape_count);
       if (e.moe_dtypes) c.moe_dtypes.assign(e.moe_dtypes, e.moe_dtypes + e.moe_dtype_count);
       c.has_mla = e.has_mla;
       out.push_back(std::move(s));

@@ -37,8 +37,6 @@ struct KernelSetInfo {
   size_t gemm_dtype_count;
   const KernelDtype* kv_dtypes;
   size_t kv_dtype_count;
-  const KernelCoverage::MoeShape* moe_shapes;
-  size_t moe_shape_count;
   const KernelDtype* moe_dtypes;
   size_t moe_dtype_count;
   bool has_mla;

@@ -76,10 +76,11 @@ KernelCoverage coverage_of(const KernelDb::Impl& db) {
   KernelCoverage c;
   auto same = [](auto a, auto b) { return a == b; };
   auto same_shape = [](const KernelCoverage::MoeShape& a, const KernelCoverage::MoeShape& b) {
-    return a.hidden == b.hidden && a.intermediate == b.intermediate && a.experts == b.experts && a.topk == b.topk;
+    return a.dtype == b.dtype && a.hidden == b.hidden && a.intermediate == b.intermediate && a.experts == b.experts &&
+           a.topk == b.topk;
   };
   for (int k = 0; k < kKernelTableCount; ++k) {
-    for (int d = 0; d < 2; ++d) {  // bf16 before fp8: the dtype lists come out sorted
+    for (int d = 0; d < kKernelDtypeCount; ++d) {  // in KernelDtype's order: the dtype lists come out sorted
       const MeasuredTable* t = db.tables[k][d].get();
       if (t == nullptr) continue;
       const KernelDtype dtype = static_cast<KernelDtype>(d);
@@ -101,7 +102,7 @@ KernelCoverage coverage_of(const KernelDb::Impl& db) {
           for (size_t i = 0; t->levels.size() > 4 && i < t->levels[3].value.size(); ++i) {
             const uint32_t e = t->levels[3].parent[i], n = t->levels[2].parent[e], h = t->levels[1].parent[n];
             add_unique(c.moe_shapes,
-                       {static_cast<int>(t->levels[0].value[h]), static_cast<int>(t->levels[1].value[n]),
+                       {dtype, static_cast<int>(t->levels[0].value[h]), static_cast<int>(t->levels[1].value[n]),
                         static_cast<int>(t->levels[2].value[e]), static_cast<int>(t->levels[3].value[i])},
                        same_shape);
           }
@@ -114,6 +115,7 @@ KernelCoverage coverage_of(const KernelDb::Impl& db) {
   insertion_sort(c.attention_head_dims, [](int a, int b) { return a < b; });
   insertion_sort(c.allreduce_tps, [](int a, int b) { return a < b; });
   insertion_sort(c.moe_shapes, [](const KernelCoverage::MoeShape& a, const KernelCoverage::MoeShape& b) {
+    if (a.dtype != b.dtype) return a.dtype < b.dtype;
     if (a.hidden != b.hidden) return a.hidden < b.hidden;
     if (a.intermediate != b.intermediate) return a.intermediate < b.intermediate;
     if (a.experts != b.experts) return a.experts < b.experts;
@@ -210,7 +212,10 @@ const std::vector<std::string>& KernelDb::parts() const { return impl_->parts; }
 
 bool KernelDb::has(KernelTable table, KernelDtype dtype) const { return impl_->table(table, dtype) != nullptr; }
 
-const char* kernel_dtype_name(KernelDtype dtype) { return dtype == KernelDtype::kFp8 ? "fp8" : "bf16"; }
+const char* kernel_dtype_name(KernelDtype dtype) {
+  static const char* const kNames[] = {"bf16", "fp8", "fp8_block", "nvfp4", "mxfp4", "int4"};
+  return enum_entry(kNames, dtype, "bf16");
+}
 
 KernelTime no_slower_than_bf16(const KernelTime& low, const KernelTime& bf16) {
   if (low.dtype == KernelDtype::kBf16 || low.how == LookupHow::kMissing || bf16.how == LookupHow::kMissing ||
@@ -224,8 +229,8 @@ KernelTime no_slower_than_bf16(const KernelTime& low, const KernelTime& bf16) {
 
 std::string KernelDb::describe(const KernelTime& t) const {
   if (t.table == KernelTable::kNone) return "not from a table";
-  std::string out = std::string(kernel_table_name(t.table)) + (t.dtype == KernelDtype::kFp8 ? " fp8" : " bf16") + " " +
-                    lookup_how_name(t.how);
+  std::string out =
+      std::string(kernel_table_name(t.table)) + " " + kernel_dtype_name(t.dtype) + " " + lookup_how_name(t.how);
   if (t.how == LookupHow::kMissing) return out + " (table not loaded)";
   std::string rows;
   for (int32_t c : t.cells) {

@@ -16,8 +16,12 @@
 
 namespace stepcalc {
 
-/// Data type of GEMM/MoE weights or of the KV cache, as the tables name them.
-enum class KernelDtype : uint8_t { kBf16, kFp8 };
+/// Data type of GEMM/MoE weights or of the KV cache, as the tables name them: bf16,
+/// fp8 (per-tensor scaled), fp8_block (128 x 128 block scales), nvfp4 (NVFP4 weights and
+/// activations), mxfp4 (MXFP4 weights, 16-bit activations), int4 (weight-only INT4).
+/// KV caches are bf16 or fp8 only.
+enum class KernelDtype : uint8_t { kBf16, kFp8, kFp8Block, kNvfp4, kMxfp4, kInt4 };
+inline constexpr int kKernelDtypeCount = 6;
 
 /// The tables of a pack.
 enum class KernelTable : uint8_t {
@@ -48,7 +52,7 @@ enum class LookupHow : uint8_t {
 int lookup_how_rank(LookupHow how);
 
 const char* kernel_table_name(KernelTable table);
-const char* kernel_dtype_name(KernelDtype dtype);  ///< "bf16", "fp8"
+const char* kernel_dtype_name(KernelDtype dtype);  ///< "bf16", "fp8", "fp8_block", ...
 const char* lookup_how_name(LookupHow how);
 
 /// One looked-up kernel time. `cells` are 0-based data-row indices of the table's CSV
@@ -79,10 +83,13 @@ struct KernelCoverage {
   std::vector<KernelDtype> kv_dtypes;
   std::vector<int> allreduce_tps;
   std::vector<KernelDtype> moe_dtypes;
-  /// MoE shapes measured: hidden, intermediate, experts, top-k.
+  /// MoE shapes measured: the experts' dtype, hidden, intermediate, experts, top-k.
   struct MoeShape {
+    KernelDtype dtype;
     int hidden, intermediate, experts, topk;
   };
+  /// Filled from a loaded database (KernelDb::coverage); the build's catalogue lists the
+  /// shapes only in its JSON text (kKernelSetsJson), which the module carries as is.
   std::vector<MoeShape> moe_shapes;
   bool has_mla = false;
 };

@@ -19,12 +19,13 @@ struct KernelDb::Impl {
   GpuSpec gpu;
   std::string version;
   std::vector<std::string> parts;
-  mutable std::unique_ptr<KernelCoverage> coverage;                   ///< computed on first use
-  std::shared_ptr<const MeasuredTable> tables[kKernelTableCount][2];  ///< by kind and dtype
+  mutable std::unique_ptr<KernelCoverage> coverage;                                   ///< computed on first use
+  std::shared_ptr<const MeasuredTable> tables[kKernelTableCount][kKernelDtypeCount];  ///< by kind and dtype
 
   const MeasuredTable* table(KernelTable kind, KernelDtype dtype) const {
     const int k = static_cast<int>(kind);
-    return k < kKernelTableCount ? tables[k][static_cast<int>(dtype)].get() : nullptr;
+    const int d = static_cast<int>(dtype);
+    return k < kKernelTableCount && d < kKernelDtypeCount ? tables[k][d].get() : nullptr;
   }
 };
 

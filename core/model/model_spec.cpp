@@ -49,12 +49,53 @@ int64_t kv_heads_per_gpu(const ModelSpec& spec, int64_t tp) {
   return std::max<int64_t>(1, spec.num_kv_heads / tp);
 }
 
-Precision precision_of(const ModelSpec& spec, bool quantize_fp8, bool kv_fp8) {
+const char* weight_format_name(WeightFormat format) {
+  static const char* const kNames[] = {"bf16", "fp8", "fp8_block", "nvfp4", "mxfp4", "int4"};
+  const auto i = static_cast<size_t>(format);
+  return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "bf16";
+}
+
+double weight_format_bytes(WeightFormat format, int64_t group_size) {
+  switch (format) {
+    case WeightFormat::kFp8:
+      return kEightBit;
+    case WeightFormat::kFp8Block:
+      return kEightBit + 4.0 / (128 * 128);  // an FP32 scale per 128 x 128 block
+    case WeightFormat::kNvfp4:
+      return 0.5 + 1.0 / 16;  // an FP8 scale per 16 values
+    case WeightFormat::kMxfp4:
+      return 0.5 + 1.0 / 32;  // an 8-bit power-of-two scale per 32 values
+    case WeightFormat::kInt4:
+      return 0.5 + 2.0 / d(group_size > 0 ? group_size : 128);  // a 16-bit scale per group
+    default:
+      return kSixteenBit;
+  }
+}
+
+bool same_format_family(WeightFormat a, WeightFormat b) {
+  auto family = [](WeightFormat f) { return f == WeightFormat::kFp8Block ? WeightFormat::kFp8 : f; };
+  return family(a) == family(b);
+}
+
+WeightFormat Precision::main_format() const {
+  WeightFormat best = WeightFormat::kBf16;
+  for (WeightFormat f : {attention, mlp, experts})
+    if (weight_format_bytes(f, group_size) < weight_format_bytes(best, group_size)) best = f;
+  return best;
+}
+
+Precision precision_of(const ModelSpec& spec, WeightFormat quantization, KvCacheDtype kv) {
   Precision p;
-  p.attention_fp8 = quantize_fp8 || (spec.quant.fp8 && spec.quant.attention_fp8);
-  p.mlp_fp8 = quantize_fp8 || (spec.quant.fp8 && spec.quant.mlp_fp8);
-  p.experts_fp8 = quantize_fp8 || (spec.quant.fp8 && spec.quant.experts_fp8);
-  p.kv_fp8 = kv_fp8;
+  const QuantSpec& q = spec.quant;
+  if (quantization != WeightFormat::kBf16 && !(q.quantized() && same_format_family(q.format, quantization))) {
+    p.attention = p.mlp = p.experts = quantization;  // every linear layer, as an online or default quantisation
+  } else if (q.quantized()) {
+    p.attention = q.attention ? q.format : WeightFormat::kBf16;
+    p.mlp = q.mlp ? q.format : WeightFormat::kBf16;
+    p.experts = q.experts ? q.format : WeightFormat::kBf16;
+    p.group_size = q.group_size;
+  }
+  p.kv_fp8 = kv == KvCacheDtype::kFp8 || (kv == KvCacheDtype::kAuto && q.kv_fp8);
   return p;
 }
 
@@ -89,9 +130,9 @@ ParamCounts param_counts(const ModelSpec& s) {
 double weight_bytes_per_gpu(const ModelSpec& s, const Precision& p, int64_t tp) {
   const double t = d(std::max<int64_t>(1, tp));
   const ParamCounts c = param_counts(s);
-  const double attn_bytes = p.attention_fp8 ? kEightBit : kSixteenBit;
-  const double mlp_bytes = p.mlp_fp8 ? kEightBit : kSixteenBit;
-  const double expert_bytes = p.experts_fp8 ? kEightBit : kSixteenBit;
+  const double attn_bytes = weight_format_bytes(p.attention, p.group_size);
+  const double mlp_bytes = weight_format_bytes(p.mlp, p.group_size);
+  const double expert_bytes = weight_format_bytes(p.experts, p.group_size);
   const AttentionParams a = attention_params_per_layer(s, tp);
   double bytes = (c.embedding + c.lm_head) / t * kSixteenBit;  // vocab-parallel, kept 16-bit
   bytes += (a.sharded / t + a.replicated) * d(s.num_layers) * attn_bytes;

@@ -34,14 +34,33 @@ struct MlaSpec {
   int64_t v_head_dim = 0;        ///< per-head value width
 };
 
-/// Which weights a checkpoint stores in FP8 (HF `quantization_config`, fp8 methods).
+/// How a group of linear weights is stored and run: 16-bit; FP8 with one scale per
+/// tensor or channel (`fp8`) or per 128 x 128 block (`fp8_block`); NVFP4 (4-bit floats
+/// with an FP8 scale per 16, activations quantised too, Blackwell); MXFP4 (4-bit floats
+/// with a power-of-two scale per 32, 16-bit activations); INT4 weight-only (a 16-bit
+/// scale per group, 16-bit activations).
+enum class WeightFormat : uint8_t { kBf16, kFp8, kFp8Block, kNvfp4, kMxfp4, kInt4 };
+
+/// "bf16", "fp8", "fp8_block", "nvfp4", "mxfp4", "int4".
+const char* weight_format_name(WeightFormat format);
+/// Bytes one parameter takes in `format`, scales included (`group_size`: INT4's scale
+/// group, 0 for the usual 128).
+double weight_format_bytes(WeightFormat format, int64_t group_size = 0);
+/// The format family a request's `quantization` names: fp8 and fp8_block are both "fp8".
+bool same_format_family(WeightFormat a, WeightFormat b);
+
+/// Which weights a checkpoint stores quantised, and how (HF `quantization_config`, or
+/// ModelOpt's `hf_quant_config.json` given as a quantization_config with quant_method
+/// "modelopt").
 struct QuantSpec {
-  std::string method;          ///< quant_method as given ("fp8", "fbgemm_fp8", "compressed-tensors"); empty: none
-  bool fp8 = false;            ///< linear layers hold FP8 weights (1 byte per parameter)
-  bool block_scaled = false;   ///< weight_block_size given (block-wise FP8 scales)
-  bool attention_fp8 = false;  ///< attention projections FP8 (false when the ignore list names them)
-  bool mlp_fp8 = false;        ///< dense and shared-expert MLPs FP8
-  bool experts_fp8 = false;    ///< routed experts FP8
+  std::string method;                         ///< quant_method as given ("fp8", "mxfp4", "modelopt", ...); empty: none
+  WeightFormat format = WeightFormat::kBf16;  ///< what the quantised modules hold (kBf16: nothing is quantised)
+  bool attention = false;                     ///< attention projections quantised (false when ignored)
+  bool mlp = false;                           ///< dense and shared-expert MLPs quantised
+  bool experts = false;                       ///< routed experts quantised
+  int64_t group_size = 0;                     ///< INT4 scale group (0: 128)
+  bool kv_fp8 = false;  ///< the checkpoint asks for an FP8 KV cache (ModelOpt kv_cache_quant_algo FP8)
+  bool quantized() const { return format != WeightFormat::kBf16 && (attention || mlp || experts); }
 };
 
 /// A model as vLLM would run it; HF config names in comments.
@@ -77,18 +96,28 @@ struct ModelSpec {
   int64_t num_dense_layers() const { return num_layers - (is_moe() ? moe.num_moe_layers : 0); }
 };
 
-/// Precision a request runs the model at: the checkpoint's, or FP8 weights when the
-/// request asks `"quantization": "fp8"`; FP8 KV cache for `"kv_cache_dtype": "fp8"`.
+/// Precision a request runs the model at, per group of weights, and the KV cache's.
 struct Precision {
-  bool attention_fp8 = false;  ///< attention projections
-  bool mlp_fp8 = false;        ///< dense and shared-expert MLPs
-  bool experts_fp8 = false;    ///< routed experts
-  bool kv_fp8 = false;         ///< KV cache in FP8 (1 byte per element)
+  WeightFormat attention = WeightFormat::kBf16;  ///< attention projections
+  WeightFormat mlp = WeightFormat::kBf16;        ///< dense and shared-expert MLPs
+  WeightFormat experts = WeightFormat::kBf16;    ///< routed experts
+  int64_t group_size = 0;                        ///< INT4 scale group (0: 128)
+  bool kv_fp8 = false;                           ///< KV cache in FP8 (1 byte per element)
+  bool quantized() const {
+    return attention != WeightFormat::kBf16 || mlp != WeightFormat::kBf16 || experts != WeightFormat::kBf16;
+  }
+  /// The lowest-bit format any group runs in (kBf16 when none is quantised).
+  WeightFormat main_format() const;
 };
 
-/// The checkpoint's precision, overridden to FP8 weights by `quantize_fp8` and to an
-/// FP8 KV cache by `kv_fp8`. LM head, embeddings and router stay 16-bit (vLLM keeps them so).
-Precision precision_of(const ModelSpec& spec, bool quantize_fp8, bool kv_fp8);
+/// The KV cache a request asks for (`kv_cache_dtype`): "auto" is the checkpoint's (FP8
+/// when it says kv_cache_quant_algo FP8, as vLLM >= 0.13 reads it; else 16-bit).
+enum class KvCacheDtype : uint8_t { kAuto, kBf16, kFp8 };
+
+/// The checkpoint's precision; `quantization` (kBf16: none asked) quantises every linear
+/// layer to that format unless the checkpoint is already of its family, whose own modules
+/// and scaling then stand. LM head, embeddings and router stay 16-bit (vLLM keeps them so).
+Precision precision_of(const ModelSpec& spec, WeightFormat quantization, KvCacheDtype kv);
 
 /// Parameters of the model, split as memory and the operator list need them.
 struct ParamCounts {

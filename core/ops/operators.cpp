@@ -22,12 +22,12 @@ Operator named(const char* name, OpKind kind, OpScope scope) {
   return op;
 }
 
-Operator gemm(const char* name, OpScope scope, double n, double k, bool fp8) {
+Operator gemm(const char* name, OpScope scope, double n, double k, WeightFormat format, int64_t group = 0) {
   Operator op = named(name, OpKind::kGemm, scope);
   op.n = n;
   op.k = k;
-  op.fp8 = fp8;
-  op.weight_bytes = n * k * (fp8 ? 1 : 2);
+  op.format = format;
+  op.weight_bytes = n * k * weight_format_bytes(format, group);
   op.row_bytes = (n + k) * kAct;
   op.row_flops = 2 * n * k;
   return op;
@@ -66,10 +66,10 @@ Operator act_and_mul(const char* name, OpScope scope, double width) {
 
 /// MLP of width `ffn` (already per GPU): gate_up, activation, down.
 void add_mlp(std::vector<Operator>* ops, const char* gate_up, const char* act, const char* down, OpScope scope,
-             double hidden, double ffn, bool fp8) {
-  ops->push_back(gemm(gate_up, scope, 2 * ffn, hidden, fp8));
+             double hidden, double ffn, WeightFormat format, int64_t group) {
+  ops->push_back(gemm(gate_up, scope, 2 * ffn, hidden, format, group));
   ops->push_back(act_and_mul(act, scope, ffn));
-  ops->push_back(gemm(down, scope, hidden, ffn, fp8));
+  ops->push_back(gemm(down, scope, hidden, ffn, format, group));
 }
 
 void add_attention_ops(const ModelSpec& s, const Precision& p, int64_t tp, OperatorList* list) {
@@ -82,14 +82,14 @@ void add_attention_ops(const ModelSpec& s, const Precision& p, int64_t tp, Opera
     const MlaSpec& m = s.mla;
     const double qk_head = d(m.qk_nope_head_dim + m.qk_rope_head_dim);
     if (m.q_lora_rank > 0) {
-      ops.push_back(gemm("q_a_proj", all, d(m.q_lora_rank), hidden, p.attention_fp8));
+      ops.push_back(gemm("q_a_proj", all, d(m.q_lora_rank), hidden, p.attention));
       ops.push_back(
           in_mla_module(elementwise("q_a_layernorm", all, 2 * d(m.q_lora_rank) * kAct, 4 * d(m.q_lora_rank))));
-      ops.push_back(gemm("q_b_proj", all, heads * qk_head, d(m.q_lora_rank), p.attention_fp8));
+      ops.push_back(gemm("q_b_proj", all, heads * qk_head, d(m.q_lora_rank), p.attention));
     } else {
-      ops.push_back(gemm("q_proj", all, heads * qk_head, hidden, p.attention_fp8));
+      ops.push_back(gemm("q_proj", all, heads * qk_head, hidden, p.attention));
     }
-    ops.push_back(gemm("kv_a_proj", all, d(m.kv_lora_rank + m.qk_rope_head_dim), hidden, p.attention_fp8));
+    ops.push_back(gemm("kv_a_proj", all, d(m.kv_lora_rank + m.qk_rope_head_dim), hidden, p.attention));
     ops.push_back(
         in_mla_module(elementwise("kv_a_layernorm", all, 2 * d(m.kv_lora_rank) * kAct, 4 * d(m.kv_lora_rank))));
     ops.push_back(in_mla_module(elementwise("rotary_emb", all, 2 * (heads + 1) * d(m.qk_rope_head_dim) * kAct,
@@ -97,18 +97,18 @@ void add_attention_ops(const ModelSpec& s, const Precision& p, int64_t tp, Opera
     // Up-projection of the latent into per-head keys/values (absorbed into the query and
     // output at decode; the same weights are read and the same FLOPs per new token).
     ops.push_back(in_mla_module(
-        gemm("kv_b_proj", all, heads * d(m.qk_nope_head_dim + m.v_head_dim), d(m.kv_lora_rank), p.attention_fp8)));
+        gemm("kv_b_proj", all, heads * d(m.qk_nope_head_dim + m.v_head_dim), d(m.kv_lora_rank), p.attention)));
     ops.push_back(named("attention", OpKind::kAttention, all));
-    ops.push_back(gemm("o_proj", all, hidden, heads * d(m.v_head_dim), p.attention_fp8));
+    ops.push_back(gemm("o_proj", all, hidden, heads * d(m.v_head_dim), p.attention));
   } else {
     const double head_dim = d(s.head_dim);
     const double kv = d(kv_heads_per_gpu(s, tp));
-    ops.push_back(gemm("qkv_proj", all, (heads + 2 * kv) * head_dim, hidden, p.attention_fp8));
+    ops.push_back(gemm("qkv_proj", all, (heads + 2 * kv) * head_dim, hidden, p.attention));
     if (s.qk_norm)
       ops.push_back(elementwise("qk_norm", all, 2 * (heads + kv) * head_dim * kAct, 4 * (heads + kv) * head_dim));
     ops.push_back(elementwise("rotary_emb", all, 2 * (heads + kv) * head_dim * kAct, 3 * (heads + kv) * head_dim));
     ops.push_back(named("attention", OpKind::kAttention, all));
-    ops.push_back(gemm("o_proj", all, hidden, heads * head_dim, p.attention_fp8));
+    ops.push_back(gemm("o_proj", all, hidden, heads * head_dim, p.attention));
   }
   if (tp > 1) ops.push_back(allreduce("attn_all_reduce", all, hidden));
   ops.push_back(add_rms_norm("post_attention_layernorm", all, hidden));
@@ -119,22 +119,22 @@ void add_moe_ops(const ModelSpec& s, const Precision& p, int64_t tp, OperatorLis
   const MoeSpec& m = s.moe;
   const double hidden = d(s.hidden_size);
   const OpScope moe = OpScope::kMoeLayer;
-  ops.push_back(gemm("router", moe, d(m.num_experts), hidden, false));  // replicated, kept 16-bit
+  ops.push_back(gemm("router", moe, d(m.num_experts), hidden, WeightFormat::kBf16));  // replicated, kept 16-bit
   ops.push_back(elementwise("topk_softmax", moe, d(m.num_experts) * 4 + d(m.top_k) * 8, 4 * d(m.num_experts)));
   Operator fused = named("fused_moe", OpKind::kMoe, moe);
-  fused.fp8 = p.experts_fp8;
+  fused.format = p.experts;
   fused.moe_hidden = static_cast<int>(s.hidden_size);
   fused.moe_intermediate = static_cast<int>(m.expert_intermediate);
   fused.moe_experts = static_cast<int>(m.num_experts);
   fused.moe_topk = static_cast<int>(m.top_k);
   const double expert_params = 3 * hidden * d(m.expert_intermediate) / d(tp);
-  fused.weight_bytes = d(m.num_experts) * expert_params * (p.experts_fp8 ? 1 : 2);
+  fused.weight_bytes = d(m.num_experts) * expert_params * weight_format_bytes(p.experts, p.group_size);
   fused.row_bytes = d(m.top_k) * (2 * hidden + 3 * d(m.expert_intermediate) / d(tp)) * kAct;
   fused.row_flops = d(m.top_k) * 2 * expert_params;
   ops.push_back(fused);
   if (m.shared_intermediate > 0)
     add_mlp(&ops, "shared_gate_up_proj", "shared_act_and_mul", "shared_down_proj", moe, hidden,
-            d(m.shared_intermediate) / d(tp), p.mlp_fp8);
+            d(m.shared_intermediate) / d(tp), p.mlp, p.group_size);
   if (tp > 1) ops.push_back(allreduce("moe_all_reduce", moe, hidden));
 }
 
@@ -173,12 +173,12 @@ OperatorList build_operator_list(const ModelSpec& s, const Precision& p, int64_t
   add_attention_ops(s, p, tp, &list);
   if (list.num_dense_layers > 0) {
     const double ffn = d(s.is_moe() ? s.moe.dense_intermediate : s.intermediate_size) / d(tp);
-    add_mlp(&ops, "gate_up_proj", "act_and_mul", "down_proj", OpScope::kDenseLayer, hidden, ffn, p.mlp_fp8);
+    add_mlp(&ops, "gate_up_proj", "act_and_mul", "down_proj", OpScope::kDenseLayer, hidden, ffn, p.mlp, p.group_size);
     if (tp > 1) ops.push_back(allreduce("mlp_all_reduce", OpScope::kDenseLayer, hidden));
   }
   if (list.num_moe_layers > 0) add_moe_ops(s, p, tp, &list);
   ops.push_back(add_rms_norm("final_norm", OpScope::kStep, hidden));
-  Operator lm_head = gemm("lm_head", OpScope::kStep, vocab / d(tp), hidden, false);
+  Operator lm_head = gemm("lm_head", OpScope::kStep, vocab / d(tp), hidden, WeightFormat::kBf16);
   lm_head.rows = OpRows::kSampled;
   ops.push_back(lm_head);
   if (tp > 1) {

@@ -43,13 +43,13 @@ struct Operator {
   OpKind kind = OpKind::kElementwise;
   OpScope scope = OpScope::kEveryLayer;
   OpRows rows = OpRows::kTokens;
-  double per_layer = 1;     ///< instances in one layer of its scope (1 for per-step operators)
-  double n = 0;             ///< GEMM output width; all-reduce/gather elements per row
-  double k = 0;             ///< GEMM reduction width
-  bool fp8 = false;         ///< FP8 weights (GEMM and MoE rows of the tables)
-  double weight_bytes = 0;  ///< weights read once per instance (GEMM, MoE with every expert touched)
-  double row_bytes = 0;     ///< activation bytes read + written per row
-  double row_flops = 0;     ///< floating-point operations per row
+  double per_layer = 1;                       ///< instances in one layer of its scope (1 for per-step operators)
+  double n = 0;                               ///< GEMM output width; all-reduce/gather elements per row
+  double k = 0;                               ///< GEMM reduction width
+  WeightFormat format = WeightFormat::kBf16;  ///< how the weights are stored and run (GEMM, MoE)
+  double weight_bytes = 0;                    ///< weights read once per instance (GEMM, MoE with every expert touched)
+  double row_bytes = 0;                       ///< activation bytes read + written per row
+  double row_flops = 0;                       ///< floating-point operations per row
   /// MoE shape: hidden, one expert's full intermediate width, experts, top-k.
   int moe_hidden = 0, moe_intermediate = 0, moe_experts = 0, moe_topk = 0;
   bool approximated = false;  ///< the nearest supported op stands in for what vLLM runs (see notes)

@@ -60,12 +60,13 @@ struct Request {
   int64_t dp = 1;  ///< `dp`: attention data-parallel ranks (only 1 is priced today)
   Step step;
   CorrectedOverrides corrected;  ///< optional `corrected` object: switch/param overrides
-  bool quantize_fp8 = false;     ///< `"quantization": "fp8"`: run the weights in FP8 (measured mode)
-  bool kv_cache_fp8 = false;     ///< `"kv_cache_dtype": "fp8"`: FP8 KV cache (measured mode)
-  std::string kernels;           ///< `"kernels"`: measured table version ("" = the GPU's default)
-  EngineSettings engine;         ///< `engine`: vLLM settings for memory and serving (0: vLLM's default)
-  bool has_step = true;          ///< false: a serving request without a step (price refuses it)
-  Workload workload;             ///< `workload`: what a serving estimate simulates (`serve` only)
+  /// `quantization`: the format every linear layer runs in (kBf16: the checkpoint's own).
+  WeightFormat quantization = WeightFormat::kBf16;
+  KvCacheDtype kv_cache = KvCacheDtype::kAuto;  ///< `kv_cache_dtype`
+  std::string kernels;                          ///< `"kernels"`: measured table version ("" = the GPU's default)
+  EngineSettings engine;                        ///< `engine`: vLLM settings for memory and serving (0: vLLM's default)
+  bool has_step = true;                         ///< false: a serving request without a step (price refuses it)
+  Workload workload;                            ///< `workload`: what a serving estimate simulates (`serve` only)
   bool has_workload = false;
   double gpu_hour_usd = 0;        ///< `gpu_hour_usd`: price of one GPU-hour for serving costs (0: none)
   Detail detail = Detail::kFull;  ///< `"detail": "summary"`: the result at summary detail

@@ -109,7 +109,7 @@ Expected<ServingMemory> request_memory(const Request& request) {
   auto valid = validate_engine_settings(engine);
   if (!valid) return valid.error();
   const ModelSpec& spec = request.model.spec;
-  return plan_memory(spec, precision_of(spec, request.quantize_fp8, request.kv_cache_fp8), request.tp, *gpu, engine);
+  return plan_memory(spec, precision_of(spec, request.quantization, request.kv_cache), request.tp, *gpu, engine);
 }
 
 double step_kv_tokens(const Step& step) {

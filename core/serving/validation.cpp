@@ -8,8 +8,11 @@ namespace stepcalc {
 
 ValidationMatch nearest_validation(const Request& request) {
   const ModelSpec& spec = request.model.spec;
-  const Precision p = precision_of(spec, request.quantize_fp8, request.kv_cache_fp8);
-  const char* precision = (p.attention_fp8 || p.mlp_fp8 || p.experts_fp8) ? "fp8" : "bf16";
+  // The ledger's precision names (its CSV's gemm_quant_mode): fp8 covers block-scaled FP8.
+  const WeightFormat main = precision_of(spec, request.quantization, request.kv_cache).main_format();
+  const char* precision = main == WeightFormat::kFp8Block ? "fp8"
+                          : main == WeightFormat::kInt4   ? "int4_wo"
+                                                          : weight_format_name(main);
   ValidationMatch best;
   double best_distance = 0;
   for (size_t i = 0; i < embedded::kValidationSubsetCount; ++i) {

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const cli = `${root}build/stepcalc`;
 const packs = `${root}build/kernels`;
-const gemm = 'h100-vllm-0.14.0-gemm-bf16.bin';
+const gemm = 'h100-vllm-0.24.0-gemm-bf16.bin';
 const measured = { model: 'llama-3.1-8b-instruct', mode: 'measured',
   step: { decode_requests: [{ progress_index: 512 }] } };
 
@@ -29,7 +29,7 @@ const price = (dir, request = measured) => {
 /** A directory holding copies of the H100 default packs, with `gemm` replaced by `make(path)`. */
 function dirWith(make) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kernels-'));
-  for (const f of fs.readdirSync(packs)) if (f.startsWith('h100-vllm-0.14.0-')) fs.copyFileSync(path.join(packs, f),
+  for (const f of fs.readdirSync(packs)) if (f.startsWith('h100-vllm-0.24.0-')) fs.copyFileSync(path.join(packs, f),
     path.join(dir, f));
   fs.rmSync(path.join(dir, gemm));
   make(path.join(dir, gemm));

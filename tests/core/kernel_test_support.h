@@ -66,6 +66,13 @@ inline void add_default_packs(KernelRegistry* registry, const std::string& gpu, 
 }
 
 /// Data rows of a CSV as text cells (header dropped).
+/// The KernelDtype a CSV's dtype column names ("bf16", "fp8", "fp8_block", ...).
+inline KernelDtype dtype_named(const std::string& name) {
+  for (int d = 0; d < kKernelDtypeCount; ++d)
+    if (name == kernel_dtype_name(static_cast<KernelDtype>(d))) return static_cast<KernelDtype>(d);
+  return KernelDtype::kBf16;
+}
+
 inline std::vector<std::vector<std::string>> csv_rows(const std::string& path) {
   std::istringstream in(read_file(path));
   std::string line;

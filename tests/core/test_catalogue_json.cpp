@@ -69,7 +69,7 @@ TEST_CASE("catalogue: modes are the modes the core prices, default first") {
   const std::vector<std::string> modes = names(c.root["modes"]);
   CHECK(modes == mode_names());
   CHECK(std::string(c.root["default_mode"].get_string().value_unsafe()) == mode_name(Request().mode));
-  const KernelRegistry kernels = registry_with("H100", "vllm-0.14.0");
+  const KernelRegistry kernels = registry_with("H100", "vllm-0.24.0");
   for (const std::string& mode : modes) {
     auto priced = price_json(R"({"model":"llama-2-7b-hf","mode":")" + mode + R"(",)" + kStep + "}", kernels);
     CHECK_MESSAGE(priced.ok(), mode);

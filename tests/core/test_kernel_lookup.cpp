@@ -31,17 +31,17 @@ bool uses_row(const KernelTime& t, size_t row) {
 }  // namespace
 
 TEST_CASE("gemm: every measured cell comes back exactly, outliers give the envelope") {
-  auto db = test::load_kernels("H100", "vllm-0.14.0", {"gemm-bf16", "gemm-fp8"});
+  auto db = test::load_kernels("H100", "vllm-0.14.0", {"gemm-bf16", "gemm-fp8", "gemm-fp8_block"});
   const auto rows = test::csv_rows("bench_data/aic/h100/vllm-0.14.0/gemm.csv");
   int exact = 0, envelope = 0, outliers = 0;
   for (size_t r = 0; r < rows.size(); ++r) {
     const auto& c = rows[r];
-    const KernelDtype dtype = c[0] == "fp8" ? KernelDtype::kFp8 : KernelDtype::kBf16;
+    const KernelDtype dtype = test::dtype_named(c[0]);
     const KernelTime t = db->gemm(dtype, num(c[3]), num(c[1]), num(c[2]));
-    if (t.outlier_us > 0) {  // an fp8 cell slower than bf16: the bf16 time, marked
-      REQUIRE(dtype == KernelDtype::kFp8);
+    if (t.outlier_us > 0) {  // a lower-precision cell slower than bf16: the bf16 time, marked
+      REQUIRE(dtype != KernelDtype::kBf16);
       CHECK(t.dtype == KernelDtype::kBf16);
-      CHECK(t.outlier_dtype == KernelDtype::kFp8);
+      CHECK(t.outlier_dtype == dtype);
       CHECK(t.us < t.outlier_us);
       CHECK(t.outlier_us <= num(c[4]));  // the fp8 cell, or its envelope
       ++outliers;
@@ -61,10 +61,10 @@ TEST_CASE("gemm: every measured cell comes back exactly, outliers give the envel
       ++envelope;
     }
   }
-  MESSAGE(exact << " exact, " << envelope << " envelope, " << outliers << " fp8 outliers");
+  MESSAGE(exact << " exact, " << envelope << " envelope, " << outliers << " fp8/fp8_block outliers");
   CHECK(outliers > 0);  // 0.14.0's fp8 rows from m ~ 160 up (../shared/aic/README.md)
   CHECK(envelope > 0);
-  CHECK(envelope < exact / 3);  // mostly noise in the flat small-m region
+  CHECK(envelope < (exact + envelope + outliers) / 8);  // mostly noise in the flat small-m region
   // The outlier the source README names: n=12288, k=8192 at m=2048 measured 2150 us,
   // more than m=4096 (956 us); the envelope takes 956.
   const KernelTime outlier = db->gemm(KernelDtype::kBf16, 2048, 12288, 8192);
@@ -195,15 +195,15 @@ TEST_CASE("allreduce: exact at measured sizes, linear between, 0 at TP 1, neares
 }
 
 TEST_CASE("moe: exact at measured cells, linear in tokens, nearest shape scaled") {
-  auto db = test::load_kernels("H100", "vllm-0.14.0", {"moe"});
+  auto db = test::load_kernels("H100", "vllm-0.14.0", {"moe", "moe-fp8_block", "moe-int4"});
   const auto rows = test::csv_rows("bench_data/aic/h100/vllm-0.14.0/moe.csv");
   for (size_t r = 0; r < rows.size(); r += 7) {
     const auto& c = rows[r];
-    const KernelTime t = db->moe(c[0] == "fp8" ? KernelDtype::kFp8 : KernelDtype::kBf16, num(c[7]),
-                                 std::atoi(c[1].c_str()), std::atoi(c[2].c_str()), std::atoi(c[3].c_str()),
-                                 std::atoi(c[4].c_str()), std::atoi(c[5].c_str()), std::atoi(c[6].c_str()));
-    if (t.outlier_us > 0) {  // an fp8 cell slower than the bf16 one: the bf16 time
-      REQUIRE(c[0] == "fp8");
+    const KernelTime t =
+        db->moe(test::dtype_named(c[0]), num(c[7]), std::atoi(c[1].c_str()), std::atoi(c[2].c_str()),
+                std::atoi(c[3].c_str()), std::atoi(c[4].c_str()), std::atoi(c[5].c_str()), std::atoi(c[6].c_str()));
+    if (t.outlier_us > 0) {  // a lower-precision cell slower than the bf16 one: the bf16 time
+      REQUIRE(c[0] != "bf16");
       CHECK(t.us < t.outlier_us);
       CHECK(t.outlier_us == num(c[8]));
       continue;
@@ -247,7 +247,7 @@ TEST_CASE("a table that is not loaded answers NaN and 'missing', never a silent 
   CHECK(db->describe(g).find("not loaded") != std::string::npos);
   auto a100 = test::load_kernels("A100", "vllm-0.14.0");
   CHECK_FALSE(a100->has(KernelTable::kMoe, KernelDtype::kBf16));
-  CHECK_FALSE(a100->coverage().has_mla);
+  CHECK_FALSE(a100->has(KernelTable::kGemm, KernelDtype::kFp8));  // no FP8 tensor cores
 }
 
 TEST_CASE("precision: a lower precision is never priced slower than bf16 for the same work (table outliers)") {

@@ -57,7 +57,7 @@ TEST_CASE("kernel packs: every CSV row round-trips exactly (keys and latency)") 
         std::getline(csv, line);
         const std::vector<std::string> header = split(line);
         const bool has_dtype = header[0] == "dtype" || header[0] == "kv_dtype";
-        const std::string dtype = table->dtype == KernelDtype::kFp8 ? "fp8" : "bf16";
+        const std::string dtype = kernel_dtype_name(table->dtype);
         REQUIRE(header.size() == table->keys.size() + (has_dtype ? 2 : 1));
         for (uint32_t i = 0; i < table->first_row && std::getline(csv, line);) ++i;
         for (uint32_t leaf = 0; leaf < table->latency_us.size(); ++leaf) {

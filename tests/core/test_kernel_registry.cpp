@@ -25,7 +25,8 @@ TEST_CASE("registry: names resolve case-insensitively, to the default version wh
   auto h100 = resolve_kernels("h100", "");
   REQUIRE(h100.ok());
   CHECK(h100->first == "H100");
-  CHECK(h100->second == "vllm-0.14.0");
+  CHECK(h100->second == "vllm-0.24.0");  // chosen by the accuracy ledger (docs/KERNELS.md)
+  CHECK(resolve_kernels("H200", "vllm-0.14.0")->second == "vllm-0.14.0");
   CHECK(resolve_kernels("B200", "")->second == "vllm-0.24.0");
   CHECK(resolve_kernels("L40S", "")->second == "vllm-0.24.0");
   CHECK(resolve_kernels("H200", "vllm-0.24.0")->second == "vllm-0.24.0");
@@ -47,21 +48,21 @@ TEST_CASE("registry: packs join per GPU and version; what is not loaded is an er
   auto none = r.get("H100");
   REQUIRE_FALSE(none.ok());
   CHECK(none.error().code == "kernels_not_loaded");
-  CHECK(none.error().message.find("H100 vllm-0.14.0") != std::string::npos);
-  auto loaded = add(r, "h100-vllm-0.14.0-gemm-bf16.bin");
+  CHECK(none.error().message.find("H100 vllm-0.24.0") != std::string::npos);
+  auto loaded = add(r, "h100-vllm-0.24.0-gemm-bf16.bin");
   REQUIRE(loaded.ok());
   CHECK(loaded->gpu == "H100");
   CHECK(loaded->part == "gemm-bf16");
-  REQUIRE(add(r, "h100-vllm-0.14.0-attention-bf16.bin").ok());
-  REQUIRE(add(r, "h100-vllm-0.24.0-allreduce.bin").ok());
+  REQUIRE(add(r, "h100-vllm-0.24.0-attention-bf16.bin").ok());
+  REQUIRE(add(r, "h100-vllm-0.14.0-allreduce.bin").ok());
   auto db = r.get("h100");
   REQUIRE(db.ok());
-  CHECK(db.value()->version() == "vllm-0.14.0");
+  CHECK(db.value()->version() == "vllm-0.24.0");
   CHECK(db.value()->has(KernelTable::kGemm, KernelDtype::kBf16));
   CHECK(db.value()->has(KernelTable::kDecodeAttention, KernelDtype::kBf16));
   CHECK_FALSE(db.value()->has(KernelTable::kAllreduce, KernelDtype::kBf16));
-  CHECK(r.loaded_parts("H100", "vllm-0.14.0") == std::vector<std::string>{"attention-bf16", "gemm-bf16"});
-  CHECK(r.get("H100", "vllm-0.24.0").value()->parts() == std::vector<std::string>{"allreduce"});
+  CHECK(r.loaded_parts("H100", "vllm-0.24.0") == std::vector<std::string>{"attention-bf16", "gemm-bf16"});
+  CHECK(r.get("H100", "vllm-0.14.0").value()->parts() == std::vector<std::string>{"allreduce"});
   auto other = r.get("B200", "", "request.gpu");
   REQUIRE_FALSE(other.ok());
   CHECK(other.error().path == "request.gpu");

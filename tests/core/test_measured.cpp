@@ -107,7 +107,7 @@ TEST_CASE("measured: Mixtral's decode step costs more than Llama-3.1-8B's at bat
 TEST_CASE("measured: FP8 weights make a weight-bound decode much faster than BF16") {
   Request bf16 = request_of("llama-3.1-70b-instruct", 1, decodes(1, 1024));
   Request fp8 = bf16;
-  fp8.quantize_fp8 = true;
+  fp8.quantization = WeightFormat::kFp8;
   const double ratio = totals(bf16).gpu_us / totals(fp8).gpu_us;
   MESSAGE("Llama-3.1-70B TP1 batch 1, H100 vllm-0.14.0: BF16 / FP8 = " << ratio);
   // Half the weight bytes; the measured FP8 kernels stream them a little slower than BF16.

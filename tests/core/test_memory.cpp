@@ -56,7 +56,7 @@ TEST_CASE("a model too large for its TP does not fit, and says so with the numbe
   CHECK(warnings[0].code == "model_does_not_fit");
   CHECK(warnings[0].message.find("TP 1 on H100") != std::string::npos);
   Precision fp8;
-  fp8.attention_fp8 = fp8.mlp_fp8 = fp8.experts_fp8 = true;
+  fp8.attention = fp8.mlp = fp8.experts = WeightFormat::kFp8;
   const ServingMemory fp8_tp2 = plan_memory(llama2_70b(), fp8, 2, gpu("H100"), engine(2048, 128));
   CHECK(fp8_tp2.fits);
 }

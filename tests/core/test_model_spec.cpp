@@ -33,31 +33,32 @@ TEST_CASE("param counts match the published sizes of Llama-2-70B and Mixtral-8x7
 
 TEST_CASE("weights and KV per GPU follow TP, FP8 and KV-head replication") {
   const ModelSpec s = llama2_70b();
-  const Precision bf16 = precision_of(s, false, false);
+  const Precision bf16 = precision_of(s, WeightFormat::kBf16, KvCacheDtype::kAuto);
   const double tp1 = weight_bytes_per_gpu(s, bf16, 1);
   CHECK(tp1 == doctest::Approx(2 * 68976648192.0).epsilon(1e-4));
   CHECK(weight_bytes_per_gpu(s, bf16, 4) == doctest::Approx(tp1 / 4).epsilon(1e-3));
   // FP8 halves every linear layer but not the embedding and LM head.
-  const Precision fp8 = precision_of(s, true, false);
+  const Precision fp8 = precision_of(s, WeightFormat::kFp8, KvCacheDtype::kAuto);
   const double embed_bytes = 2 * 2 * 32000.0 * 8192;
   CHECK(weight_bytes_per_gpu(s, fp8, 1) == doctest::Approx((tp1 - embed_bytes) / 2 + embed_bytes).epsilon(1e-3));
   // K and V: 2 x 80 layers x 2 KV heads x 128 x 2 bytes at TP 4; one KV head from TP 8 on.
   CHECK(kv_bytes_per_token_per_gpu(s, bf16, 4) == 81920);
   CHECK(kv_bytes_per_token_per_gpu(s, bf16, 8) == 40960);
   CHECK(kv_bytes_per_token_per_gpu(s, bf16, 16) == 40960);
-  CHECK(kv_bytes_per_token_per_gpu(s, precision_of(s, false, true), 8) == 20480);
+  CHECK(kv_bytes_per_token_per_gpu(s, precision_of(s, WeightFormat::kBf16, KvCacheDtype::kFp8), 8) == 20480);
 }
 
 TEST_CASE("MLA caches the latent once per token, on every GPU") {
   ModelSpec s = llama2_70b();
   s.mla = {512, 0, 128, 64, 128};
-  const Precision p = precision_of(s, false, false);
+  const Precision p = precision_of(s, WeightFormat::kBf16, KvCacheDtype::kAuto);
   CHECK(kv_bytes_per_token_per_gpu(s, p, 1) == 80 * 576 * 2);
   CHECK(kv_bytes_per_token_per_gpu(s, p, 8) == 80 * 576 * 2);
 }
 
 TEST_CASE("the dense operator list has vLLM's fused shapes") {
-  const OperatorList list = build_operator_list(llama2_70b(), precision_of(llama2_70b(), false, false), 4);
+  const OperatorList list =
+      build_operator_list(llama2_70b(), precision_of(llama2_70b(), WeightFormat::kBf16, KvCacheDtype::kAuto), 4);
   const Operator* qkv = find_op(list, "qkv_proj");
   REQUIRE(qkv != nullptr);
   CHECK(qkv->n == (16 + 2 * 2) * 128);  // (64 + 2 * 8) * 128 / 4
@@ -74,7 +75,8 @@ TEST_CASE("the dense operator list has vLLM's fused shapes") {
   for (const Operator& op : list.ops)
     if (op.kind == OpKind::kAllreduce) allreduces += list.count(op);
   CHECK(allreduces == 161);
-  const OperatorList tp1 = build_operator_list(llama2_70b(), precision_of(llama2_70b(), false, false), 1);
+  const OperatorList tp1 =
+      build_operator_list(llama2_70b(), precision_of(llama2_70b(), WeightFormat::kBf16, KvCacheDtype::kAuto), 1);
   for (const Operator& op : tp1.ops) CHECK(op.kind != OpKind::kAllreduce);
   CHECK(list.attention.heads == 16);
   CHECK(list.attention.kv_heads == 2);
@@ -84,7 +86,7 @@ TEST_CASE("MoE layers replace the MLP with router, fused MoE and one all-reduce"
   ModelSpec s = mixtral();
   s.moe.num_moe_layers = 31;  // as if the first layer were dense
   s.moe.dense_intermediate = 14336;
-  const OperatorList list = build_operator_list(s, precision_of(s, false, false), 2);
+  const OperatorList list = build_operator_list(s, precision_of(s, WeightFormat::kBf16, KvCacheDtype::kAuto), 2);
   const Operator* moe = find_op(list, "fused_moe");
   REQUIRE(moe != nullptr);
   CHECK(list.count(*moe) == 31);
@@ -143,23 +145,23 @@ TEST_CASE("the presets resolve to their ModelSpec") {
   CHECK(scout.moe.num_experts == 16);
   CHECK(scout.moe.top_k == 1);
   CHECK(scout.moe.shared_intermediate == 8192);
-  CHECK(scout.quant.fp8);
-  CHECK_FALSE(scout.quant.attention_fp8);
-  CHECK(scout.quant.experts_fp8);
+  CHECK(scout.quant.format == WeightFormat::kFp8);
+  CHECK_FALSE(scout.quant.attention);
+  CHECK(scout.quant.experts);
   CHECK(scout.has_vision);
   // Llama-4-Scout: 109B parameters in total, 17B active (Meta's model card), text part.
   CHECK(param_counts(scout).total() / 1e9 == doctest::Approx(107.8).epsilon(0.03));
   CHECK(param_counts(scout).active_per_token(scout) / 1e9 == doctest::Approx(17).epsilon(0.05));
   // GLM FP8: block-scaled fp8, MLA with q_lora, 3 dense layers.
   const ModelSpec glm = spec("glm-5.2-fp8");
-  CHECK(glm.quant.fp8);
-  CHECK(glm.quant.block_scaled);
+  CHECK(glm.quant.format == WeightFormat::kFp8Block);
+  CHECK(glm.quant.quantized());
   CHECK(glm.num_dense_layers() == 3);
   CHECK(glm.mla.q_lora_rank == 2048);
   // Dense BF16 models without quantization, a sliding window only when in use.
   const ModelSpec qwen25 = spec("qwen2.5-7b-instruct");
   CHECK(qwen25.sliding_window == 0);
-  CHECK_FALSE(qwen25.quant.fp8);
+  CHECK_FALSE(qwen25.quant.quantized());
   CHECK(spec("llama-3.1-8b-instruct").head_dim == 128);
   for (const std::string& name : model_preset_names()) {
     const ModelSpec s = spec(name.c_str());

@@ -106,7 +106,8 @@ sameUnion('SweepAxis', catalogue.sweep.axes.map((a) => a.name));
 sameUnion('CorrectedSwitch', catalogue.corrected.switches.map((x) => x.name));
 sameUnion('CorrectedParam', catalogue.corrected.params.map((x) => x.name));
 sameUnion('GpuName', catalogue.gpu_specs.map((g) => g.name));
-sameUnion('KernelDtype', catalogue.kernels.flatMap((k) => [...k.coverage.gemm_dtypes, ...k.coverage.kv_dtypes]));
+sameUnion('KernelDtype', catalogue.kernels.flatMap((k) => [...k.coverage.gemm_dtypes, ...k.coverage.kv_dtypes,
+  ...k.coverage.moe_dtypes]));
 sameUnion('KernelPart', catalogue.kernels.flatMap((k) => k.parts.map((p) => p.name)));
 sameUnion('keyof NonNullable<Request[\'hardware\']>', catalogue.hardware_fields);
 sameUnion('NonNullable<Request[\'quantization\']>', catalogue.request_choices.quantization);

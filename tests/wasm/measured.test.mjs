@@ -24,7 +24,7 @@ test('measured mode lists every operator with its table cells and adds up', asyn
   assert.equal(r.mode, 'measured');
   const m = r.measured;
   assert.equal(m.gpu, 'H100');
-  assert.equal(m.kernels, 'vllm-0.14.0');
+  assert.equal(m.kernels, 'vllm-0.24.0');
   assert.equal(m.rows.tokens, 331);
   assert.equal(m.rows.padded_tokens, 336);  // vLLM's CUDA-graph size above 331
   const names = m.operators.map((o) => o.name);

@@ -39,7 +39,7 @@ test('a fresh page prices the default step in measured mode, the reference besid
   const packs = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name)
     .filter((n) => n.endsWith('.bin')).map((n) => n.replace(/.*\//, '')).sort());
   assert.deepEqual(packs,
-    ['h100-vllm-0.14.0-allreduce.bin', 'h100-vllm-0.14.0-attention-bf16.bin', 'h100-vllm-0.14.0-gemm-bf16.bin']);
+    ['h100-vllm-0.24.0-allreduce.bin', 'h100-vllm-0.24.0-attention-bf16.bin', 'h100-vllm-0.24.0-gemm-bf16.bin']);
   // The lookup table lists every operator with the table cells it was read from.
   await page.waitForSelector('table.lookups', { state: 'attached' }); // in a closed <details>
   const lookups = await page.$$eval('table.lookups tbody tr', (trs) => trs.map((tr) => tr.textContent));

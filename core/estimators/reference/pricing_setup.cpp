@@ -95,7 +95,8 @@ Expected<PricingSetup> prepare_pricing(const Request& r, const MfuTables& tables
     const int code = warning_code_index(note.code);
     if (code >= 0) s.warnings.add(static_cast<WarningCode>(code));
   }
-  if (r.quantize_fp8 || r.kv_cache_fp8) s.warnings.add(kWarnQuantizationNotPriced);
+  if (r.quantization != WeightFormat::kBf16 || r.kv_cache == KvCacheDtype::kFp8)
+    s.warnings.add(kWarnQuantizationNotPriced);
   if (r.hardware.gpu != "H100") s.warnings.add(kWarnGpuH100Tables);
   if (s.attn_config_model != s.attn->key) s.warnings.add(kWarnAttentionConfigNearest);
   if (m.hidden_size % m.num_heads != 0) s.warnings.add(kWarnHeadDimNotInteger);
@@ -125,8 +126,7 @@ bool same_pricing_inputs(const Request& a, const Request& b) {
   if (g.gpu != h.gpu || !same_bits(g.tflops_peak, h.tflops_peak) || !same_bits(g.bw_peak_tbs, h.bw_peak_tbs) ||
       !same_bits(g.bw_efficiency, h.bw_efficiency) || !same_bits(g.per_layer_overhead_us, h.per_layer_overhead_us))
     return false;
-  if (a.tp != b.tp || a.mode != b.mode || a.quantize_fp8 != b.quantize_fp8 || a.kv_cache_fp8 != b.kv_cache_fp8)
-    return false;
+  if (a.tp != b.tp || a.mode != b.mode || a.quantization != b.quantization || a.kv_cache != b.kv_cache) return false;
   const CorrectedOverrides &o = a.corrected, &p = b.corrected;
   if (o.present != p.present || o.switch_state != p.switch_state || o.param_set != p.param_set) return false;
   for (int i = 0; i < kNumCorrectedParams; ++i)

@@ -61,12 +61,14 @@ std::vector<Warning> collect_warnings(const Request& r, const MfuTables& tables,
   const CorrectedSettings& c = out.corrected;
   const bool roofline = c.has(kGemmRoofline), latency = c.has(kDecodeAttentionLatency);
   for (const Warning& note : m.notes) w.add(note.code, note.message);
-  if (r.quantize_fp8 || r.kv_cache_fp8)
+  if (r.quantization != WeightFormat::kBf16 || r.kv_cache == KvCacheDtype::kFp8)
     w.add("quantization_not_priced",
-          std::string(r.quantize_fp8 ? "quantization fp8" : "kv_cache_dtype fp8") +
+          std::string(r.quantization != WeightFormat::kBf16
+                          ? std::string("quantization ") + weight_format_name(r.quantization)
+                          : std::string("kv_cache_dtype fp8")) +
               " changes only the memory and serving figures here: the reference modes price the step from "
               "bytes_per_param (" +
-              num(m.bytes_per_param) + "); the measured mode prices the FP8 kernels.");
+              num(m.bytes_per_param) + "); the measured mode prices the quantised kernels.");
   if (r.hardware.gpu != "H100")
     w.add("gpu_h100_tables", r.hardware.gpu + " is priced with the reference's H100 MFU tables and " + r.hardware.gpu +
                                  "'s datasheet constants (TFlopsPeak, BwPeakTBs): H100 efficiencies may not hold "
