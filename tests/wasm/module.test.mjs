@@ -150,11 +150,13 @@ test('presets, version and the one-shot helpers', async () => {
 // user waits for is the page's first view (<= 200 KB gzipped with the default GPU's tables,
 // BENCHMARKS.md); issue 25 trades bytes for speed there. Issue 22's ledger (workload warm-up, the
 // ep/dp/quantization refusals, the per-subset validation summary in serve results) adds 1.9 KB
-// (176.5 KB): 178 KB.
-test('module size: .wasm + loader + glue gzipped stay under 178 KB', () => {
+// (176.5 KB): 178 KB. Its precisions (a weight format per module group, each format's tables and
+// stand-ins, the checkpoints' quantization configs, MoE shapes per dtype in the catalogue) add
+// 3.6 KB (180.1 KB): 181 KB.
+test('module size: .wasm + loader + glue gzipped stay under 181 KB', () => {
   const files = ['wasm/stepcalc.js', 'wasm/dist/stepcalc-core.js', 'wasm/dist/stepcalc-core.wasm'];
   const sizes = files.map((f) => gzipSync(readFileSync(new URL(f, root)), { level: 9 }).length);
   const total = sizes.reduce((a, b) => a + b, 0);
   console.log(`gzipped: ${files.map((f, i) => `${f} ${sizes[i]} B`).join(', ')}; total ${total} B`);
-  assert.ok(total < 178_000, `total ${total} B`);
+  assert.ok(total < 181_000, `total ${total} B`);
 });
