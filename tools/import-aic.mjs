@@ -125,6 +125,8 @@ for (const gpu of GPUS) {
     mem_empirical_latency_s: n['gpu.mem_empirical_constant_latency'],
     p2p_latency_s: n['node.p2p_latency'],
     other_mem_bytes: n['misc.other_mem'],
+    inter_node_bw_bytes_per_s: n['node.inter_node_bw'],
+    gpus_per_node: n['node.num_gpus_per_node'],
     nccl_mem_bytes: [1, 2, 4, 8].map((tp) => n[`misc.nccl_mem.${tp}`]),
     power_w: n['gpu.power'],
     sm_version: n['gpu.sm_version'],

@@ -68,6 +68,22 @@ KernelTime moe_as_gemms(const MeasuredPlan& p, const Operator& op, double rows) 
   return t;
 }
 
+/// An all-reduce of `elements` bf16 values over `group` GPUs. Within a node, the measured
+/// table; over several nodes (group > gpus_per_node), the in-node all-reduce plus each
+/// GPU's share crossing the fabric twice (reduce-scatter, all-gather) at the GPU's
+/// inter-node bandwidth: approximated, the tables measure one node.
+KernelTime collective(const MeasuredPlan& p, int group, double elements) {
+  const GpuSpec& g = p.db->gpu();
+  const int node = g.gpus_per_node >= 1 ? static_cast<int>(g.gpus_per_node) : 8;
+  if (group <= node || !(g.inter_node_bw_bytes_per_s > 0)) return p.db->allreduce(group, elements);
+  KernelTime t = p.db->allreduce(node, elements);
+  const double nodes = std::ceil(static_cast<double>(group) / node);
+  const double shard_bytes = elements * 2 / node;
+  t.us += 2 * (nodes - 1) / nodes * shard_bytes / g.inter_node_bw_bytes_per_s * 1e6 + g.p2p_latency_s * 1e6;
+  if (lookup_how_rank(t.how) < lookup_how_rank(LookupHow::kApproximated)) t.how = LookupHow::kApproximated;
+  return t;
+}
+
 /// One instance of `op` at `rows`; `kernel` gets the cells of a table lookup.
 double op_us(const MeasuredPlan& p, const Operator& op, double rows, KernelTime* kernel) {
   const KernelDb& db = *p.db;
@@ -81,11 +97,13 @@ double op_us(const MeasuredPlan& p, const Operator& op, double rows, KernelTime*
         t = moe_as_gemms(p, op, rows);
         break;
       }
+      // Under expert parallelism the table's moe_tp is 1 and moe_ep the ep GPUs; `rows`
+      // are every data-parallel rank's tokens (the table's tokens are the layer's input).
       t = db.moe(p.moe_dtype_of(op.format), rows, op.moe_hidden, op.moe_intermediate, op.moe_experts, op.moe_topk,
-                 static_cast<int>(p.ops.tp), 1);
+                 p.ops.ep > 1 ? 1 : static_cast<int>(p.ops.tp), static_cast<int>(p.ops.ep));
       break;
     case OpKind::kAllreduce:
-      t = db.allreduce(static_cast<int>(p.ops.tp), rows * op.n);
+      t = collective(p, op.group > 0 ? op.group : static_cast<int>(p.ops.tp), rows * op.n);
       break;
     case OpKind::kGather:  // gathering to one rank moves half the bytes of an all-reduce
       t = db.allreduce(static_cast<int>(p.ops.tp), rows * op.n / 2);
@@ -130,7 +148,7 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
   for (size_t i = 0; i < ops.size(); ++i) {
     const Operator& op = ops[i];
     const double count = p.ops.count(op);
-    const double rows = op.rows == OpRows::kSampled ? r.sampled : r.padded;
+    const double rows = (op.rows == OpRows::kSampled ? r.sampled : r.padded) * op.row_scale;
     if (!(count > 0) || !(rows > 0)) continue;
     KernelTime kernel;
     double us_each = 0;

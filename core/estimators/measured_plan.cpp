@@ -197,7 +197,7 @@ std::vector<NeededTable> needed_tables(const Request& r, const KernelCoverage& c
     out.push_back({KernelTable::kDecodeAttention, fp8 ? KernelDtype::kFp8 : KernelDtype::kBf16,
                    fp8 ? "attention-fp8" : "attention-bf16"});
   }
-  if (r.tp > 1) out.push_back({KernelTable::kAllreduce, KernelDtype::kBf16, "allreduce"});
+  if (r.tp > 1 || r.dp > 1) out.push_back({KernelTable::kAllreduce, KernelDtype::kBf16, "allreduce"});
   if (spec.is_moe() && moe_tables) {
     const KernelDtype d = c.moe[static_cast<int>(p.experts)];
     if (has_dtype(cov.moe_dtypes, KernelDtype::kBf16) || d == KernelDtype::kFp8)
@@ -262,7 +262,7 @@ Expected<MeasuredPlan> plan_measured(const Request& r, std::shared_ptr<const Ker
                                                      "; the experts are priced as two GEMMs (gate_up, down) "
                                                      "reading the reached experts' weights, with their FLOPs."});
   }
-  plan.ops = build_operator_list(spec, precision, r.tp);
+  plan.ops = build_operator_list(spec, precision, r.tp, r.ep, r.dp);
   for (const Warning& w : plan.ops.notes) plan.warnings.push_back(w);
   choose_attention(spec, r.tp, cov, &plan);
   MeasuredConstants& c = plan.constants;

@@ -86,20 +86,34 @@ Expected<bool> read_expected(element e, const Path& where, Request* r) {
   return json::store(json::read_int(t, where.key("step_time_us"), 0, INT64_MAX, false), &r->expected_step_time_us);
 }
 
-/// Expert parallelism and attention data parallelism: read so a request can state the
-/// layout it runs, refused (`unsupported`) until the operator list has such a layout:
-/// no mode prices an all-to-all dispatch, experts split over GPUs or attention ranks.
+/// Expert parallelism and attention data parallelism (docs/SERVING.md, "Layouts"): vLLM's
+/// expert-parallel size is tp x dp (`--enable-expert-parallel`), so `ep` is 1 or that
+/// product; only the measured mode has an operator list to split. A MoE model with dp > 1
+/// and no expert parallelism (vLLM then shards the experts over tp x dp) is not modelled.
 Expected<bool> supported_layout(const Request& r, const Path& path) {
-  if (r.ep > 1)
-    return make_error("unsupported", path.key("ep").str(),
-                      "ep " + std::to_string(r.ep) +
-                          " cannot be priced yet: no mode has an expert-parallel layout (experts split over GPUs, "
-                          "all-to-all token dispatch); only ep 1 (experts split by tp) is priced.");
-  if (r.dp > 1)
+  if (r.ep == 1 && r.dp == 1) return true;
+  const std::string at = r.ep > 1 ? "ep" : "dp";
+  if (r.mode != Mode::kMeasured)
+    return make_error("unsupported", path.key(at).str(),
+                      at + " " + std::to_string(r.ep > 1 ? r.ep : r.dp) + " cannot be priced yet in " +
+                          mode_name(r.mode) +
+                          ": only the measured mode prices expert-parallel and data-parallel layouts (its operator "
+                          "list splits the experts and the batch); use \"mode\": \"measured\".");
+  const bool moe = r.model.spec.is_moe();
+  if (r.ep > 1 && !moe)
+    return make_error("invalid_value", path.key("ep").str(),
+                      "ep splits a MoE model's experts over GPUs; this model has none (use ep 1).");
+  if (r.ep > 1 && r.ep != r.tp * r.dp)
+    return make_error("invalid_value", path.key("ep").str(),
+                      "vLLM's expert-parallel size is tp x dp (" + std::to_string(r.tp) + " x " + std::to_string(r.dp) +
+                          " = " + std::to_string(r.tp * r.dp) + "), not " + std::to_string(r.ep) + ": set ep to " +
+                          std::to_string(r.tp * r.dp) + " or 1.");
+  if (r.dp > 1 && r.ep == 1 && moe)
     return make_error("unsupported", path.key("dp").str(),
                       "dp " + std::to_string(r.dp) +
-                          " cannot be priced yet: no mode has an attention data-parallel layout (attention "
-                          "replicated over ranks, each with its own batch); only dp 1 is priced.");
+                          " without expert parallelism cannot be priced yet for a MoE model (vLLM shards its "
+                          "experts over tp x dp then); set ep to tp x dp (" +
+                          std::to_string(r.tp * r.dp) + ").");
   return true;
 }
 
@@ -148,8 +162,6 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
     return json::unknown_field(path, key, request_field_names());
   });
   if (!read) return read.error();
-  auto layout = supported_layout(r, path);
-  if (!layout) return layout.error();
   if (!mode_override.empty()) mode_name = mode_override;
   // An unknown mode is refused after the rest of the request was read (its other
   // errors come first, as they did when modes were checked at pricing).
@@ -186,6 +198,10 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
   r.model = std::move(shape).value();
   if (r.model_name.empty()) r.model_name = r.model.preset;
 
+  if (mode) {
+    auto layout = supported_layout(r, path);
+    if (!layout) return layout.error();
+  }
   r.has_step = step.has_value();
   if (!step) return known_mode();
   auto parsed_step = step_from_json(*step, path.key("step"));

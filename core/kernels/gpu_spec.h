@@ -25,6 +25,8 @@ struct GpuConstants {
   double mem_empirical_latency_s = 0;   ///< its unofficial constant latency per memory-bound op
   double p2p_latency_s = 0;             ///< its unofficial GPU-to-GPU latency
   double other_mem_bytes = 0;           ///< runtime reserve AIConfigurator keeps
+  double inter_node_bw_bytes_per_s = 0;  ///< GPU-to-GPU between nodes, per GPU, one direction (the fabric)
+  double gpus_per_node = 0;              ///< GPUs one node holds (what the in-node collectives span)
 };
 
 /// A GPU's constants with their source (systems/<gpu>.yaml of AIConfigurator).

@@ -127,7 +127,7 @@ ParamCounts param_counts(const ModelSpec& s) {
   return c;
 }
 
-double weight_bytes_per_gpu(const ModelSpec& s, const Precision& p, int64_t tp) {
+double weight_bytes_per_gpu(const ModelSpec& s, const Precision& p, int64_t tp, int64_t ep) {
   const double t = d(std::max<int64_t>(1, tp));
   const ParamCounts c = param_counts(s);
   const double attn_bytes = weight_format_bytes(p.attention, p.group_size);
@@ -138,7 +138,7 @@ double weight_bytes_per_gpu(const ModelSpec& s, const Precision& p, int64_t tp) 
   bytes += (a.sharded / t + a.replicated) * d(s.num_layers) * attn_bytes;
   bytes += c.dense_mlp / t * mlp_bytes;
   bytes += c.shared_experts / t * mlp_bytes;
-  bytes += c.routed_experts / t * expert_bytes;  // every expert, its FFN split over TP
+  bytes += c.routed_experts / (ep > 1 ? d(ep) : t) * expert_bytes;  // split over TP, or by expert over EP
   bytes += (c.router + c.norms) * kSixteenBit;   // replicated
   return bytes;
 }

@@ -134,10 +134,11 @@ struct ParamCounts {
 };
 ParamCounts param_counts(const ModelSpec& spec);
 
-/// Weight bytes one GPU holds at tensor parallelism `tp` (every expert included;
-/// vocab-parallel embedding and LM head, heads split, KV heads replicated when fewer
-/// than `tp`, MLA's down-projections and the router replicated).
-double weight_bytes_per_gpu(const ModelSpec& spec, const Precision& precision, int64_t tp);
+/// Weight bytes one GPU holds at tensor parallelism `tp` (vocab-parallel embedding and LM
+/// head, heads split, KV heads replicated when fewer than `tp`, MLA's down-projections and
+/// the router replicated); the routed experts split by `tp`, or by expert over `ep` GPUs
+/// under expert parallelism (ep > 1).
+double weight_bytes_per_gpu(const ModelSpec& spec, const Precision& precision, int64_t tp, int64_t ep = 1);
 
 /// KV-cache bytes one token adds on one GPU over all layers: K and V of the KV heads
 /// the GPU holds (max(1, kv_heads / tp)) x head_dim, or for MLA the latent

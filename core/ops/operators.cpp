@@ -114,7 +114,7 @@ void add_attention_ops(const ModelSpec& s, const Precision& p, int64_t tp, Opera
   ops.push_back(add_rms_norm("post_attention_layernorm", all, hidden));
 }
 
-void add_moe_ops(const ModelSpec& s, const Precision& p, int64_t tp, OperatorList* list) {
+void add_moe_ops(const ModelSpec& s, const Precision& p, int64_t tp, int64_t ep, int64_t dp, OperatorList* list) {
   std::vector<Operator>& ops = list->ops;
   const MoeSpec& m = s.moe;
   const double hidden = d(s.hidden_size);
@@ -127,15 +127,29 @@ void add_moe_ops(const ModelSpec& s, const Precision& p, int64_t tp, OperatorLis
   fused.moe_intermediate = static_cast<int>(m.expert_intermediate);
   fused.moe_experts = static_cast<int>(m.num_experts);
   fused.moe_topk = static_cast<int>(m.top_k);
-  const double expert_params = 3 * hidden * d(m.expert_intermediate) / d(tp);
-  fused.weight_bytes = d(m.num_experts) * expert_params * weight_format_bytes(p.experts, p.group_size);
-  fused.row_bytes = d(m.top_k) * (2 * hidden + 3 * d(m.expert_intermediate) / d(tp)) * kAct;
-  fused.row_flops = d(m.top_k) * 2 * expert_params;
+  // Split by TP (each GPU a slice of every expert) or, under expert parallelism, by
+  // expert (each GPU ep-th of the experts, whole; a token's work lands where its experts are).
+  const double split = d(ep > 1 ? ep : tp);
+  const double expert_params = 3 * hidden * d(m.expert_intermediate);
+  fused.weight_bytes = d(m.num_experts) * expert_params / split * weight_format_bytes(p.experts, p.group_size);
+  fused.row_bytes = d(m.top_k) * (2 * hidden + 3 * d(m.expert_intermediate) / d(ep > 1 ? 1 : tp)) * kAct / d(ep);
+  fused.row_flops = d(m.top_k) * 2 * expert_params / split;
+  fused.row_scale = d(dp);  // every data-parallel rank's tokens
   ops.push_back(fused);
   if (m.shared_intermediate > 0)
     add_mlp(&ops, "shared_gate_up_proj", "shared_act_and_mul", "shared_down_proj", moe, hidden,
             d(m.shared_intermediate) / d(tp), p.mlp, p.group_size);
-  if (tp > 1) ops.push_back(allreduce("moe_all_reduce", moe, hidden));
+  if (dp > 1) {
+    // Tokens of every rank gathered to the experts' GPUs and the results scattered back
+    // (vLLM's all-gather / reduce-scatter dispatch): the bytes of an all-reduce of all
+    // ranks' hidden states over the ep GPUs.
+    Operator dispatch = allreduce("moe_dispatch_combine", moe, hidden);
+    dispatch.group = static_cast<int>(ep);
+    dispatch.row_scale = d(dp);
+    ops.push_back(dispatch);
+  } else if (tp > 1) {
+    ops.push_back(allreduce("moe_all_reduce", moe, hidden));
+  }
 }
 
 }  // namespace
@@ -154,14 +168,18 @@ double OperatorList::count(const Operator& op) const {
   return 0;
 }
 
-OperatorList build_operator_list(const ModelSpec& s, const Precision& p, int64_t tp) {
+OperatorList build_operator_list(const ModelSpec& s, const Precision& p, int64_t tp, int64_t ep, int64_t dp) {
   OperatorList list;
   tp = std::max<int64_t>(1, tp);
+  ep = s.is_moe() ? std::max<int64_t>(1, ep) : 1;
+  dp = std::max<int64_t>(1, dp);
   list.tp = tp;
+  list.ep = ep;
+  list.dp = dp;
   list.num_layers = s.num_layers;
   list.num_moe_layers = s.is_moe() ? s.moe.num_moe_layers : 0;
   list.num_dense_layers = s.num_layers - list.num_moe_layers;
-  list.weight_bytes_per_gpu = weight_bytes_per_gpu(s, p, tp);
+  list.weight_bytes_per_gpu = weight_bytes_per_gpu(s, p, tp, ep);
   list.notes = s.notes;
   const double hidden = d(s.hidden_size);
   const double vocab = d(s.vocab_size);
@@ -176,7 +194,7 @@ OperatorList build_operator_list(const ModelSpec& s, const Precision& p, int64_t
     add_mlp(&ops, "gate_up_proj", "act_and_mul", "down_proj", OpScope::kDenseLayer, hidden, ffn, p.mlp, p.group_size);
     if (tp > 1) ops.push_back(allreduce("mlp_all_reduce", OpScope::kDenseLayer, hidden));
   }
-  if (list.num_moe_layers > 0) add_moe_ops(s, p, tp, &list);
+  if (list.num_moe_layers > 0) add_moe_ops(s, p, tp, ep, dp, &list);
   ops.push_back(add_rms_norm("final_norm", OpScope::kStep, hidden));
   Operator lm_head = gemm("lm_head", OpScope::kStep, vocab / d(tp), hidden, WeightFormat::kBf16);
   lm_head.rows = OpRows::kSampled;

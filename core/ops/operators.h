@@ -52,6 +52,11 @@ struct Operator {
   double row_flops = 0;                       ///< floating-point operations per row
   /// MoE shape: hidden, one expert's full intermediate width, experts, top-k.
   int moe_hidden = 0, moe_intermediate = 0, moe_experts = 0, moe_topk = 0;
+  /// GPUs of a collective (0: the TP group); the expert-parallel dispatch spans ep GPUs.
+  int group = 0;
+  /// Rows it sees per row of this rank's step: dp for what runs on every data-parallel
+  /// rank's tokens (the fused MoE and its dispatch under expert parallelism), else 1.
+  double row_scale = 1;
   bool approximated = false;  ///< the nearest supported op stands in for what vLLM runs (see notes)
   bool mla_module = false;    ///< part of the measured MLA module (priced inside it where that table is used)
 };
@@ -72,6 +77,8 @@ struct OperatorList {
   std::vector<Operator> ops;
   AttentionShape attention;
   int64_t tp = 1;
+  int64_t ep = 1;  ///< expert-parallel size (1: the experts split by TP)
+  int64_t dp = 1;  ///< data-parallel ranks: this list is one rank's; the MoE sees all ranks' tokens
   int64_t num_layers = 0;
   int64_t num_dense_layers = 0;
   int64_t num_moe_layers = 0;
@@ -82,10 +89,13 @@ struct OperatorList {
   double count(const Operator& op) const;
 };
 
-/// Builds the list for `spec` at `precision` and `tp`. Notes name every feature
-/// priced approximately (sliding window, chunked attention, unusual activation, vision
-/// tower, MLA without measured tables is decided later by the estimator).
-OperatorList build_operator_list(const ModelSpec& spec, const Precision& precision, int64_t tp);
+/// Builds the list for `spec` at `precision` and `tp` (and, for a MoE model, expert
+/// parallelism `ep` = tp x dp over `dp` data-parallel ranks: docs/SERVING.md, "Layouts").
+/// Notes name every feature priced approximately (sliding window, chunked attention,
+/// unusual activation, vision tower, MLA without measured tables is decided later by the
+/// estimator).
+OperatorList build_operator_list(const ModelSpec& spec, const Precision& precision, int64_t tp, int64_t ep = 1,
+                                 int64_t dp = 1);
 
 /// Name of an op kind for the result ("gemm", "attention", ...).
 const char* op_kind_name(OpKind kind);

@@ -72,7 +72,7 @@ double profile_activation_bytes(const ModelSpec& s, int64_t tp, int64_t tokens, 
 }
 
 ServingMemory plan_memory(const ModelSpec& spec, const Precision& precision, int64_t tp, const GpuSpec& gpu,
-                          const EngineSettings& settings) {
+                          const EngineSettings& settings, int64_t ep) {
   ServingMemory m;
   m.gpu = gpu.name;
   m.tp = tp;
@@ -81,10 +81,11 @@ ServingMemory plan_memory(const ModelSpec& spec, const Precision& precision, int
   m.gpu_memory_utilization = settings.gpu_memory_utilization;
   m.budget_bytes = m.gpu_memory_bytes * settings.gpu_memory_utilization;
   m.headroom_bytes = m.gpu_memory_bytes - m.budget_bytes;
-  m.weights_bytes = weight_bytes_per_gpu(spec, precision, tp);
+  m.weights_bytes = weight_bytes_per_gpu(spec, precision, tp, ep);
   m.kv_bytes_per_token = kv_bytes_per_token_per_gpu(spec, precision, tp);
   m.activation_bytes = profile_activation_bytes(spec, tp, settings.max_num_batched_tokens, settings.max_num_seqs);
-  m.non_torch_bytes = tp > 1 ? gpu.nccl_mem_at_tp(static_cast<int>(std::min<int64_t>(tp, 1 << 20))) : 0;
+  const int64_t group = std::max(tp, ep);
+  m.non_torch_bytes = group > 1 ? gpu.nccl_mem_at_tp(static_cast<int>(std::min<int64_t>(group, 1 << 20))) : 0;
   m.kv_cache_bytes = m.budget_bytes - m.weights_bytes - m.activation_bytes - m.non_torch_bytes;
   // vLLM: num_blocks = available // page_size // num_layers, page = one layer's block.
   const double layers = d(std::max<int64_t>(1, spec.num_layers));

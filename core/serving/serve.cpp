@@ -109,7 +109,8 @@ Expected<ServingMemory> request_memory(const Request& request) {
   auto valid = validate_engine_settings(engine);
   if (!valid) return valid.error();
   const ModelSpec& spec = request.model.spec;
-  return plan_memory(spec, precision_of(spec, request.quantization, request.kv_cache), request.tp, *gpu, engine);
+  return plan_memory(spec, precision_of(spec, request.quantization, request.kv_cache), request.tp, *gpu, engine,
+                     request.ep);
 }
 
 double step_kv_tokens(const Step& step) {
@@ -119,8 +120,23 @@ double step_kv_tokens(const Step& step) {
   return tokens;
 }
 
+/// One data-parallel rank's share of the workload (docs/SERVING.md, "Layouts"): vLLM's
+/// front end spreads requests evenly over the dp engines, so each sees 1/dp of the
+/// clients (closed loop, rounded up), of the request rate (open loop) and of the requests.
+static Workload rank_workload(const Workload& all, int64_t dp) {
+  if (dp <= 1) return all;
+  Workload w = all;
+  const auto share = [dp](int64_t n) { return std::max<int64_t>(1, (n + dp - 1) / dp); };
+  if (w.concurrency > 0) w.concurrency = share(w.concurrency);
+  if (w.num_requests > 0) w.num_requests = share(w.num_requests);  // 0: the default, from the rank's clients
+  if (w.warmup_requests > 0)
+    w.warmup_requests = std::min(planned_request_count(w) - 1, (w.warmup_requests + dp - 1) / dp);
+  w.request_rate_per_s /= d(dp);
+  return w;
+}
+
 Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& kernels, const ProgressFn& progress) {
-  const Workload& w = request.workload;
+  const Workload w = rank_workload(request.workload, request.dp);
   auto valid = validate_workload(w);
   if (!valid) return valid.error();
   auto memory = request_memory(request);
@@ -192,18 +208,20 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
   const double prefill_gpu_us = warmup == 0 ? t.prefill_gpu_us : t.window_prefill_gpu_us;
   const double decode_gpu_us = warmup == 0 ? t.decode_gpu_us : t.window_decode_gpu_us;
   ServeThroughput& tp = result.throughput;
-  const double gpus = d(request.tp);
+  // Every data-parallel rank serves the same share: the engine's figures are dp times one rank's.
+  const double ranks = d(std::max<int64_t>(1, request.dp));
+  const double gpus = d(request.tp) * ranks;
   if (window_s > 0) {
-    tp.output_tokens_per_s = output_tokens / window_s;
-    tp.input_tokens_per_s = input_tokens / window_s;
-    tp.requests_per_s = d(measured) / window_s;
+    tp.output_tokens_per_s = ranks * output_tokens / window_s;
+    tp.input_tokens_per_s = ranks * input_tokens / window_s;
+    tp.requests_per_s = ranks * d(measured) / window_s;
     tp.output_tokens_per_s_per_gpu = tp.output_tokens_per_s / gpus;
     tp.requests_per_s_per_gpu = tp.requests_per_s / gpus;
   }
   if (request.gpu_hour_usd > 0) {
     ServeCost& c = result.cost;
     c.gpu_hour_usd = request.gpu_hour_usd;
-    const double total_usd = request.gpu_hour_usd * gpus * window_s / 3600;
+    const double total_usd = request.gpu_hour_usd * gpus * window_s / 3600 / ranks;  // per rank's tokens
     const double busy = prefill_gpu_us + decode_gpu_us;
     const double prefill_share = busy > 0 ? prefill_gpu_us / busy : 0;
     c.usd_per_million_input_tokens = total_usd * prefill_share / input_tokens * 1e6;

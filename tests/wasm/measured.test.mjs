@@ -62,11 +62,12 @@ test('FP8 weights and KV cache, and another GPU, change the measured price', asy
   assert.ok(b200.measured.gpu_time_us < calc.price(request()).measured.gpu_time_us);
   assert.throws(() => calc.price(request({ quantization: 'int3' })),
     (e) => e instanceof StepCalcError && e.code === 'invalid_value' && e.path === 'quantization');
-  // Named but not priceable yet: refused, never priced as another precision.
+  // No INT4 GEMM is measured (INT4 exists as fused-MoE kernels): refused, never priced as another precision.
   assert.throws(() => calc.price(request({ quantization: 'int4' })),
     (e) => e instanceof StepCalcError && e.code === 'unsupported' && e.path === 'quantization');
+  // Expert parallelism splits experts: a dense model has none to split.
   assert.throws(() => calc.price(request({ ep: 2 })),
-    (e) => e instanceof StepCalcError && e.code === 'unsupported' && e.path === 'ep');
+    (e) => e instanceof StepCalcError && e.code === 'invalid_value' && e.path === 'ep');
 });
 
 test('sweeps and priceAll work in measured mode; blis-v2 stays the default', async () => {
