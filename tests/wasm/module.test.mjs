@@ -152,11 +152,12 @@ test('presets, version and the one-shot helpers', async () => {
 // ep/dp/quantization refusals, the per-subset validation summary in serve results) adds 1.9 KB
 // (176.5 KB): 178 KB. Its precisions (a weight format per module group, each format's tables and
 // stand-ins, the checkpoints' quantization configs, MoE shapes per dtype in the catalogue) add
-// 3.6 KB (180.1 KB): 181 KB.
-test('module size: .wasm + loader + glue gzipped stay under 181 KB', () => {
+// 3.6 KB (180.1 KB): 181 KB. Its expert-parallel and data-parallel layouts (request checks, the
+// dispatch operator, the multi-node collective, the per-rank workload) 1.5 KB (181.6 KB): 182 KB.
+test('module size: .wasm + loader + glue gzipped stay under 182 KB', () => {
   const files = ['wasm/stepcalc.js', 'wasm/dist/stepcalc-core.js', 'wasm/dist/stepcalc-core.wasm'];
   const sizes = files.map((f) => gzipSync(readFileSync(new URL(f, root)), { level: 9 }).length);
   const total = sizes.reduce((a, b) => a + b, 0);
   console.log(`gzipped: ${files.map((f, i) => `${f} ${sizes[i]} B`).join(', ')}; total ${total} B`);
-  assert.ok(total < 181_000, `total ${total} B`);
+  assert.ok(total < 182_000, `total ${total} B`);
 });
