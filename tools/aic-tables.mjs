@@ -18,6 +18,19 @@ export const GPUS = [
     name: 'L40S', dir: 'l40s', aic: 'l40s', versions: ['0.24.0'], defaultVersion: '0.24.0', interconnect: 'PCIe',
     commVersion: { '0.24.0': '0.22.0' },
   },
+  // Issue 23: the other GPUs AIConfigurator measured vLLM on, each at its newest version.
+  { name: 'B300', dir: 'b300', aic: 'b300_sxm', versions: ['0.24.0'], defaultVersion: '0.24.0',
+    interconnect: 'NVLink' },
+  { name: 'GB200', dir: 'gb200', aic: 'gb200', versions: ['0.24.0'], defaultVersion: '0.24.0',
+    interconnect: 'NVLink' },
+  { name: 'GB300', dir: 'gb300', aic: 'gb300', versions: ['0.24.0'], defaultVersion: '0.24.0',
+    interconnect: 'NVLink' },
+  { name: 'RTX-PRO-6000', dir: 'rtx-pro-6000', aic: 'rtx_pro_6000_server', versions: ['0.24.0'],
+    defaultVersion: '0.24.0', interconnect: 'PCIe' },
+  // Intel's B60 (XPU): vLLM runs it eagerly (no CUDA graphs: the eager all-reduce rows are
+  // what runs) and its MoE was measured with power-law routing only (the mildest kept).
+  { name: 'B60', dir: 'b60', aic: 'b60', versions: ['0.20.0'], defaultVersion: '0.20.0', interconnect: 'PCIe',
+    allreduceKernel: 'vLLM_custom_eager', moeDistribution: 'power_law_1.01' },
 ];
 
 /// Table dtype names -> the names stepcalc uses. KV caches are bf16 or fp8; weights also
@@ -87,7 +100,8 @@ export const TABLES = [
   {
     file: 'allreduce', op: 'comm', sources: ['custom_allreduce_perf'], part: 'dense',
     columns: ['tp', 'elements'],
-    map: (r) => r.kernel_source === 'vLLM_custom_graph' && r.allreduce_dtype === 'bfloat16' &&
+    map: (r, gpu) => r.kernel_source === (gpu.allreduceKernel ?? 'vLLM_custom_graph') &&
+      r.allreduce_dtype === 'bfloat16' &&
       { tp: r.num_gpus, elements: r.message_size, latency: r.latency },
   },
   {
@@ -95,7 +109,7 @@ export const TABLES = [
     emptyNote: 'no balanced-routing rows in the source (power-law only): no file',
     columns: ['dtype', 'hidden', 'inter', 'experts', 'topk', 'moe_tp', 'moe_ep', 'tokens'],
     rank: (kernel) => kernelRank(kernel, 'moe'),
-    map: (r) => r.distribution === 'balanced' && MOE_DTYPE[r.moe_dtype] && {
+    map: (r, gpu) => r.distribution === (gpu.moeDistribution ?? 'balanced') && MOE_DTYPE[r.moe_dtype] && {
       dtype: MOE_DTYPE[r.moe_dtype], hidden: r.hidden_size, inter: r.inter_size, experts: r.num_experts, topk: r.topk,
       moe_tp: r.moe_tp_size, moe_ep: r.moe_ep_size, tokens: r.num_tokens, latency: r.latency, kernel: r.kernel_source,
     },

@@ -97,7 +97,7 @@ for (const gpu of GPUS) {
       let all = [];
       for (const f of sources) all = all.concat(await readParquet(f));
       device ||= all[0]?.device || '';
-      const kept = all.map(/** @type {(r: any) => any} */ (table.map)).filter(Boolean);
+      const kept = all.map((r) => /** @type {(r: any, g: any) => any} */ (table.map)(r, gpu)).filter(Boolean);
       const stats = { source: all.length };
       const csv = toCsv(table, kept, stats);
       const entry = { gpu: gpu.name, version, table: table.file, srcVersion, source: all.length };
@@ -121,6 +121,7 @@ for (const gpu of GPUS) {
     nvlink_bw_bytes_per_s: n['node.intra_node_bw'],
     pcie_bw_bytes_per_s: n['node.pcie_bw'],
     interconnect: gpu.interconnect,
+    aic_system: gpu.aic,
     mem_bw_empirical_scaling: n['gpu.mem_bw_empirical_scaling_factor'],
     mem_empirical_latency_s: n['gpu.mem_empirical_constant_latency'],
     p2p_latency_s: n['node.p2p_latency'],
@@ -129,7 +130,7 @@ for (const gpu of GPUS) {
     gpus_per_node: n['node.num_gpus_per_node'],
     nccl_mem_bytes: [1, 2, 4, 8].map((tp) => n[`misc.nccl_mem.${tp}`]),
     power_w: n['gpu.power'],
-    sm_version: n['gpu.sm_version'],
+    sm_version: n['gpu.sm_version'] ?? 0,  // 0: not an NVIDIA GPU (Intel's B60 has no SM version)
     kernels: gpu.versions.map((v) => `vllm-${v}`),
     default_kernels: `vllm-${gpu.defaultVersion}`,
     source: `NVIDIA AIConfigurator (github.com/ai-dynamo/aiconfigurator) commit ${commit.slice(0, 12)}, ` +
@@ -142,7 +143,7 @@ for (const gpu of GPUS) {
   writeIfChanged(path.join(presetDir, `${gpu.dir}.json`), `${JSON.stringify(spec, null, 2)}\n`);
 }
 
-writeIfChanged(path.join(outDir, 'README.md'), readmeText(commit, report));
+writeIfChanged(path.join(outDir, 'README.md'), readmeText(commit, report, GPUS));
 writeIfChanged(path.join(outDir, 'LICENSE'), fs.readFileSync(path.join(aicDir, 'LICENSE'), 'utf8'));
 writeIfChanged(path.join(outDir, 'NOTICE'), noticeText(commit));
 for (const r of report) console.log(`${r.gpu} vllm-${r.version} ${r.table}: ${r.rows} rows (of ${r.source})`);

@@ -328,7 +328,8 @@ const GPU_FIELDS = structFields('GpuConstants');
 const gpuJson = [];  // presets().gpu_specs, written verbatim by the core
 const GPU_JSON_FIELDS = ['name', 'device', 'memory_bytes', 'hbm_bw_bytes_per_s', 'bf16_tflops', 'fp8_tflops',
   'int8_tflops',
-  'interconnect', 'nvlink_bw_bytes_per_s', 'pcie_bw_bytes_per_s', 'other_mem_bytes', 'nccl_mem_bytes', 'kernels',
+  'interconnect', 'nvlink_bw_bytes_per_s', 'pcie_bw_bytes_per_s', 'inter_node_bw_bytes_per_s', 'gpus_per_node',
+  'other_mem_bytes', 'nccl_mem_bytes', 'aic_system', 'kernels',
   'default_kernels', 'source'];
 const gpus = fs.existsSync(gpuDir) ? fs.readdirSync(gpuDir).filter((f) => f.endsWith('.json')).sort().map((f) => {
   const g = JSON.parse(fs.readFileSync(path.join(gpuDir, f), 'utf8'));
@@ -344,7 +345,7 @@ const gpus = fs.existsSync(gpuDir) ? fs.readdirSync(gpuDir).filter((f) => f.ends
     cString(g.name), cString(g.device), cString(g.interconnect),
     `{${GPU_FIELDS.map((k) => num(g[k], k)).join(', ')}}`,
     `{${nccl.map((v, i) => num(v, `nccl_mem_bytes[${i}]`)).join(', ')}}`,
-    cString(g.kernels.join(',')), cString(g.default_kernels), cString(g.source),
+    cString(g.kernels.join(',')), cString(g.default_kernels), cString(g.source), cString(g.aic_system ?? ''),
   ];
   return `    {${fields.join(', ')}},`;
 }) : [];

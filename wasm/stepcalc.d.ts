@@ -255,7 +255,8 @@ export interface ServeResult {
 }
 
 export type ServeValidation =
-  | { subset: string; gpu: string; precision: 'bf16' | 'fp8'; moe: boolean; tp: number; runs: number;
+  | { subset: string; gpu: string; precision: 'bf16' | 'fp8' | 'nvfp4' | 'mxfp4' | 'int4_wo'; moe: boolean; tp: number;
+    runs: number;
     ttft_mape: number; tpot_mape: number }
   | { subset: null; note: 'no measured runs like this' };
 
@@ -487,7 +488,7 @@ export interface ModelPreset extends ModelShape {
   notes: string[];
 }
 
-export type GpuName = 'H100' | 'H200' | 'B200' | 'A100' | 'L40S';
+export type GpuName = 'H100' | 'H200' | 'B200' | 'A100' | 'L40S' | 'B300' | 'GB200' | 'GB300' | 'RTX-PRO-6000' | 'B60';
 
 /** A GPU's constants (presets/gpus/, from AIConfigurator's systems files). */
 export interface GpuSpec {
@@ -500,12 +501,17 @@ export interface GpuSpec {
   fp8_tflops: number;
   int8_tflops: number;
   interconnect: 'NVLink' | 'PCIe';
-  /** GPU to GPU, per GPU, one direction (PCIe for L40S). */
+  /** GPU to GPU, per GPU, one direction (PCIe for L40S, RTX PRO 6000, B60). */
   nvlink_bw_bytes_per_s: number;
   pcie_bw_bytes_per_s: number;
+  /** Between nodes, per GPU, one direction (the fabric an expert-parallel group beyond a node crosses). */
+  inter_node_bw_bytes_per_s: number;
+  gpus_per_node: number;
   other_mem_bytes: number;
   /** NCCL buffers at TP 1, 2, 4, 8. */
   nccl_mem_bytes: number[];
+  /** AIConfigurator's system name (e.g. "b300_sxm"), accepted as the GPU's name. */
+  aic_system: string;
   /** Measured kernel table versions, e.g. ["vllm-0.14.0", "vllm-0.24.0"]. */
   kernels: string[];
   default_kernels: string;

@@ -31,6 +31,7 @@ struct GpuPresetData {
   const char* kernels;          ///< comma-separated versions, e.g. "vllm-0.14.0,vllm-0.24.0"
   const char* default_kernels;  ///< e.g. "vllm-0.14.0"
   const char* source;
+  const char* aic_system;  ///< AIConfigurator's system name, accepted as an alias ("b300_sxm")
 };
 extern const GpuPresetData kGpuPresets[];
 extern const size_t kGpuPresetCount;

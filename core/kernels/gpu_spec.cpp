@@ -35,6 +35,7 @@ GpuSpec from_preset(const embedded::GpuPresetData& d) {
   g.source = d.source;
   g.kernel_versions = split_commas(d.kernels);
   g.default_kernels = d.default_kernels;
+  g.aic_system = d.aic_system;
   return g;
 }
 
@@ -66,7 +67,7 @@ const std::vector<GpuSpec>& gpu_specs() {
 
 const GpuSpec* find_gpu_spec(std::string_view name) {
   for (const GpuSpec& g : gpu_specs()) {
-    if (same_name(g.name, name)) return &g;
+    if (same_name(g.name, name) || (!g.aic_system.empty() && same_name(g.aic_system, name))) return &g;
   }
   return nullptr;
 }

@@ -14,17 +14,17 @@ namespace stepcalc {
 /// A GPU's numeric constants, in the order presets/gpus/ lists them to the generated
 /// table (tools/pack-tables.mjs GPU_FIELDS): the generated data and GpuSpec share them.
 struct GpuConstants {
-  double memory_bytes = 0;              ///< HBM capacity
-  double hbm_bw_bytes_per_s = 0;        ///< datasheet HBM bandwidth
-  double bf16_tflops = 0;               ///< dense BF16 tensor-core TFLOP/s
-  double fp8_tflops = 0;                ///< dense FP8 tensor-core TFLOP/s (0: no FP8, e.g. A100)
-  double int8_tflops = 0;               ///< dense INT8 tensor-core TOP/s
-  double nvlink_bw_bytes_per_s = 0;     ///< GPU-to-GPU within a node, per GPU, one direction (PCIe for L40S)
-  double pcie_bw_bytes_per_s = 0;       ///< host PCIe, one direction
-  double mem_bw_empirical_scaling = 0;  ///< AIConfigurator's unofficial achievable/datasheet HBM ratio
-  double mem_empirical_latency_s = 0;   ///< its unofficial constant latency per memory-bound op
-  double p2p_latency_s = 0;             ///< its unofficial GPU-to-GPU latency
-  double other_mem_bytes = 0;           ///< runtime reserve AIConfigurator keeps
+  double memory_bytes = 0;               ///< HBM capacity
+  double hbm_bw_bytes_per_s = 0;         ///< datasheet HBM bandwidth
+  double bf16_tflops = 0;                ///< dense BF16 tensor-core TFLOP/s
+  double fp8_tflops = 0;                 ///< dense FP8 tensor-core TFLOP/s (0: no FP8, e.g. A100)
+  double int8_tflops = 0;                ///< dense INT8 tensor-core TOP/s
+  double nvlink_bw_bytes_per_s = 0;      ///< GPU-to-GPU within a node, per GPU, one direction (PCIe for L40S)
+  double pcie_bw_bytes_per_s = 0;        ///< host PCIe, one direction
+  double mem_bw_empirical_scaling = 0;   ///< AIConfigurator's unofficial achievable/datasheet HBM ratio
+  double mem_empirical_latency_s = 0;    ///< its unofficial constant latency per memory-bound op
+  double p2p_latency_s = 0;              ///< its unofficial GPU-to-GPU latency
+  double other_mem_bytes = 0;            ///< runtime reserve AIConfigurator keeps
   double inter_node_bw_bytes_per_s = 0;  ///< GPU-to-GPU between nodes, per GPU, one direction (the fabric)
   double gpus_per_node = 0;              ///< GPUs one node holds (what the in-node collectives span)
 };
@@ -38,6 +38,7 @@ struct GpuSpec : GpuConstants {
   std::string source;                        ///< where the figures come from
   std::vector<std::string> kernel_versions;  ///< measured tables shipped, e.g. {"vllm-0.14.0", "vllm-0.24.0"}
   std::string default_kernels;               ///< the version a request gets by default
+  std::string aic_system;                    ///< AIConfigurator's system name ("b300_sxm"): an alias
 
   /// NCCL buffer reserve at tensor parallelism `tp` (1, 2, 4, 8; larger: the TP 8 figure).
   double nccl_mem_at_tp(int tp) const;

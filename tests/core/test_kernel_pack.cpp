@@ -39,7 +39,8 @@ std::vector<int64_t> keys_of(const MeasuredTable& t, uint32_t leaf) {
 }  // namespace
 
 TEST_CASE("kernel packs: every CSV row round-trips exactly (keys and latency)") {
-  REQUIRE(kernel_sets().size() == 7);  // H100 and H200 x 2 versions, B200, A100, L40S
+  // H100 and H200 x 2 versions, B200, A100, L40S, B300, GB200, GB300, RTX-PRO-6000, B60.
+  REQUIRE(kernel_sets().size() == 12);
   size_t rows_checked = 0;
   for (const KernelSet& set : kernel_sets()) {
     for (const KernelPartInfo& part : set.parts) {

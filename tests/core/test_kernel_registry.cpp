@@ -34,7 +34,13 @@ TEST_CASE("registry: names resolve case-insensitively, to the default version wh
   REQUIRE_FALSE(bad_gpu.ok());
   CHECK(bad_gpu.error().code == "unknown_gpu");
   CHECK(bad_gpu.error().path == "gpu");
-  CHECK(bad_gpu.error().message.find("A100, B200, H100, H200, L40S") != std::string::npos);
+  CHECK(bad_gpu.error().message.find("A100, B200, B300, B60, GB200, GB300, H100, H200, L40S, RTX-PRO-6000") !=
+        std::string::npos);
+  // AIConfigurator's system names are aliases.
+  CHECK(resolve_kernels("b300_sxm", "")->first == "B300");
+  CHECK(resolve_kernels("rtx_pro_6000_server", "")->first == "RTX-PRO-6000");
+  CHECK(resolve_kernels("rtx-pro-6000", "")->second == "vllm-0.24.0");
+  CHECK(resolve_kernels("B60", "")->second == "vllm-0.20.0");
   auto bad_version = resolve_kernels("A100", "vllm-0.24.0");
   REQUIRE_FALSE(bad_version.ok());
   CHECK(bad_version.error().code == "unknown_kernels");

@@ -17,11 +17,10 @@ struct Gpu {
   const char* name;
   const char* version;
 };
-const Gpu kGpus[] = {{"H100", "vllm-0.14.0"},
-                     {"H200", "vllm-0.14.0"},
-                     {"B200", "vllm-0.24.0"},
-                     {"A100", "vllm-0.14.0"},
-                     {"L40S", "vllm-0.24.0"}};
+const Gpu kGpus[] = {{"H100", "vllm-0.14.0"},         {"H200", "vllm-0.14.0"},  {"B200", "vllm-0.24.0"},
+                     {"A100", "vllm-0.14.0"},         {"L40S", "vllm-0.24.0"},  {"H100", "vllm-0.24.0"},
+                     {"B300", "vllm-0.24.0"},         {"GB200", "vllm-0.24.0"}, {"GB300", "vllm-0.24.0"},
+                     {"RTX-PRO-6000", "vllm-0.24.0"}, {"B60", "vllm-0.20.0"}};
 
 std::shared_ptr<const KernelDb> db_of(const char* gpu, const char* version) {
   static std::vector<std::pair<std::string, std::shared_ptr<const KernelDb>>> cache;

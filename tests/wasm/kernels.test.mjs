@@ -32,8 +32,10 @@ async function packServer(truncate = '') {
 
 test('presets list every GPU with its versions and every pack with its size and coverage', () => {
   const { gpu_specs: gpus, kernels } = calc.presets();
-  assert.deepEqual(gpus.map((g) => g.name).sort(), ['A100', 'B200', 'H100', 'H200', 'L40S']);
-  assert.equal(kernels.length, 7);
+  assert.deepEqual(gpus.map((g) => g.name).sort(),
+    ['A100', 'B200', 'B300', 'B60', 'GB200', 'GB300', 'H100', 'H200', 'L40S', 'RTX-PRO-6000']);
+  assert.equal(kernels.length, 12);
+  assert.equal(gpus.find((g) => g.name === 'B300').aic_system, 'b300_sxm');
   const h100 = kernels.find((k) => k.gpu === 'H100' && k.default);
   assert.equal(h100.version, 'vllm-0.24.0');  // chosen by the accuracy ledger (docs/KERNELS.md)
   assert.deepEqual(h100.coverage.attention_head_dims, [64, 128, 192, 256, 512]);
@@ -59,7 +61,7 @@ test('loadKernels reads a GPU\'s default tables from disk and reports the parts 
 
 test('unknown GPUs, versions and parts are refused with the choices', async () => {
   await assert.rejects(calc.loadKernels('H800'), (e) => e instanceof StepCalcError && e.code === 'unknown_gpu' &&
-    e.message.includes('A100, B200, H100, H200, L40S'));
+    e.message.includes('A100, B200, B300, B60, GB200, GB300, H100, H200, L40S, RTX-PRO-6000'));
   await assert.rejects(calc.loadKernels('A100', 'vllm-0.24.0'), (e) => e.code === 'unknown_kernels' &&
     e.path === 'kernels' && e.message.includes('vllm-0.14.0'));
   await assert.rejects(calc.loadKernels('A100', undefined, ['moe']), (e) => e.code === 'invalid_value');

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// calc.serve in the JS module: every model preset on each of the five GPUs (the measured
+// calc.serve in the JS module: every model preset on each of the first five GPUs (the measured
 // mode, with each GPU's kernel packs loaded), progress and cancel, and the same figures as
 // the native CLI for the same request.
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The page starts in the `measured` mode with the reference model's figure beside it,
-// offers the five GPUs (their kernel tables fetched on first use), and plots every
+// offers every GPU (their kernel tables fetched on first use), and plots every
 // operator of the step on the GPU's roofline. Each figure is checked against the CLI.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
