@@ -154,10 +154,12 @@ test('presets, version and the one-shot helpers', async () => {
 // stand-ins, the checkpoints' quantization configs, MoE shapes per dtype in the catalogue) add
 // 3.6 KB (180.1 KB): 181 KB. Its expert-parallel and data-parallel layouts (request checks, the
 // dispatch operator, the multi-node collective, the per-rank workload) 1.5 KB (181.6 KB): 182 KB.
-test('module size: .wasm + loader + glue gzipped stay under 182 KB', () => {
+// Issue 23's five more GPUs (their constants, aliases and kernel-set catalogue, 12 sets in all)
+// 3.2 KB (184.8 KB): 185 KB.
+test('module size: .wasm + loader + glue gzipped stay under 185 KB', () => {
   const files = ['wasm/stepcalc.js', 'wasm/dist/stepcalc-core.js', 'wasm/dist/stepcalc-core.wasm'];
   const sizes = files.map((f) => gzipSync(readFileSync(new URL(f, root)), { level: 9 }).length);
   const total = sizes.reduce((a, b) => a + b, 0);
   console.log(`gzipped: ${files.map((f, i) => `${f} ${sizes[i]} B`).join(', ')}; total ${total} B`);
-  assert.ok(total < 182_000, `total ${total} B`);
+  assert.ok(total < 185_000, `total ${total} B`);
 });
