@@ -83,12 +83,25 @@ function card(label, value, detail, testid, raw) {
     h('span', { class: 'label', text: label }), h('strong', { text: value }), h('small', { text: detail }));
 }
 
+/**
+ * The accuracy ledger's error beside a figure (docs/VALIDATION.md): the measured runs most
+ * like this configuration and the mean absolute error there, or that none was measured.
+ */
+export function validationWords(v, which) {
+  if (!v || v.subset === null) return 'no measured runs like this';
+  const mape = which === 'ttft' ? v.ttft_mape : v.tpot_mape;
+  return `±${fixed(mape, 0)}% on ${int(v.runs)} measured runs like this`;
+}
+
 function cards(r) {
   const cost = r.cost?.usd_per_million_output_tokens;
+  const v = r.validation;
   return h('div', { class: 'serve-cards' },
-    card('TTFT (time to first token)', ms(r.ttft_ms.mean), `mean; p50 ${ms(r.ttft_ms.p50)}, p99 ${ms(r.ttft_ms.p99)}`,
+    card('TTFT (time to first token)', ms(r.ttft_ms.mean),
+      `mean; p50 ${ms(r.ttft_ms.p50)}, p99 ${ms(r.ttft_ms.p99)}; ${validationWords(v, 'ttft')}`,
       'ttft', r.ttft_ms.mean),
-    card('TPOT (time per output token)', ms(r.tpot_ms.mean), `mean; p99 ${ms(r.tpot_ms.p99)}`, 'tpot', r.tpot_ms.mean),
+    card('TPOT (time per output token)', ms(r.tpot_ms.mean),
+      `mean; p99 ${ms(r.tpot_ms.p99)}; ${validationWords(v, 'tpot')}`, 'tpot', r.tpot_ms.mean),
     card('Throughput', `${int(r.throughput.output_tokens_per_s)} tok/s`,
       `output; ${int(r.throughput.output_tokens_per_s_per_gpu)} per GPU, ` +
         `${fixed(r.throughput.requests_per_s, 2)} requests/s`,

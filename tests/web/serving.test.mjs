@@ -54,6 +54,13 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
     Number(document.querySelector(`[data-testid="${id}"]`)?.getAttribute('data-value')) === v), want)
     .catch(() => {});
   for (const [id, v] of Object.entries(want)) assert.equal(await cardValue(page, id), v, id);
+  // Beside TTFT and TPOT: the accuracy ledger's error on the measured runs most like this (issue 22).
+  const v = expected.validation;
+  for (const id of ['ttft', 'tpot']) {
+    const words = v.subset === null ? 'no measured runs like this'
+      : `±${v[`${id}_mape`].toFixed(0)}% on ${v.runs} measured runs like this`;
+    assert.ok((await page.getByTestId(id).textContent()).includes(words), `${id}: ${words}`);
+  }
 
   // The curve: one point per concurrency 1..256 (16 is one of them) and the current point marked.
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="serve-curve"] circle.point').length >= 9,
