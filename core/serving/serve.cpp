@@ -162,6 +162,17 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
   s.api_overhead_us = result.api_overhead_us;
   s.max_steps = limits::kMaxServeSteps;
   const std::vector<PlannedRequest> plan = plan_requests(w, s.block_size);
+  // vLLM refuses (HTTP 400) a request whose prompt and max_tokens exceed max_model_len:
+  // it is never served, so it is never simulated (docs/SERVING.md).
+  const int64_t context = request.model.spec.max_model_len;
+  if (context > 0) {
+    int64_t over = 0;
+    for (const PlannedRequest& p : plan) over += p.input_tokens + p.output_tokens > context;
+    if (over > 0)
+      return make_error("invalid_value", "workload.input_tokens",
+                        std::to_string(over) + " requests' prompt + output exceed max_model_len " +
+                            std::to_string(context) + ": vLLM refuses them.");
+  }
   if (min_steps_kv(plan, result.memory.kv_cache_tokens) > d(limits::kMaxServeSteps))
     return make_error("too_large", "workload.num_requests",
                       "This workload takes more than " + std::to_string(limits::kMaxServeSteps) +
