@@ -44,6 +44,12 @@ const windowZero = (r) => (r.window_size ?? 0) === 0;
 const bf16Attention = (r) => r.attn_dtype === 'bfloat16' && r.beam_width === 1 && windowZero(r) &&
   DTYPE[r.kv_cache_dtype];
 
+/// The keys both attention tables share (heads per GPU), the latency and the kernel.
+const attentionKeys = (r) => ({
+  kv_dtype: DTYPE[r.kv_cache_dtype], head_dim: r.head_dim, kv_heads: r.num_key_value_heads, heads: r.num_heads,
+  batch: r.batch_size, latency: r.latency, kernel: r.kernel_source,
+});
+
 /// Where a table measured one shape with several kernels (0.24.0 names the kernel vLLM
 /// ran), the rank of a kernel: lower wins. vLLM's default choice on the GPU first: the
 /// FlashInfer TRT-LLM monolithic MoE kernels on Blackwell, gpt-oss's own MXFP4 kernels,
@@ -83,19 +89,13 @@ export const TABLES = [
     file: 'decode_attention', op: 'attention', sources: ['generation_attention_perf'], part: 'dense',
     columns: ['kv_dtype', 'head_dim', 'kv_heads', 'heads', 'batch', 'cached_tokens'],
     rank: (kernel) => kernelRank(kernel, 'decode'),
-    map: (r) => r.isl === 1 && bf16Attention(r) && {
-      kv_dtype: DTYPE[r.kv_cache_dtype], head_dim: r.head_dim, kv_heads: r.num_key_value_heads, heads: r.num_heads,
-      batch: r.batch_size, cached_tokens: r.step, latency: r.latency, kernel: r.kernel_source,
-    },
+    map: (r) => r.isl === 1 && bf16Attention(r) && { ...attentionKeys(r), cached_tokens: r.step },
   },
   {
     file: 'prefill_attention', op: 'attention', sources: ['context_attention_perf'], part: 'dense',
     columns: ['kv_dtype', 'head_dim', 'kv_heads', 'heads', 'batch', 'seq'],
     rank: (kernel) => kernelRank(kernel, 'prefill'),
-    map: (r) => r.step === 0 && bf16Attention(r) && {
-      kv_dtype: DTYPE[r.kv_cache_dtype], head_dim: r.head_dim, kv_heads: r.num_key_value_heads, heads: r.num_heads,
-      batch: r.batch_size, seq: r.isl, latency: r.latency, kernel: r.kernel_source,
-    },
+    map: (r) => r.step === 0 && bf16Attention(r) && { ...attentionKeys(r), seq: r.isl },
   },
   {
     file: 'allreduce', op: 'comm', sources: ['custom_allreduce_perf'], part: 'dense',
