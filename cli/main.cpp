@@ -3,6 +3,7 @@
 //   stepcalc price [--mode NAME] [--detail full|summary] [FILE|-]
 //                                            result JSON for a request (or an array)
 //   stepcalc serve [--mode NAME] [FILE|-]    serving estimate of a request with a workload (or an array)
+//   stepcalc plan [FILE|-]                   deployment plan: the cheapest configuration meeting a latency target
 //   stepcalc sweep AXIS V1,V2,... [FILE|-]   step times of variants of one request
 //   stepcalc sweep2d AXIS_X X1,... AXIS_Y Y1,... [FILE|-]
 //                                            a heat map's points as columns (summary)
@@ -46,6 +47,7 @@ std::string usage_text() {
   return "usage: stepcalc [--kernels DIR] price [--mode NAME] [--detail full|summary] [FILE|-]\n"
          "       stepcalc [--kernels DIR] serve [--mode NAME] [FILE|-]   (a request with a \"workload\"; "
          "docs/SERVING.md)\n"
+         "       stepcalc [--kernels DIR] plan [FILE|-]   (model, gpus, workload, slo; docs/PLAN.md)\n"
          "       stepcalc sweep AXIS V1,V2,... [FILE|-]   (AXIS: " +
          axes +
          ")\n"
@@ -171,6 +173,22 @@ int cmd_document(const std::vector<std::string>& args, const stepcalc::KernelReg
   return 2;
 }
 
+/// plan [FILE|-]: one plan request object (docs/PLAN.md).
+int cmd_plan(const std::vector<std::string>& args, const stepcalc::KernelRegistry& kernels) {
+  std::string file = "-";
+  if (args.size() > 1) return usage();
+  if (!args.empty()) {
+    if (args[0].size() > 1 && args[0][0] == '-') return usage();
+    file = args[0];
+  }
+  std::string text;
+  if (!read_input(file, &text)) return fail({"io_error", "", "Cannot read " + file + "."});
+  auto planned = stepcalc::plan_json(text, kernels);
+  if (!planned) return fail(planned.error());
+  std::cout << planned.value() << "\n";
+  return 0;
+}
+
 /// "1,2,3" -> {1, 2, 3}; false (and `bad` the item) when an item is not a number.
 bool parse_values(const std::string& text, std::vector<double>* values, std::string* bad) {
   std::stringstream list(text);
@@ -260,7 +278,7 @@ int main(int argc, char** argv) {
   if (rest.empty()) return usage();
   const std::string command = rest[0];
   const std::vector<std::string> args(rest.begin() + 1, rest.end());
-  if (command == "price" || command == "sweep" || command == "serve") {
+  if (command == "price" || command == "sweep" || command == "serve" || command == "plan") {
     stepcalc::KernelRegistry kernels;
     if (!kernel_dir_given) kernel_dir = default_kernel_dir(argv[0]);
     if (!kernel_dir.empty()) {
@@ -272,6 +290,7 @@ int main(int argc, char** argv) {
       kernels.set_pack_source(kernel_dir_source(kernel_dir));
     }
     if (command == "sweep") return cmd_sweep(args, kernels);
+    if (command == "plan") return cmd_plan(args, kernels);
     return cmd_document(args, kernels, command == "serve");
   }
   if (command == "sweep2d") return cmd_sweep2d(args);

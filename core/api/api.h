@@ -102,6 +102,13 @@ Expected<PricedDocument> serve_document(std::string_view json, const std::string
 Expected<std::string> serve_json(std::string_view json, const KernelRegistry& kernels = no_kernels(),
                                  const ServeProgress& progress = nullptr);
 
+/// Deployment plan (docs/PLAN.md) of one plan request object: every candidate GPU x TP x
+/// engine setting served in the measured mode, the fewest replicas meeting the latency
+/// target, the cheapest recommended with its `vllm serve` line. `progress` gets the share
+/// of candidates done; returning false cancels (error "cancelled").
+Expected<std::string> plan_json(std::string_view json, const KernelRegistry& kernels = no_kernels(),
+                                const ServeProgress& progress = nullptr);
+
 /// {"models": [...], "gpus": [{name, TFlopsPeak, ...}], "modes": [...], "warning_codes": [...]}
 std::string presets_json();
 

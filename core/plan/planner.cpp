@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "plan/planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <utility>
+
+namespace stepcalc {
+namespace {
+
+/// One simulation of a candidate at one per-replica workload, judged against the target.
+struct Eval {
+  bool ok = false;
+  Error error;
+  ServeResult result;
+  bool meets = false;
+  PlanReason reason = PlanReason::kNone;
+  double ratio = 0;  ///< worst figure / target
+  std::string message;
+};
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+class CandidateSearch {
+ public:
+  CandidateSearch(const PlanInput& in, const PlanCandidateInput& c, const KernelRegistry& kernels,
+                  const ProgressFn& progress, PlanResult* totals)
+      : in_(in), c_(c), kernels_(kernels), progress_(progress), totals_(totals) {}
+
+  /// The per-replica workload at open-loop rate `rate` (or closed loop with `clients`).
+  Workload workload(double rate, int64_t clients) const {
+    Workload w = c_.request.workload;
+    w.request_rate_per_s = clients > 0 ? 0 : rate;
+    w.concurrency = clients;
+    if (!in_.num_requests_given)
+      w.num_requests = clients > 0 ? std::max<int64_t>(kPlanDefaultRequests, 10 * clients) : kPlanDefaultRequests;
+    if (!in_.warmup_given)
+      w.warmup_requests = clients > 0 ? std::min<int64_t>(clients, w.num_requests / 2) : kPlanDefaultWarmup;
+    if (w.warmup_requests >= w.num_requests) w.warmup_requests = w.num_requests - 1;
+    return w;
+  }
+
+  Expected<Eval> eval(const Workload& w) {
+    const auto key = std::make_pair(w.request_rate_per_s, w.concurrency);
+    auto hit = memo_.find(key);
+    if (hit != memo_.end()) return hit->second;
+    Request req = c_.request;
+    req.workload = w;
+    req.gpu_hour_usd = c_.gpu_hour_usd;
+    const ProgressFn inner = progress_ ? ProgressFn([this](double) { return progress_(totals_->share); }) : nullptr;
+    auto served = run_serve(req, kernels_, inner);
+    ++totals_->simulations;
+    totals_->simulated_requests += w.num_requests;
+    Eval e;
+    if (!served) {
+      if (served.error().code == "cancelled") return served.error();
+      e.error = served.error();
+      e.reason = served.error().code == "does_not_fit" ? PlanReason::kDoesNotFit : PlanReason::kKvBound;
+      e.message = served.error().message;
+      e.ratio = INFINITY;
+      memo_.emplace(key, e);
+      return e;
+    }
+    e.ok = true;
+    e.result = std::move(served).value();
+    judge(w, &e);
+    memo_.emplace(key, e);
+    return e;
+  }
+
+  void judge(const Workload& w, Eval* e) const {
+    const PlanSlo& s = in_.slo;
+    const ServeResult& r = e->result;
+    const int p = s.percentile;
+    struct Check {
+      PlanReason reason;
+      const char* name;
+      double value, target;
+    };
+    const Check checks[] = {{PlanReason::kTtft, "TTFT", plan_percentile(r.ttft_ms, p), s.ttft_ms},
+                            {PlanReason::kTpot, "TPOT", plan_percentile(r.tpot_ms, p), s.tpot_ms},
+                            {PlanReason::kE2e, "E2E", plan_percentile(r.e2e_ms, p), s.e2e_ms}};
+    e->ratio = 0;
+    const Check* worst = nullptr;
+    for (const Check& c : checks) {
+      if (c.target <= 0) continue;
+      const double ratio = std::isfinite(c.value) ? c.value / c.target : INFINITY;
+      if (worst == nullptr || ratio > e->ratio) {
+        worst = &c;
+        e->ratio = ratio;
+      }
+    }
+    if (!std::isfinite(e->ratio)) e->ratio = INFINITY;
+    e->meets = e->ratio <= 1;
+    if (e->meets || worst == nullptr) return;
+    const std::string pct = "p" + std::to_string(p) + " ";
+    const std::string figure = pct + worst->name + " " + fmt(worst->value) + " ms > " + fmt(worst->target) + " ms";
+    if (r.trace.preemptions > 0) {
+      e->reason = PlanReason::kKvBound;
+      e->message = "KV-bound: the KV cache (" + fmt(static_cast<double>(r.memory.kv_cache_tokens)) +
+                   " tokens per replica) preempted " + std::to_string(r.trace.preemptions) + " requests; " + figure;
+    } else if (w.concurrency == 0 && r.throughput.requests_per_s < 0.9 * w.request_rate_per_s) {
+      e->reason = PlanReason::kOverload;
+      e->message = "overloaded: a replica completes " + fmt(r.throughput.requests_per_s) + " req/s of the " +
+                   fmt(w.request_rate_per_s) + " sent, the queue grows; " + figure;
+    } else {
+      e->reason = worst->reason;
+      e->message = figure;
+    }
+  }
+
+  /// The highest open-loop per-replica rate meeting the target, starting from `guess`
+  /// (0: none meets even at guess / 8).
+  Expected<double> max_rate(double guess) {
+    double lo = 0, hi = 0, r = guess;
+    auto first = eval(workload(r, 0));
+    if (!first) return first.error();
+    if (first->meets) {
+      lo = r;
+      for (int i = 0; i < 10 && hi == 0; ++i) {
+        r *= 2;
+        auto e = eval(workload(r, 0));
+        if (!e) return e.error();
+        (e->meets ? lo : hi) = r;
+      }
+      if (hi == 0) return lo;
+    } else {
+      hi = r;
+      for (int i = 0; i < 3 && lo == 0; ++i) {
+        r /= 2;
+        auto e = eval(workload(r, 0));
+        if (!e) return e.error();
+        (e->meets ? lo : hi) = r;
+      }
+      if (lo == 0) return 0.0;
+    }
+    for (int i = 0; i < kPlanRateBisections; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      auto e = eval(workload(mid, 0));
+      if (!e) return e.error();
+      (e->meets ? lo : hi) = mid;
+    }
+    return lo;
+  }
+
+  Expected<bool> run(PlanCandidate* out) {
+    const Workload& asked = c_.request.workload;
+    const int64_t tp = c_.request.tp * c_.request.dp;
+    const int64_t max_replicas = std::max<int64_t>(1, in_.max_gpus / tp);
+    const bool open = asked.concurrency == 0;
+    auto replica_workload = [&](int64_t n) {
+      return open ? workload(asked.request_rate_per_s / static_cast<double>(n), 0)
+                  : workload(0, (asked.concurrency + n - 1) / n);
+    };
+    auto finish = [&](int64_t n, const Eval& chosen) {
+      out->replicas = n;
+      out->gpus_total = n * tp;
+      out->replica_workload = replica_workload(n);
+      out->simulated = chosen.ok;
+      out->meets_slo = chosen.ok && chosen.meets;
+      out->slo_ratio = chosen.ratio;
+      if (chosen.ok) {
+        out->serve = chosen.result;
+        out->memory = out->serve.memory;
+        const double tpot = out->serve.tpot_ms.p50;
+        out->output_tokens_per_s_per_user = tpot > 0 ? 1000 / tpot : 0;
+      }
+      if (!out->meets_slo) {
+        out->reason = chosen.reason;
+        out->reason_message = chosen.message;
+      }
+      out->cost_per_hour_usd = static_cast<double>(out->gpus_total) * c_.gpu_hour_usd;
+      return true;
+    };
+    // One replica first: its figures start the rate bracket.
+    auto one = eval(replica_workload(1));
+    if (!one) return one.error();
+    if (!one->ok) return finish(1, one.value());
+    const double guess = open ? asked.request_rate_per_s : one->result.throughput.requests_per_s;
+    auto rate = max_rate(guess > 0 ? guess : 1);
+    if (!rate) return rate.error();
+    out->max_request_rate = rate.value();
+    if (one->meets) return finish(1, one.value());
+    if (rate.value() <= 0) {
+      // Not even a light load meets the target: a floor more replicas cannot lower.
+      auto light = eval(workload(guess / 8, 0));
+      if (!light) return light.error();
+      finish(1, one.value());
+      if (light->ok && !light->meets) {
+        out->reason = light->reason;
+        out->reason_message = "even at " + fmt(guess / 8) + " req/s per replica: " + light->message;
+      }
+      return true;
+    }
+    if (open) {
+      // The rate bound gives the count; a few more if the split rate still misses.
+      int64_t n =
+          std::min<int64_t>(max_replicas, static_cast<int64_t>(std::ceil(asked.request_rate_per_s / rate.value())));
+      n = std::max<int64_t>(n, 1);
+      for (int tries = 0;; ++tries) {
+        auto e = eval(replica_workload(n));
+        if (!e) return e.error();
+        if ((e->ok && e->meets) || n >= max_replicas || tries >= 3) {
+          finish(n, e.value());
+          break;
+        }
+        ++n;
+      }
+    } else {
+      // Closed loop: the fewest replicas by doubling, then bisection on the count.
+      int64_t lo = 1, hi = 0;
+      Eval at_hi = one.value(), at_lo = one.value();
+      for (int64_t k = 2; hi == 0; k *= 2) {
+        const int64_t m = std::min(k, max_replicas);
+        auto e = eval(replica_workload(m));
+        if (!e) return e.error();
+        if (e->ok && e->meets) {
+          hi = m;
+          at_hi = e.value();
+        } else {
+          lo = m;
+          at_lo = e.value();
+        }
+        if (m == max_replicas) break;
+      }
+      if (hi == 0) {
+        finish(lo, at_lo);
+      } else {
+        while (hi - lo > 1) {
+          const int64_t mid = (lo + hi) / 2;
+          auto e = eval(replica_workload(mid));
+          if (!e) return e.error();
+          if (e->ok && e->meets) {
+            hi = mid;
+            at_hi = e.value();
+          } else {
+            lo = mid;
+          }
+        }
+        finish(hi, at_hi);
+      }
+    }
+    if (!out->meets_slo && out->replicas >= max_replicas) {
+      out->reason = PlanReason::kMaxGpus;
+      out->reason_message = "needs more than search.max_gpus (" + std::to_string(in_.max_gpus) + ") GPUs; at " +
+                            std::to_string(out->replicas) + " replicas: " + out->reason_message;
+    }
+    return true;
+  }
+
+ private:
+  const PlanInput& in_;
+  const PlanCandidateInput& c_;
+  const KernelRegistry& kernels_;
+  const ProgressFn& progress_;
+  PlanResult* totals_;
+  std::map<std::pair<double, int64_t>, Eval> memo_;
+};
+
+}  // namespace
+
+const char* plan_reason_code(PlanReason r) {
+  switch (r) {
+    case PlanReason::kNone:
+      return "";
+    case PlanReason::kDoesNotFit:
+      return "does_not_fit";
+    case PlanReason::kInvalid:
+      return "invalid";
+    case PlanReason::kKvBound:
+      return "kv_bound";
+    case PlanReason::kOverload:
+      return "overload";
+    case PlanReason::kTtft:
+      return "ttft";
+    case PlanReason::kTpot:
+      return "tpot";
+    case PlanReason::kE2e:
+      return "e2e";
+    case PlanReason::kMaxGpus:
+      return "max_gpus";
+  }
+  return "";
+}
+
+double plan_percentile(const LatencyStats& s, int percentile) {
+  return percentile == 50 ? s.p50 : percentile == 99 ? s.p99 : s.p90;
+}
+
+Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kernels, const ProgressFn& progress) {
+  if (static_cast<int64_t>(input.candidates.size()) > kMaxPlanCandidates)
+    return make_error("too_large", "search",
+                      "The search would try " + std::to_string(input.candidates.size()) + " configurations; at most " +
+                          std::to_string(kMaxPlanCandidates) + " (narrow gpus, search.tp, search.engine, ...).");
+  PlanResult result;
+  const double count = static_cast<double>(std::max<size_t>(1, input.candidates.size()));
+  for (size_t i = 0; i < input.candidates.size(); ++i) {
+    result.share = static_cast<double>(i) / count;
+    if (progress && !progress(result.share)) return make_error("cancelled", "", "The plan was cancelled.");
+    const PlanCandidateInput& c = input.candidates[i];
+    PlanCandidate out;
+    out.input = c;
+    out.replicas = 1;
+    out.gpus_total = c.valid ? c.request.tp * c.request.dp : c.tp;
+    out.cost_per_hour_usd = static_cast<double>(out.gpus_total) * c.gpu_hour_usd;
+    out.slo_ratio = INFINITY;
+    if (!c.valid) {
+      out.reason = c.error.code == "does_not_fit" ? PlanReason::kDoesNotFit : PlanReason::kInvalid;
+      out.reason_message = c.error.message;
+    } else {
+      // Pruned before simulating: what cannot fit the GPU's memory at this TP.
+      auto memory = request_memory(c.request);
+      if (!memory) {
+        out.reason = PlanReason::kInvalid;
+        out.reason_message = memory.error().message;
+      } else if (!memory->fits) {
+        out.memory = memory.value();
+        out.reason = PlanReason::kDoesNotFit;
+        out.reason_message = "does not fit: weights " + fmt(memory->weights_bytes / 1073741824.0) +
+                             " GiB per GPU of a budget of " + fmt(memory->budget_bytes / 1073741824.0) + " GiB";
+      } else {
+        out.memory = memory.value();
+        CandidateSearch search(input, c, kernels, progress, &result);
+        auto ran = search.run(&out);
+        if (!ran) return ran.error();
+      }
+    }
+    out.serve.trace.requests.clear();
+    out.serve.trace.inter_token_gaps.clear();
+    result.candidates.push_back(std::move(out));
+  }
+  if (progress && !progress(1.0)) return make_error("cancelled", "", "The plan was cancelled.");
+  std::vector<PlanCandidate>& cs = result.candidates;
+  // Frontier: simulated candidates no other beats on both tokens/s per GPU and per user.
+  for (size_t i = 0; i < cs.size(); ++i) {
+    if (!cs[i].simulated) continue;
+    const double gi = cs[i].serve.throughput.output_tokens_per_s_per_gpu, ui = cs[i].output_tokens_per_s_per_user;
+    bool dominated = false;
+    for (size_t j = 0; j < cs.size() && !dominated; ++j) {
+      if (j == i || !cs[j].simulated) continue;
+      const double gj = cs[j].serve.throughput.output_tokens_per_s_per_gpu, uj = cs[j].output_tokens_per_s_per_user;
+      dominated = gj >= gi && uj >= ui && (gj > gi || uj > ui || j < i);
+    }
+    if (!dominated) result.frontier.push_back(i);
+  }
+  std::sort(result.frontier.begin(), result.frontier.end(), [&](size_t a, size_t b) {
+    return cs[a].output_tokens_per_s_per_user < cs[b].output_tokens_per_s_per_user;
+  });
+  // Recommended: meets the target at the lowest cost per hour; ties: fewer GPUs, then more headroom.
+  for (size_t i = 0; i < cs.size(); ++i) {
+    if (!cs[i].meets_slo) continue;
+    if (result.recommended < 0) {
+      result.recommended = static_cast<int64_t>(i);
+      continue;
+    }
+    const PlanCandidate& b = cs[static_cast<size_t>(result.recommended)];
+    const PlanCandidate& a = cs[i];
+    const bool better = a.cost_per_hour_usd != b.cost_per_hour_usd ? a.cost_per_hour_usd < b.cost_per_hour_usd
+                        : a.gpus_total != b.gpus_total             ? a.gpus_total < b.gpus_total
+                                                       : a.max_request_rate * static_cast<double>(a.replicas) >
+                                                             b.max_request_rate * static_cast<double>(b.replicas);
+    if (better) result.recommended = static_cast<int64_t>(i);
+  }
+  if (result.recommended >= 0) {
+    const PlanCandidate& r = cs[static_cast<size_t>(result.recommended)];
+    result.headroom_request_rate = r.max_request_rate * static_cast<double>(r.replicas);
+  } else {
+    for (size_t i = 0; i < cs.size(); ++i) {
+      if (!cs[i].simulated) continue;
+      if (result.closest < 0 || cs[i].slo_ratio < cs[static_cast<size_t>(result.closest)].slo_ratio)
+        result.closest = static_cast<int64_t>(i);
+    }
+  }
+  return result;
+}
+
+}  // namespace stepcalc

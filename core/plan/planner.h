@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+// The deployment planner (issue 24, docs/PLAN.md): serves every candidate configuration
+// (GPU x TP x engine settings x precision) with run_serve in the measured mode, finds
+// the fewest replicas whose per-replica share of the traffic meets a latency target,
+// the highest per-replica rate that still meets it (bisection), and recommends the
+// cheapest configuration that meets it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "kernels/kernel_registry.h"
+#include "request/request.h"
+#include "serving/serve.h"
+
+namespace stepcalc {
+
+/// Work limits of one plan (docs/INPUT.md, "Plans"): beyond them the plan is refused
+/// with too_large rather than answered slowly.
+constexpr int64_t kMaxPlanCandidates = 256;  ///< gpus x tp x engine x kv_cache_dtype x quantization
+constexpr int64_t kMaxPlanGpus = 1024;       ///< search.max_gpus
+/// Requests each simulation of the plan sends when the workload does not say, and the
+/// first of them left out as warm-up (open loop; a closed loop warms up one wave).
+constexpr int64_t kPlanDefaultRequests = 240;
+constexpr int64_t kPlanDefaultWarmup = 40;
+constexpr int kPlanRateBisections = 6;  ///< max_request_rate to within 1/64 of its bracket
+
+/// The latency target: each of ttft/tpot/e2e (milliseconds, 0 = no target) at `percentile`.
+struct PlanSlo {
+  double ttft_ms = 0, tpot_ms = 0, e2e_ms = 0;
+  int percentile = 90;  ///< 50, 90 or 99
+};
+
+/// One configuration to try: a validated serve request (mode measured, its GPU, TP,
+/// engine, precision and the plan's workload), or why it could not be built.
+struct PlanCandidateInput {
+  std::string gpu;
+  int64_t tp = 1;
+  EngineSettings engine_asked;  ///< as the search asked (0: vLLM's default)
+  std::string kv_cache_dtype = "auto", quantization = "none";
+  double gpu_hour_usd = 0;
+  bool valid = false;
+  Error error;      ///< when !valid (e.g. TP does not divide the heads)
+  Request request;  ///< when valid
+};
+
+struct PlanInput {
+  std::vector<PlanCandidateInput> candidates;
+  PlanSlo slo;
+  int64_t max_gpus = 64;            ///< replicas x tp at most
+  bool num_requests_given = false;  ///< the workload set num_requests (else kPlanDefaultRequests)
+  bool warmup_given = false;        ///< the workload set warmup_requests
+};
+
+/// Why a candidate misses the target, most basic first.
+enum class PlanReason { kNone, kDoesNotFit, kInvalid, kKvBound, kOverload, kTtft, kTpot, kE2e, kMaxGpus };
+const char* plan_reason_code(PlanReason r);  ///< "does_not_fit", "kv_bound", "ttft", ...
+
+struct PlanCandidate {
+  PlanCandidateInput input;
+  bool simulated = false;  ///< false: refused before simulating (does not fit, invalid)
+  bool meets_slo = false;
+  PlanReason reason = PlanReason::kNone;
+  std::string reason_message;
+  int64_t replicas = 0, gpus_total = 0;
+  Workload replica_workload;    ///< what one replica serves (the rate or clients split evenly)
+  ServeResult serve;            ///< one replica at that workload (its per-request arrays cleared)
+  ServingMemory memory;         ///< per GPU (also for a candidate that does not fit)
+  double max_request_rate = 0;  ///< per replica, open loop, meeting the target (0: none found)
+  double cost_per_hour_usd = 0;
+  double output_tokens_per_s_per_user = 0;  ///< 1000 / p50 TPOT
+  double slo_ratio = 0;                     ///< worst figure / its target (<= 1 meets); for "closest"
+};
+
+struct PlanResult {
+  std::vector<PlanCandidate> candidates;
+  std::vector<size_t> frontier;      ///< indices: Pareto set of tokens/s per GPU vs per user
+  int64_t recommended = -1;          ///< index, or -1
+  int64_t closest = -1;              ///< none meets: the simulated candidate nearest the target
+  double headroom_request_rate = 0;  ///< recommended: total rate at which it stops meeting the target
+  int64_t simulations = 0;           ///< run_serve calls
+  int64_t simulated_requests = 0;
+  double share = 0;  ///< candidates done / all, for progress during a simulation
+};
+
+/// The figure of `s` at `percentile` (50, 90, 99).
+double plan_percentile(const LatencyStats& s, int percentile);
+
+/// Runs the plan. `progress` gets the share of candidates done; returning false cancels
+/// (error "cancelled").
+Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kernels,
+                              const ProgressFn& progress = nullptr);
+
+}  // namespace stepcalc
