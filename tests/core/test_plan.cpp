@@ -1,2 +1,121 @@
 // SPDX-License-Identifier: Apache-2.0
+// The deployment planner (issue 24): the recommended configuration, served on its own at
+// its per-replica rate, meets the target; no cheaper candidate meets it; its vllm serve
+// line names its TP; bad plans are refused naming the field.
+#include <string>
+
+#include "api/api.h"
 #include "doctest.h"
+#include "io/plan_json.h"
+#include "kernel_test_support.h"
+#include "plan/plan_defaults.h"
+#include "plan/planner.h"
+#include "simdjson.h"
+
+namespace stepcalc {
+namespace {
+
+KernelRegistry packs(std::initializer_list<const char*> gpus) {
+  KernelRegistry r;
+  for (const char* gpu : gpus) test::add_default_packs(&r, gpu, true);
+  return r;
+}
+
+const char* const kPlan = R"({"model": "llama-3.1-70b-instruct", "gpus": ["H100", "H200"],
+  "gpu_hour_usd": {"H100": 2.5, "H200": 3.5},
+  "workload": {"input_tokens": 1000, "output_tokens": 300, "request_rate": 2},
+  "slo": {"ttft_ms": 1000, "tpot_ms": 50, "percentile": 90}})";
+
+TEST_CASE("plan: the recommendation meets the target when served alone, and nothing cheaper does") {
+  const KernelRegistry kernels = packs({"H100", "H200"});
+  auto request = parse_plan_request(kPlan);
+  REQUIRE(request);
+  auto planned = run_plan(request->input, kernels);
+  REQUIRE(planned);
+  const PlanResult& r = planned.value();
+  CHECK(r.candidates.size() == 8);
+  REQUIRE(r.recommended >= 0);
+  const PlanCandidate& best = r.candidates[static_cast<size_t>(r.recommended)];
+  CHECK(best.meets_slo);
+  for (const PlanCandidate& c : r.candidates) {
+    if (c.meets_slo) CHECK(c.cost_per_hour_usd >= best.cost_per_hour_usd);
+    if (c.input.tp == 1) CHECK(c.reason == PlanReason::kDoesNotFit);  // 131 GiB of weights
+  }
+  // Served alone at its per-replica workload: the same figures, within the target.
+  Request alone = best.input.request;
+  alone.workload = best.replica_workload;
+  auto served = run_serve(alone, kernels);
+  REQUIRE(served);
+  CHECK(served->ttft_ms.p90 <= 1000);
+  CHECK(served->tpot_ms.p90 <= 50);
+  CHECK(served->ttft_ms.p90 == best.serve.ttft_ms.p90);
+  CHECK(best.max_request_rate * static_cast<double>(best.replicas) >= 2);
+  CHECK(!r.frontier.empty());
+  // The JSON names the TP in the vllm serve line.
+  auto text = plan_json(kPlan, kernels);
+  REQUIRE(text);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(text.value()).value_unsafe();
+  std::string_view line = doc["recommended"]["vllm_serve"].get_string().value_unsafe();
+  CHECK(line.find("--tensor-parallel-size " + std::to_string(best.input.tp)) != std::string_view::npos);
+  CHECK(line.find("meta-llama/Llama-3.1-70B-Instruct") != std::string_view::npos);
+}
+
+TEST_CASE("plan: an unreachable target recommends nothing and names the closest") {
+  const KernelRegistry kernels = packs({"H100"});
+  auto text = plan_json(R"({"model": "llama-3.1-8b-instruct", "gpus": ["H100"], "search": {"tp": [1, 2]},
+    "workload": {"input_tokens": 512, "output_tokens": 64, "request_rate": 1}, "slo": {"tpot_ms": 0.5}})",
+                        kernels);
+  REQUIRE(text);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(text.value()).value_unsafe();
+  CHECK(doc["recommended"].is_null());
+  CHECK(doc["closest"]["candidate"].get_int64().value_unsafe() >= 0);
+  CHECK(std::string_view(doc["candidates"].at(0)["reason"].get_string().value_unsafe()) == "tpot");
+}
+
+TEST_CASE("plan: bad input names the field") {
+  const struct {
+    const char* json;
+    const char* code;
+    const char* path;
+  } cases[] = {
+      {R"({"model": "llama-3.1-8b-instruct", "workload": {"input_tokens": 1, "output_tokens": 1, "request_rate": 1},
+          "slo": {"ttft_ms": 1}, "nope": 1})",
+       "unknown_field", "nope"},
+      {R"({"model": "llama-3.1-8b-instruct", "workload": {"input_tokens": 1, "output_tokens": 1, "request_rate": 1},
+          "slo": {"ttft_ms": 1, "percentile": 95}})",
+       "invalid_value", "slo.percentile"},
+      {R"({"model": "llama-3.1-8b-instruct", "workload": {"input_tokens": 1, "output_tokens": 1, "request_rate": 1},
+          "slo": {}})",
+       "missing_field", "slo"},
+      {R"({"model": "llama-3.1-8b-instruct", "gpus": ["H100", "X1"],
+          "workload": {"input_tokens": 1, "output_tokens": 1, "request_rate": 1}, "slo": {"ttft_ms": 1}})",
+       "invalid_value", "gpus[1]"},
+      {R"({"model": "llama-3.1-8b-instruct", "workload": {"input_tokens": 1, "output_tokens": 1, "request_rate": 1},
+          "slo": {"ttft_ms": 1}, "search": {"max_gpus": 0}})",
+       "invalid_value", "search.max_gpus"},
+      {R"({"model": "llama-3.1-8b-instruct", "workload": {"input_tokens": 1, "output_tokens": 1, "request_rate": 1},
+          "slo": {"ttft_ms": 1}, "gpu_hour_usd": {"H100": 1e9}})",
+       "out_of_range", "gpu_hour_usd.H100"},
+      {R"({"model": "llama-3.1-8b-instruct", "workload": {"input_tokens": 1, "output_tokens": 1, "request_rate": 1},
+          "slo": {"ttft_ms": 1}, "search": {"tp": [1, 2, 4, 8, 16, 32, 64, 3, 5, 6, 7, 9, 10, 11, 12, 13],
+          "engine": [{"max_num_seqs": 8}, {"max_num_seqs": 16}, {"max_num_seqs": 32}, {"max_num_seqs": 64}]}})",
+       "too_large", "search"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse_plan_request(c.json);
+    REQUIRE_MESSAGE(!r, c.json);
+    CHECK_MESSAGE(r.error().code == c.code, r.error().message);
+    CHECK_MESSAGE(r.error().path == c.path, r.error().message);
+  }
+}
+
+TEST_CASE("plan: default prices and model ids") {
+  CHECK(default_gpu_hour_usd("H100") > 0);
+  CHECK(default_gpu_hour_usd("nope") == 0);
+  CHECK(preset_hf_id("qwen3-32b") == "Qwen/Qwen3-32B");
+}
+
+}  // namespace
+}  // namespace stepcalc

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// stepcalc plan (issue 24): the recommendation, re-served alone with `stepcalc serve` at
+// its per-replica rate, meets the target; no cheaper candidate meets it; its vllm serve
+// line names its TP; the default prices are presets/prices.json's; bad input exits 2.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const cli = `${root}build/stepcalc`;
+const run = (args, input = '') => {
+  const r = spawnSync(cli, args, { input, cwd: root, encoding: 'utf8' });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+};
+
+const plan = {
+  model: 'qwen3-32b', gpus: ['H100', 'A100', 'L40S'],
+  workload: { input_tokens: 1000, output_tokens: 200, request_rate: 3 },
+  slo: { ttft_ms: 800, tpot_ms: 40, percentile: 90 },
+};
+
+test('plan: the recommendation meets the target when served alone; nothing cheaper meets it', () => {
+  const r = run(['plan', '-'], JSON.stringify(plan));
+  assert.equal(r.status, 0, r.stderr);
+  const result = JSON.parse(r.stdout);
+  const best = result.recommended;
+  assert.ok(best, 'a recommendation');
+  assert.match(best.vllm_serve, new RegExp(`^vllm serve Qwen/Qwen3-32B --tensor-parallel-size ${best.tp} `));
+  for (const c of result.candidates) {
+    if (c.meets_slo) assert.ok(c.cost_per_hour_usd >= best.cost_per_hour_usd, `${c.gpu} TP ${c.tp}`);
+    else assert.ok(typeof c.reason === 'string' && c.reason_message.length > 0);
+  }
+  const served = run(['serve', '-'], JSON.stringify(best.serve_request));
+  assert.equal(served.status, 0, served.stderr);
+  const s = JSON.parse(served.stdout);
+  assert.equal(s.tp, best.tp);
+  assert.ok(s.ttft_ms.p90 <= plan.slo.ttft_ms && s.tpot_ms.p90 <= plan.slo.tpot_ms, JSON.stringify(s.ttft_ms));
+  assert.equal(best.serve_request.workload.request_rate * best.replicas, plan.workload.request_rate);
+  assert.ok(best.headroom.request_rate >= plan.workload.request_rate);
+  assert.ok(result.frontier.length > 0 && result.frontier.every((i) => result.candidates[i].ttft_ms));
+});
+
+test('plan: default prices are presets/prices.json\'s', () => {
+  const prices = JSON.parse(readFileSync(`${root}presets/prices.json`, 'utf8')).gpu_hour_usd;
+  const r = run(['plan', '-'], JSON.stringify({ ...plan, gpus: undefined, search: { tp: [8] },
+    slo: { e2e_ms: 1e6 } }));
+  assert.equal(r.status, 0, r.stderr);
+  const result = JSON.parse(r.stdout);
+  assert.deepEqual(result.gpu_hour_usd, prices);
+  assert.match(result.prices_source, /assumptions/);
+});
+
+test('plan: bad input is one line on stderr and the error JSON, exit 2', () => {
+  for (const [input, code, path] of [
+    [{ ...plan, slo: { ttft_ms: -1 } }, 'invalid_value', 'slo.ttft_ms'],
+    [{ ...plan, search: { tp: [1], bogus: 1 } }, 'unknown_field', 'search.bogus'],
+    [{ ...plan, workload: { input_tokens: 10, output_tokens: 10 } }, 'missing_field', 'workload.concurrency'],
+    [{ ...plan, search: { engine: [{ max_num_seqs: 0 }] } }, 'invalid_value', 'search.engine[0].max_num_seqs'],
+  ]) {
+    const r = run(['plan', '-'], JSON.stringify(input));
+    assert.equal(r.status, 2, r.stderr);
+    const error = JSON.parse(r.stdout).error;
+    assert.equal(error.code, code, error.message);
+    assert.equal(error.path, path);
+    assert.equal(r.stderr.split('\n').filter(Boolean).length, 1);
+  }
+});
