@@ -220,6 +220,14 @@ Outcome serve(const std::string& document_json, const std::string& mode, const e
   return from(served ? stepcalc::Expected<std::string>(served->json) : stepcalc::Expected<std::string>(served.error()));
 }
 
+/// A deployment plan (docs/PLAN.md); `progress` as for serve (the share of candidates done).
+Outcome plan(const std::string& request_json, const emscripten::val& progress) {
+  stepcalc::ServeProgress report = nullptr;
+  if (progress.typeOf().as<std::string>() == "function")
+    report = [&progress](double share) { return !progress(share).strictlyEquals(emscripten::val(false)); };
+  return from(stepcalc::plan_json(request_json, kernels(), report));
+}
+
 std::string presets() { return stepcalc::presets_json(); }
 
 /// The catalogue (limits, modes, axes, ...): the loader reads its limits once, so a
@@ -251,6 +259,7 @@ EMSCRIPTEN_BINDINGS(stepcalc) {
   emscripten::function("priceDocument", &price_document);
   emscripten::function("sweep", &sweep);
   emscripten::function("serve", &serve);
+  emscripten::function("plan", &plan);
   emscripten::function("priceAt", &price_at);
   emscripten::function("priceDocumentAt", &price_document_at);
   emscripten::function("priceMany", &price_many);

@@ -266,6 +266,114 @@ export interface ServeOptions {
   onProgress?: (share: number) => boolean | void;
 }
 
+/** A deployment plan's request (docs/PLAN.md). */
+export interface PlanRequest {
+  /** A preset name or a HuggingFace config object. */
+  model: string | ModelConfig;
+  /** Candidate GPUs; default every GPU with measured tables. */
+  gpus?: Array<GpuName | string>;
+  /** One GPU-hour per GPU (or one price for all); default presets/prices.json's assumptions. */
+  gpu_hour_usd?: number | Partial<Record<GpuName, number>>;
+  /** As serve's; num_requests and warmup_requests default to the planner's steady-state counts. */
+  workload: Workload;
+  slo: { ttft_ms?: number; tpot_ms?: number; e2e_ms?: number; percentile?: 50 | 90 | 99 };
+  search?: {
+    tp?: number[];
+    max_gpus?: number;
+    engine?: EngineSettings[];
+    kv_cache_dtype?: Array<'auto' | 'bf16' | 'bfloat16' | 'fp8' | 'fp8_e4m3' | 'fp8_e5m2'>;
+    quantization?: Array<'none' | 'fp8' | 'nvfp4' | 'mxfp4' | 'int4'>;
+  };
+  /** Settings every candidate starts from (search.engine values override them). */
+  engine?: EngineSettings;
+  /** The Hugging Face id the vllm serve line names; default the preset's. */
+  hf_model?: string;
+}
+
+export type PlanReason = 'does_not_fit' | 'invalid' | 'kv_bound' | 'overload' | 'ttft' | 'tpot' | 'e2e' | 'max_gpus';
+
+type PlanLatency = { mean: number; p50: number; p90: number; p99: number };
+
+/** One configuration the plan tried. Figures are one replica's unless "total". */
+export interface PlanCandidate {
+  gpu: string;
+  tp: number;
+  ep: number;
+  dp: number;
+  replicas: number;
+  gpus_total: number;
+  kv_cache_dtype: string;
+  quantization: string;
+  meets_slo: boolean;
+  reason: PlanReason | null;
+  /** Why it misses the target (absent when it meets it). */
+  reason_message?: string;
+  engine: { max_num_seqs: number; max_num_batched_tokens: number; gpu_memory_utilization: number };
+  gpu_hour_usd: number;
+  cost_per_hour_usd: number;
+  memory: { fits: boolean; weights_bytes: number; budget_bytes: number; kv_cache_tokens: number };
+  /** The rest only for simulated candidates (not for does_not_fit or invalid). */
+  replica_workload?: { request_rate?: number; concurrency?: number; num_requests: number; warmup_requests: number };
+  ttft_ms?: PlanLatency;
+  tpot_ms?: PlanLatency;
+  e2e_ms?: PlanLatency;
+  ttft_ms_at_percentile?: number;
+  tpot_ms_at_percentile?: number;
+  e2e_ms_at_percentile?: number;
+  throughput?: {
+    output_tokens_per_s: number;
+    requests_per_s: number;
+    output_tokens_per_s_per_gpu: number;
+    output_tokens_per_s_per_user: number;
+  };
+  usd_per_million_input_tokens?: number;
+  usd_per_million_output_tokens?: number;
+  usd_per_million_tokens_blended?: number;
+  /** Open-loop requests per second one replica serves within the target (0: none). */
+  max_request_rate?: number;
+  max_request_rate_total?: number;
+  scheduler?: { preemptions: number; peak_waiting: number; mean_running: number };
+  validation?: ServeValidation;
+}
+
+export interface PlanResult {
+  mode: 'measured';
+  model: string;
+  hf_model: string;
+  slo: { ttft_ms?: number; tpot_ms?: number; e2e_ms?: number; percentile: 50 | 90 | 99 };
+  workload: { request_rate?: number; concurrency?: number };
+  gpu_hour_usd: Record<string, number>;
+  prices_source: string;
+  search: { candidates: number; simulations: number; simulated_requests: number; requests_per_simulation: number;
+    max_gpus: number };
+  candidates: PlanCandidate[];
+  /** Indices into candidates: the Pareto set of output tokens/s per GPU against per user. */
+  frontier: number[];
+  recommended: null | {
+    candidate: number;
+    gpu: string;
+    tp: number;
+    replicas: number;
+    gpus_total: number;
+    cost_per_hour_usd: number;
+    usd_per_million_tokens_blended: number;
+    vllm_serve: string;
+    summary: string;
+    headroom: { request_rate: number; ratio: number };
+    /** One replica's request for serve(): re-served alone it meets the target. */
+    serve_request: ServeRequest;
+  };
+  /** When nothing meets the target: the candidate nearest it and why it fails. */
+  closest: null | { candidate: number; reason: PlanReason; reason_message: string };
+}
+
+export interface PlanOptions {
+  /** Called with the share of candidates done (0..1); return false to cancel. */
+  onProgress?: (share: number) => boolean | void;
+  /** Aborting it cancels the plan (checked while loading tables and between simulations). */
+  signal?: AbortSignal;
+}
+
 export interface Provenance {
   how: 'exact' | 'interpolated' | 'clamped' | 'fallback' | 'floor';
   row?: number;
@@ -714,6 +822,11 @@ export interface StepCalc {
   serve(request: ServeRequest | string, options?: ServeOptions): ServeResult;
   serve(requests: Array<ServeRequest | string>, options?: ServeOptions):
     Array<ServeResult | { id?: string; error: ErrorInfo }>;
+  /**
+   * Deployment plan (docs/PLAN.md): loads each candidate GPU's tables, then recommends the
+   * cheapest configuration meeting the target. Rejects with StepCalcError (cancelled, ...).
+   */
+  plan(request: PlanRequest | string, options?: PlanOptions): Promise<PlanResult>;
   /** A fresh copy on every call: changing it affects no other caller. */
   presets(): Presets;
   /**
@@ -757,6 +870,7 @@ export function price(request: Request | string, options?: { detail?: 'full' }):
 export function price(request: Request | string, options: { detail: 'summary' }): Promise<SummaryResult>;
 export function sweep(request: Request | string, axis: SweepAxis, values: number[]): Promise<SweepPoint[]>;
 export function serve(request: ServeRequest | string, options?: ServeOptions): Promise<ServeResult>;
+export function plan(request: PlanRequest | string, options?: PlanOptions): Promise<PlanResult>;
 export function presets(): Promise<Presets>;
 export function catalogue(): Promise<Catalogue>;
 export function resolveModel(model: string | ModelConfig): Promise<ResolvedModel>;

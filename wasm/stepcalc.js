@@ -352,6 +352,63 @@ function wrap(core, drop, kernelsUrl) {
         throw error;
       }
     },
+    /**
+     * Deployment plan (docs/PLAN.md): loads the measured tables of every candidate GPU, then
+     * serves each configuration in the measured mode and recommends the cheapest that meets
+     * `request.slo`. `options.onProgress(share)` gets the share of candidates done; returning
+     * false, or aborting `options.signal`, cancels (StepCalcError 'cancelled').
+     */
+    async plan(request, options) {
+      const onProgress = options?.onProgress;
+      if (onProgress !== undefined && typeof onProgress !== 'function') {
+        throw new StepCalcError('type_error', 'onProgress', 'onProgress must be a function.');
+      }
+      const signal = options?.signal;
+      if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean')) {
+        throw new StepCalcError('type_error', 'signal', 'signal must be an AbortSignal.');
+      }
+      const cancelled = () => new StepCalcError('cancelled', '', 'The plan was cancelled.');
+      const text = toJson(request, 'request');
+      const parsed = JSON.parse(text);
+      const gpus = Array.isArray(parsed?.gpus) && parsed.gpus.every((g) => typeof g === 'string')
+        ? parsed.gpus
+        : presetsOnce().gpu_specs.filter((g) => g.kernels.length > 0).map((g) => g.name);
+      for (const gpu of gpus) {
+        if (signal?.aborted) throw cancelled();
+        try {
+          await loadKernels(gpu);
+        } catch (error) {
+          // An unknown name is the core's error to give, with its field path.
+          if (!(error instanceof StepCalcError) || error.code !== 'unknown_gpu') throw error;
+        }
+      }
+      if (signal?.aborted) throw cancelled();
+      /** @type {{error: any} | undefined} */
+      let thrown;
+      const report = (share) => {
+        if (signal?.aborted) return false;
+        if (!onProgress) return true;
+        try {
+          return onProgress(share) !== false;
+        } catch (error) {
+          thrown = { error };
+          return false;
+        }
+      };
+      try {
+        return call(() => {
+          serving = true;
+          try {
+            return core.plan(text, report);
+          } finally {
+            serving = false;
+          }
+        });
+      } catch (error) {
+        if (thrown) throw thrown.error;
+        throw error;
+      }
+    },
     /** Model presets, GPUs with their constants, kernel tables, and mode names: a fresh copy per call. */
     presets: () => presetsOnce(),
     /**
@@ -538,6 +595,7 @@ function summaryPath(core, limits, bounds, guard, codeNames) {
 /** One-shot helpers: each awaits load() first. */
 export const price = async (request, options) => (await load()).price(request, options);
 export const serve = async (request, options) => (await load()).serve(request, options);
+export const plan = async (request, options) => (await load()).plan(request, options);
 export const sweep = async (request, axis, values) => (await load()).sweep(request, axis, values);
 export const presets = async () => (await load()).presets();
 export const catalogue = async () => (await load()).catalogue();

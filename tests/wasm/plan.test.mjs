@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// calc.plan in the JS module (issue 24): the native CLI's result for the same request, the
+// recommendation re-served alone meeting the target, progress, cancel (onProgress false,
+// an aborted signal) and the re-entrancy guard.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import test from 'node:test';
+import { load, StepCalcError } from '../../wasm/stepcalc.js';
+
+const calc = await load();
+const cli = new URL('../../build/stepcalc', import.meta.url).pathname;
+
+const request = {
+  model: 'llama-3.1-8b-instruct', gpus: ['H100', 'L40S'], search: { tp: [1, 2] },
+  workload: { input_tokens: 512, output_tokens: 64, request_rate: 6 }, slo: { ttft_ms: 400, tpot_ms: 30 },
+};
+
+test('plan: the recommendation meets the target when served alone, and names its TP', async () => {
+  const result = await calc.plan(request);
+  assert.equal(result.candidates.length, 4);
+  const best = result.recommended;
+  assert.ok(best);
+  assert.ok(best.vllm_serve.includes(`--tensor-parallel-size ${best.tp} `));
+  for (const c of result.candidates) if (c.meets_slo) assert.ok(c.cost_per_hour_usd >= best.cost_per_hour_usd);
+  const served = calc.serve(best.serve_request);
+  assert.ok(served.ttft_ms.p90 <= 400 && served.tpot_ms.p90 <= 30);
+});
+
+test('plan: the module gives the native CLI\'s result', { skip: !existsSync(cli) && 'no native build' }, async () => {
+  const native = JSON.parse(execFileSync(cli, ['plan', '-'], { input: JSON.stringify(request) }).toString());
+  assert.deepEqual(await calc.plan(request), native);
+});
+
+test('plan: progress, cancel by onProgress or signal, and no re-entry', async () => {
+  const shares = [];
+  await calc.plan(request, { onProgress: (s) => void shares.push(s) });
+  assert.ok(shares.length > 4 && shares.at(-1) === 1);
+  assert.ok(shares.every((s, i) => i === 0 || s >= shares[i - 1]));
+  await assert.rejects(calc.plan(request, { onProgress: () => false }),
+    (e) => e instanceof StepCalcError && e.code === 'cancelled');
+  const controller = new AbortController();
+  controller.abort();
+  await assert.rejects(calc.plan(request, { signal: controller.signal }), (e) => e.code === 'cancelled');
+  let inner;
+  await calc.plan(request, { onProgress: () => {
+    try {
+      calc.presets();
+      calc.price({ model: 'llama-2-7b-hf', step: { decode_requests: [{ progress_index: 8 }] } });
+    } catch (error) {
+      inner ??= error;
+    }
+    return false;
+  } }).catch(() => {});
+  assert.equal(inner?.code, 'reentrant');
+  await assert.rejects(calc.plan({ ...request, slo: { percentile: 90 } }),
+    (e) => e.code === 'missing_field' && e.path === 'slo');
+});
