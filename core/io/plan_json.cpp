@@ -61,6 +61,54 @@ std::string number_text(double v) {
   return buf;
 }
 
+/// `e` written back as JSON text (the model and workload fields a candidate's serve request
+/// repeats), with the module's own writer rather than simdjson's serializer.
+void write_element(JsonWriter& w, element e) {
+  switch (e.type()) {
+    case simdjson::dom::element_type::OBJECT: {
+      const simdjson::dom::object o = e.get_object().value_unsafe();
+      w.begin_object();
+      for (auto [k, v] : o) {
+        w.key(k);
+        write_element(w, v);
+      }
+      w.end_object();
+      return;
+    }
+    case simdjson::dom::element_type::ARRAY: {
+      const simdjson::dom::array a = e.get_array().value_unsafe();
+      w.begin_array();
+      for (element v : a) write_element(w, v);
+      w.end_array();
+      return;
+    }
+    case simdjson::dom::element_type::STRING:
+      w.value(e.get_string().value_unsafe());
+      return;
+    case simdjson::dom::element_type::INT64:
+      w.value(e.get_int64().value_unsafe());
+      return;
+    case simdjson::dom::element_type::UINT64:
+      w.value(static_cast<double>(e.get_uint64().value_unsafe()));
+      return;
+    case simdjson::dom::element_type::DOUBLE:
+      w.value(e.get_double().value_unsafe());
+      return;
+    case simdjson::dom::element_type::BOOL:
+      w.value(e.get_bool().value_unsafe());
+      return;
+    case simdjson::dom::element_type::NULL_VALUE:
+      w.null();
+      return;
+  }
+}
+
+std::string element_text(element e) {
+  JsonWriter w;
+  write_element(w, e);
+  return w.take();
+}
+
 struct Search {
   std::vector<int64_t> tp{1, 2, 4, 8};
   std::vector<EngineSettings> engines{EngineSettings{}};
@@ -209,7 +257,7 @@ Expected<PlanRequest> parse_plan_request(std::string_view text) {
     if (k == "num_requests") p.input.num_requests_given = true;
     if (k == "warmup_requests") p.input.warmup_given = true;
     if (k == "request_rate" || k == "concurrency" || k == "num_requests" || k == "warmup_requests") continue;
-    p.workload_fields.push_back(json_quote(k) + ":" + simdjson::minify(v));
+    p.workload_fields.push_back(json_quote(k) + ":" + element_text(v));
   }
   // GPUs and prices.
   if (p.gpus.empty())
@@ -243,7 +291,7 @@ Expected<PlanRequest> parse_plan_request(std::string_view text) {
                       "The search would try " + std::to_string(count) + " configurations; at most " +
                           std::to_string(kMaxPlanCandidates) + " (narrow gpus, search.tp, search.engine, ...).");
   (void)search_engine_given;
-  p.model_json = simdjson::minify(*model);
+  p.model_json = element_text(*model);
   // Every candidate's serve request, validated as `stepcalc serve` validates it.
   for (const std::string& gpu : p.gpus)
     for (int64_t tp : search.tp)
@@ -297,9 +345,10 @@ void write_stats(JsonWriter& w, const char* name, const LatencyStats& s) {
 
 std::string vllm_serve_line(const PlanRequest& p, const PlanCandidate& c) {
   const EngineSettings& e = c.serve.engine;
-  std::string line = "vllm serve " + (p.hf_model.empty() ? p.model_name : p.hf_model) + " --tensor-parallel-size " +
-                     std::to_string(c.input.tp) + " --max-num-seqs " + std::to_string(e.max_num_seqs) +
-                     " --max-num-batched-tokens " + std::to_string(e.max_num_batched_tokens);
+  const std::string id = !p.hf_model.empty() ? p.hf_model : !p.model_name.empty() ? p.model_name : "<hf-model-id>";
+  std::string line = "vllm serve " + id + " --tensor-parallel-size " + std::to_string(c.input.tp) + " --max-num-seqs " +
+                     std::to_string(e.max_num_seqs) + " --max-num-batched-tokens " +
+                     std::to_string(e.max_num_batched_tokens);
   char util[32];
   std::snprintf(util, sizeof util, "%g", e.gpu_memory_utilization);
   line += std::string(" --gpu-memory-utilization ") + util;
