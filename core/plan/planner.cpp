@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <utility>
 
 namespace stepcalc {
@@ -47,9 +46,8 @@ class CandidateSearch {
   }
 
   Expected<Eval> eval(const Workload& w) {
-    const auto key = std::make_pair(w.request_rate_per_s, w.concurrency);
-    auto hit = memo_.find(key);
-    if (hit != memo_.end()) return hit->second;
+    for (const Memo& m : memo_)
+      if (m.rate == w.request_rate_per_s && m.clients == w.concurrency) return m.eval;
     Request req = c_.request;
     req.workload = w;
     req.gpu_hour_usd = c_.gpu_hour_usd;
@@ -64,13 +62,13 @@ class CandidateSearch {
       e.reason = served.error().code == "does_not_fit" ? PlanReason::kDoesNotFit : PlanReason::kKvBound;
       e.message = served.error().message;
       e.ratio = INFINITY;
-      memo_.emplace(key, e);
+      memo_.push_back({w.request_rate_per_s, w.concurrency, e});
       return e;
     }
     e.ok = true;
     e.result = std::move(served).value();
     judge(w, &e);
-    memo_.emplace(key, e);
+    memo_.push_back({w.request_rate_per_s, w.concurrency, e});
     return e;
   }
 
@@ -260,7 +258,12 @@ class CandidateSearch {
   const KernelRegistry& kernels_;
   const ProgressFn& progress_;
   PlanResult* totals_;
-  std::map<std::pair<double, int64_t>, Eval> memo_;
+  struct Memo {
+    double rate;
+    int64_t clients;
+    Eval eval;
+  };
+  std::vector<Memo> memo_;
 };
 
 }  // namespace
@@ -349,9 +352,11 @@ Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kern
     }
     if (!dominated) result.frontier.push_back(i);
   }
-  std::sort(result.frontier.begin(), result.frontier.end(), [&](size_t a, size_t b) {
-    return cs[a].output_tokens_per_s_per_user < cs[b].output_tokens_per_s_per_user;
-  });
+  // By tokens/s per user (an insertion sort: a handful of points).
+  std::vector<size_t>& f = result.frontier;
+  for (size_t i = 1; i < f.size(); ++i)
+    for (size_t j = i; j > 0 && cs[f[j]].output_tokens_per_s_per_user < cs[f[j - 1]].output_tokens_per_s_per_user; --j)
+      std::swap(f[j], f[j - 1]);
   // Recommended: meets the target at the lowest cost per hour; ties: fewer GPUs, then more headroom.
   for (size_t i = 0; i < cs.size(); ++i) {
     if (!cs[i].meets_slo) continue;
