@@ -156,10 +156,13 @@ test('presets, version and the one-shot helpers', async () => {
 // dispatch operator, the multi-node collective, the per-rank workload) 1.5 KB (181.6 KB): 182 KB.
 // Issue 23's five more GPUs (their constants, aliases and kernel-set catalogue, 12 sets in all)
 // 3.2 KB (184.8 KB): 185 KB.
-test('module size: .wasm + loader + glue gzipped stay under 185 KB', () => {
+// Issue 24's planner (calc.plan: the plan request's reader and checks, the search over candidates
+// with its unloaded floor, replica count and rate bisection, the result writer, the loader's plan())
+// adds 14.5 KB (199.3 KB; by stubbing: the request reader ~7 KB, the search and result ~8 KB): 200 KB.
+test('module size: .wasm + loader + glue gzipped stay under 200 KB', () => {
   const files = ['wasm/stepcalc.js', 'wasm/dist/stepcalc-core.js', 'wasm/dist/stepcalc-core.wasm'];
   const sizes = files.map((f) => gzipSync(readFileSync(new URL(f, root)), { level: 9 }).length);
   const total = sizes.reduce((a, b) => a + b, 0);
   console.log(`gzipped: ${files.map((f, i) => `${f} ${sizes[i]} B`).join(', ')}; total ${total} B`);
-  assert.ok(total < 185_000, `total ${total} B`);
+  assert.ok(total < 200_000, `total ${total} B`);
 });
