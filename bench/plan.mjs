@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// The planner's speed (issue 24): the issue's question (Llama-3.1-70B, 2 req/s, 1,000 tokens
+// in / 300 out, p90 TTFT <= 1 s, TPOT <= 50 ms) over the default search (every GPU with
+// measured tables x TP 1, 2, 4, 8), natively through `stepcalc plan` (wall time, packs read
+// from disk included) and in Wasm through calc.plan (tables loaded before timing). Prints the
+// medians of a few runs; never a timed test. Alone: node bench/plan.mjs
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const planBenchRequest = {
+  model: 'llama-3.1-70b-instruct',
+  workload: { input_tokens: 1000, output_tokens: 300, request_rate: 2 },
+  slo: { ttft_ms: 1000, tpot_ms: 50, percentile: 90 },
+};
+const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
+
+/** Median wall ms of `stepcalc plan` and of calc.plan, with the search's counts. */
+export async function runPlanBench({ repeats = 3 } = {}) {
+  const cli = path.join(root, 'build/stepcalc');
+  const input = JSON.stringify(planBenchRequest);
+  const native = [];
+  let result;
+  for (let i = 0; i < repeats; ++i) {
+    const t = performance.now();
+    result = JSON.parse(execFileSync(cli, ['plan', '-'], { input }).toString());
+    native.push(performance.now() - t);
+  }
+  const { load } = await import(pathToFileURL(path.join(root, 'wasm/stepcalc.js')).href);
+  const calc = await load();
+  await calc.plan({ ...planBenchRequest, search: { tp: [8] } }); // loads every GPU's tables
+  const wasm = [];
+  for (let i = 0; i < repeats; ++i) {
+    const t = performance.now();
+    await calc.plan(planBenchRequest);
+    wasm.push(performance.now() - t);
+  }
+  return { nativeMs: median(native), wasmMs: median(wasm), search: result.search,
+    recommended: result.recommended?.summary ?? null };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const r = await runPlanBench();
+  console.log(`plan: ${r.search.candidates} candidates, ${r.search.simulations} simulations of ` +
+    `${r.search.requests_per_simulation} requests; native ${r.nativeMs.toFixed(0)} ms, ` +
+    `Wasm (node) ${r.wasmMs.toFixed(0)} ms; recommended: ${r.recommended}`);
+}
