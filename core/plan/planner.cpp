@@ -45,9 +45,11 @@ class CandidateSearch {
     return w;
   }
 
-  Expected<Eval> eval(const Workload& w) {
-    for (const Memo& m : memo_)
-      if (m.rate == w.request_rate_per_s && m.clients == w.concurrency) return m.eval;
+  /// Serves one replica at `w` and judges it at `percentile` (0: the target's); memoised when `memo`.
+  Expected<Eval> eval(const Workload& w, int percentile = 0, bool memo = true) {
+    if (memo)
+      for (const Memo& m : memo_)
+        if (m.rate == w.request_rate_per_s && m.clients == w.concurrency) return m.eval;
     Request req = c_.request;
     req.workload = w;
     req.gpu_hour_usd = c_.gpu_hour_usd;
@@ -62,20 +64,19 @@ class CandidateSearch {
       e.reason = served.error().code == "does_not_fit" ? PlanReason::kDoesNotFit : PlanReason::kKvBound;
       e.message = served.error().message;
       e.ratio = INFINITY;
-      memo_.push_back({w.request_rate_per_s, w.concurrency, e});
-      return e;
+    } else {
+      e.ok = true;
+      e.result = std::move(served).value();
+      judge(w, &e, percentile);
     }
-    e.ok = true;
-    e.result = std::move(served).value();
-    judge(w, &e);
-    memo_.push_back({w.request_rate_per_s, w.concurrency, e});
+    if (memo) memo_.push_back({w.request_rate_per_s, w.concurrency, e});
     return e;
   }
 
-  void judge(const Workload& w, Eval* e) const {
+  void judge(const Workload& w, Eval* e, int percentile = 0) const {
     const PlanSlo& s = in_.slo;
     const ServeResult& r = e->result;
-    const int p = s.percentile;
+    const int p = percentile > 0 ? percentile : s.percentile;
     struct Check {
       PlanReason reason;
       const char* name;
@@ -181,6 +182,26 @@ class CandidateSearch {
     if (!one) return one.error();
     if (!one->ok) return finish(1, one.value());
     const double guess = open ? asked.request_rate_per_s : one->result.throughput.requests_per_s;
+    if (!one->meets) {
+      // The floor first: requests one at a time. If their median misses the target, no
+      // load and no replica count meets it; the rate search is skipped.
+      Workload alone = c_.request.workload;
+      alone.concurrency = 1;
+      alone.request_rate_per_s = 0;
+      alone.num_requests = kPlanFloorRequests;
+      alone.warmup_requests = 0;
+      auto floor = eval(alone, 50, false);
+      if (!floor) return floor.error();
+      if (floor->ok) {
+        const Eval& f = floor.value();
+        if (!f.meets) {
+          finish(1, one.value());
+          out->reason = f.reason;
+          out->reason_message = "even unloaded (one request at a time, p50): " + f.message;
+          return true;
+        }
+      }
+    }
     auto rate = max_rate(guess > 0 ? guess : 1);
     if (!rate) return rate.error();
     out->max_request_rate = rate.value();

@@ -25,7 +25,9 @@ constexpr int64_t kMaxPlanGpus = 1024;       ///< search.max_gpus
 /// first of them left out as warm-up (open loop; a closed loop warms up one wave).
 constexpr int64_t kPlanDefaultRequests = 240;
 constexpr int64_t kPlanDefaultWarmup = 40;
-constexpr int kPlanRateBisections = 6;  ///< max_request_rate to within 1/64 of its bracket
+constexpr int kPlanRateBisections = 6;
+/// Requests of the unloaded check (one at a time) that rules a candidate out before the rate search.
+constexpr int64_t kPlanFloorRequests = 8;  ///< max_request_rate to within 1/64 of its bracket
 
 /// The latency target: each of ttft/tpot/e2e (milliseconds, 0 = no target) at `percentile`.
 struct PlanSlo {
