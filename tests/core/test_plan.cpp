@@ -3,6 +3,7 @@
 // its per-replica rate, meets the target; no cheaper candidate meets it; its vllm serve
 // line names its TP; bad plans are refused naming the field.
 #include <string>
+#include <vector>
 
 #include "api/api.h"
 #include "doctest.h"
@@ -109,6 +110,33 @@ TEST_CASE("plan: bad input names the field") {
     CHECK_MESSAGE(r.error().code == c.code, r.error().message);
     CHECK_MESSAGE(r.error().path == c.path, r.error().message);
   }
+}
+
+TEST_CASE("plan: a closed loop splits its clients over replicas; progress and cancel") {
+  const KernelRegistry kernels = packs({"L40S"});
+  // 64 clients of 8B on L40S at TP 1 miss a 40 ms TPOT at p90 on one replica; more replicas split them.
+  auto request = parse_plan_request(R"({"model": "llama-3.1-8b-instruct", "gpus": ["L40S"], "search": {"tp": [1]},
+    "workload": {"input_tokens": 1024, "output_tokens": 64, "concurrency": 64}, "slo": {"tpot_ms": 40}})");
+  REQUIRE(request);
+  std::vector<double> shares;
+  auto planned = run_plan(request->input, kernels, [&](double s) {
+    shares.push_back(s);
+    return true;
+  });
+  REQUIRE(planned);
+  const PlanCandidate& c = planned->candidates.at(0);
+  REQUIRE(c.simulated);
+  CHECK(c.meets_slo);
+  CHECK(c.replicas > 1);  // 5 at the time of writing: 13 clients each
+  CHECK(c.replica_workload.concurrency * c.replicas >= 64);
+  CHECK(c.serve.tpot_ms.p90 <= 40);
+  REQUIRE(!shares.empty());
+  CHECK(shares.back() == 1.0);
+  for (size_t i = 1; i < shares.size(); ++i) CHECK(shares[i] >= shares[i - 1]);
+  int calls = 0;
+  auto cancelled = run_plan(request->input, kernels, [&](double) { return ++calls < 3; });
+  REQUIRE(!cancelled);
+  CHECK(cancelled.error().code == "cancelled");
 }
 
 TEST_CASE("plan: default prices and model ids") {
