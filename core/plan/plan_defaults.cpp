@@ -10,7 +10,8 @@ struct Price {
 };
 
 // Mirrors presets/prices.json (tests/cli/plan.test.mjs checks they agree).
-constexpr Price kPrices[] = {{"A100", 1.8}, {"B200", 5.0}, {"H100", 3.0}, {"H200", 3.8}, {"L40S", 1.0}};
+constexpr Price kPrices[] = {{"A100", 1.8},  {"B200", 5.0}, {"B300", 6.5}, {"B60", 0.6},  {"GB200", 6.0},
+                             {"GB300", 7.5}, {"H100", 3.0}, {"H200", 3.8}, {"L40S", 1.0}, {"RTX-PRO-6000", 1.8}};
 
 struct HfId {
   const char* preset;
