@@ -139,7 +139,7 @@ double weight_bytes_per_gpu(const ModelSpec& s, const Precision& p, int64_t tp, 
   bytes += c.dense_mlp / t * mlp_bytes;
   bytes += c.shared_experts / t * mlp_bytes;
   bytes += c.routed_experts / (ep > 1 ? d(ep) : t) * expert_bytes;  // split over TP, or by expert over EP
-  bytes += (c.router + c.norms) * kSixteenBit;   // replicated
+  bytes += (c.router + c.norms) * kSixteenBit;                      // replicated
   return bytes;
 }
 
