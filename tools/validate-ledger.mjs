@@ -24,15 +24,20 @@ export const PROTOCOL = {
   command: 'stepcalc serve',
   mode: 'measured',
   loop: 'closed, at the row\'s concurrency',
-  num_requests: '20 x concurrency',
-  warmup_requests: '2 x concurrency (simulated, left out of every figure)',
+  num_requests: '12 x concurrency: 2 x concurrency of warm-up, then 10 x concurrency measured',
+  warmup_requests: '2 x concurrency, drained (warmup_drain): simulated and left out of every figure; the measured ' +
+    'requests start once the last warm-up request has finished, all clients at once, as aiperf waits for every ' +
+    'warm-up response before profiling (docs/SERVING.md, "Warm-up")',
   lengths: 'fixed: isl input tokens, osl output tokens',
+  kv_cache: 'FP8 (kv_cache_dtype fp8) for the rows whose precision column is fp8 or fp4, the checkpoint\'s own ' +
+    'dtype otherwise (docs/SERVING.md, "The validation protocol")',
   engine: 'vLLM\'s defaults on the GPU (docs/SERVING.md)',
   kernels: 'the GPU\'s default measured tables (docs/KERNELS.md), whatever the row\'s vLLM version',
   seed: 1,
   compared: 'mean TTFT and mean TPOT; error = (predicted - measured) / measured',
-  fitted: 'nothing on these runs: the measured mode\'s two CPU terms were fitted on the Llama-2-70B H100 ' +
-    'calibration steps (docs/ACCURACY.md), the API-server constant is 0; every run is held out',
+  fitted: 'the API-server constant (api_overhead_ms) was scanned on the Llama-3.1-70B rows (the declared fit part, ' +
+    '60 runs) and is 0 ms: every value from 5 to 60 ms raised their TTFT error; the measured mode\'s two CPU terms ' +
+    'were fitted on the Llama-2-70B H100 calibration steps (docs/ACCURACY.md); every other run is held out',
 };
 
 const GPUS = /** @type {Record<string, string>} */ ({ h100_sxm: 'H100', h200_sxm: 'H200', b200_sxm: 'B200' });
@@ -40,6 +45,14 @@ const GPUS = /** @type {Record<string, string>} */ ({ h100_sxm: 'H100', h200_sxm
 const QUANT = /** @type {Record<string, string>} */ ({
   '': 'none', bf16: 'none', fp8: 'fp8', nvfp4: 'nvfp4', mxfp4: 'mxfp4', int4_wo: 'int4',
 });
+/**
+ * CSV precision values whose runs cache K and V in FP8: NVIDIA's ModelOpt checkpoints of these runs declare
+ * kv_cache_quant_algo FP8 in hf_quant_config.json (data/silicon/model_configs/), which vLLM applies with
+ * --kv-cache-dtype auto since PR #29980, and the runs themselves held more KV than a 16-bit cache could
+ * (docs/SERVING.md, "The validation protocol"). Sent as kv_cache_dtype, so checkpoints without such a file
+ * (MiniMax-M2.5's own FP8) are priced the same way.
+ */
+const FP8_KV_PRECISIONS = new Set(['fp8', 'fp4']);
 /**
  * HF id -> the shipped config (data/silicon/model_configs/) when no preset matches; by the
  * row's gemm_quant_mode where the measured runs served a quantised checkpoint of the model
@@ -147,10 +160,10 @@ export function requestOf(row) {
   const request = {
     id: row.id, model: model.model, model_name: row.model_path, gpu, mode: PROTOCOL.mode,
     tp: Number(row.tp_size || 1), ep: Number(row.moe_ep_size || 1), dp: Number(row.attention_dp_size || 1),
-    quantization,
+    quantization, ...(FP8_KV_PRECISIONS.has(row.precision) ? { kv_cache_dtype: 'fp8' } : {}),
     workload: {
       input_tokens: Number(row.isl), output_tokens: Number(row.osl), concurrency: c,
-      num_requests: 20 * c, warmup_requests: 2 * c, seed: PROTOCOL.seed,
+      num_requests: 12 * c, warmup_requests: 2 * c, warmup_drain: true, seed: PROTOCOL.seed,
     },
   };
   return { request, model_file: model.file };
@@ -222,7 +235,7 @@ function settle(r, result) {
 
 /**
  * The spread `npm test` re-prices: priced runs taken round-robin over the subsets (sorted by
- * name), the cheapest first in each (fewest simulated tokens: 20 x concurrency x (isl + osl),
+ * name), the cheapest first in each (fewest simulated tokens: num_requests x (isl + osl),
  * then id), until SPREAD_SIZE. Deterministic given the ledger.
  * @param {Run[]} runs @returns {Run[]}
  */

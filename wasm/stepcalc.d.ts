@@ -151,6 +151,12 @@ export interface Workload {
   num_requests?: number;
   /** The first N requests issued are simulated but left out of every figure; 0 to num_requests - 1, default 0. */
   warmup_requests?: number;
+  /**
+   * Closed loop with a warm-up: the measured requests start once every warm-up request has
+   * finished, all clients at once (a benchmark client's warm-up phase); false: each client goes
+   * straight on. Default true.
+   */
+  warmup_drain?: boolean;
   prefix_cache_hit_ratio?: number;
   seed?: number;
   /** API-server time per request; default: the value fitted on the measured runs. */
@@ -210,6 +216,8 @@ export interface ServeResult {
     num_requests: number;
     /** Present when the request gave a warm-up (> 0): those requests are in no figure. */
     warmup_requests?: number;
+    /** Present for a closed loop with a warm-up: whether it was drained before the measured requests. */
+    warmup_drain?: boolean;
     prefix_cache_hit_ratio: number;
     seed: number;
     api_overhead_ms: number;

@@ -65,6 +65,7 @@ std::string serve_result_to_json(const Request& q, const ServeResult& r, bool* a
     w.field("request_rate", wl.request_rate_per_s);
   w.field("num_requests", r.num_requests);
   if (r.warmup_requests > 0) w.field("warmup_requests", r.warmup_requests);
+  if (r.warmup_requests > 0 && wl.concurrency > 0) w.field("warmup_drain", wl.warmup_drain);
   w.fields({{"prefix_cache_hit_ratio", wl.prefix_cache_hit_ratio},
             {"seed", static_cast<int64_t>(wl.seed)},
             {"api_overhead_ms", r.api_overhead_us * 1e-3},

@@ -9,8 +9,8 @@ namespace stepcalc {
 namespace {
 
 constexpr const char* kWorkloadFields =
-    "input_tokens, output_tokens, concurrency, request_rate, num_requests, warmup_requests, prefix_cache_hit_ratio, "
-    "seed, api_overhead_ms";
+    "input_tokens, output_tokens, concurrency, request_rate, num_requests, warmup_requests, warmup_drain, "
+    "prefix_cache_hit_ratio, seed, api_overhead_ms";
 constexpr const char* kLengthFields = "distribution, mean, stddev, min, max";
 constexpr const char* kEngineFields =
     "max_num_batched_tokens, max_num_seqs, gpu_memory_utilization, block_size, enable_chunked_prefill";
@@ -95,6 +95,7 @@ Expected<Workload> workload_from_json(json::element e, const json::Path& path) {
           return json::store(json::read_int(value, where, 1, limits::kMaxServeRequests, false), &w.num_requests);
         if (key == "warmup_requests")
           return json::store(json::read_int(value, where, 0, limits::kMaxServeRequests, false), &w.warmup_requests);
+        if (key == "warmup_drain") return json::store(json::read_bool(value, where), &w.warmup_drain);
         if (key == "prefix_cache_hit_ratio")
           return json::store(json::read_number_in(value, where, 0, 1), &w.prefix_cache_hit_ratio);
         if (key == "seed") {

@@ -24,7 +24,8 @@ struct LengthDistribution {
 };
 
 /// The traffic. Closed loop (`concurrency` > 0): that many clients each send a
-/// request, wait for its last token, then send the next; all start at t = 0.
+/// request, wait for its last token, then send the next; all start at t = 0 (and,
+/// after a drained warm-up, again all at once).
 /// Open loop (`request_rate_per_s` > 0): Poisson arrivals at that mean rate.
 struct Workload {
   LengthDistribution input_tokens;
@@ -36,6 +37,10 @@ struct Workload {
   double prefix_cache_hit_ratio = 0;  ///< share of each prompt found in the prefix cache, [0, 1)
   uint64_t seed = 1;                  ///< lengths and arrivals are a function of the seed
   double api_overhead_us = -1;        ///< API-server time per request; negative: the fitted default
+  /// Closed loop with a warm-up: the measured requests start only once every warm-up request
+  /// has finished, all clients at once (a benchmark client's warm-up phase); false: each
+  /// client goes straight on from its warm-up requests to the measured ones.
+  bool warmup_drain = true;
 };
 
 /// The engine settings of `vllm serve` that shape scheduling and memory. A value of

@@ -57,7 +57,8 @@ class Simulation {
     }
     // The cached prefix is one shared prefix (a system prompt): held once.
     free_blocks_ = s.kv_cache_blocks - shared;
-    const size_t first = s.concurrency > 0 ? std::min(plan.size(), static_cast<size_t>(s.concurrency)) : plan.size();
+    size_t first = s.concurrency > 0 ? std::min(plan.size(), static_cast<size_t>(s.concurrency)) : plan.size();
+    if (drained()) first = std::min(first, static_cast<size_t>(s.warmup_requests));
     while (issued_ < first) issue(trace_.requests[issued_].send_us);
     running_.reserve(plan.size());
     scheduled_.reserve(plan.size());
@@ -118,6 +119,26 @@ class Simulation {
  private:
   static Error internal_error(const std::string& what) {
     return make_error("internal", "workload", "The scheduler simulation stalled (" + what + ").");
+  }
+
+  /// A closed loop whose warm-up is a phase of its own (SimulationSettings::warmup_drain).
+  bool drained() const { return s_.concurrency > 0 && s_.warmup_drain && s_.warmup_requests > 0; }
+
+  /// Closed loop: request `index` has just finished, so its client sends its next request,
+  /// unless the warm-up is drained: then the clients that finish their warm-up wait, and
+  /// the last warm-up request to finish starts the measured requests, all clients at once.
+  void client_next(size_t index) {
+    const size_t warmup = static_cast<size_t>(s_.warmup_requests);
+    if (!drained() || index >= warmup) {
+      if (issued_ < live_.size()) issue(now_);
+      return;
+    }
+    if (++warmup_finished_ < warmup) {
+      if (issued_ < warmup) issue(now_);  // the warm-up phase goes on
+      return;
+    }
+    const size_t clients = std::min(live_.size() - issued_, static_cast<size_t>(s_.concurrency));
+    for (size_t i = 0; i < clients; ++i) issue(now_);
   }
 
   /// The next request is sent at `send_us`; the API server handles requests one
@@ -249,7 +270,7 @@ class Simulation {
       r.phase = Phase::kFinished;
       any_finished = true;
       ++finished_;
-      if (issued_ < live_.size()) issue(now_);  // closed loop: the client sends its next request
+      if (s_.concurrency > 0) client_next(s.request);  // closed loop: the client sends its next request
     }
     if (regular_gaps > 0) trace_.inter_token_gaps.push_back({now_ - start_us, regular_gaps});
     if (any_finished)
@@ -268,6 +289,7 @@ class Simulation {
   SimulationTrace trace_;
   int64_t free_blocks_ = 0;
   size_t issued_ = 0, arrived_ = 0, finished_ = 0;
+  size_t warmup_finished_ = 0;  ///< warm-up requests finished (drained warm-up)
   double now_ = 0;
   double api_free_us_ = 0;  ///< when the API server is done with the requests sent so far
 };

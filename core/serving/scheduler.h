@@ -6,7 +6,8 @@
 // KV-cache blocks allow; when a running request cannot get a block, the most
 // recently admitted request is preempted, frees its blocks and later recomputes
 // its prompt and the tokens it had generated. Each step is priced by a StepPricer;
-// the clock advances by the step's time.
+// the clock advances by the step's time. A closed loop's warm-up can be a phase of its
+// own, drained before the measured requests start (SimulationSettings::warmup_drain).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,10 @@ struct SimulationSettings {
   bool enable_chunked_prefill = true;
   int64_t concurrency = 0;      ///< closed loop clients; 0: open loop (plan's send times)
   int64_t warmup_requests = 0;  ///< the first N requests issued: their tokens leave no inter-token gaps
+  /// Closed loop: the requests after the warm-up are sent only once every warm-up request has
+  /// finished, min(concurrency, rest) of them at that instant (a benchmark client's warm-up
+  /// phase); the warm-up itself runs at min(concurrency, warmup_requests) clients.
+  bool warmup_drain = false;
   double api_overhead_us = 0;   ///< API-server time per request, served one at a time in send order
   int64_t max_steps = 4000000;  ///< refuse to run longer (a runaway workload)
 };

@@ -158,6 +158,7 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
   s.kv_cache_blocks = result.memory.kv_cache_blocks;
   s.concurrency = w.concurrency;
   s.warmup_requests = w.warmup_requests;
+  s.warmup_drain = w.warmup_drain;
   result.api_overhead_us = w.api_overhead_us >= 0 ? w.api_overhead_us : kDefaultApiOverheadUs;
   s.api_overhead_us = result.api_overhead_us;
   s.max_steps = limits::kMaxServeSteps;

@@ -96,6 +96,46 @@ TEST_CASE("closed loop: clients start together at t = 0; decodes go first, prefi
   CHECK(trace->requests[4].first_token_us > trace->requests[4].send_us);
 }
 
+TEST_CASE("a drained warm-up: the measured requests start together once every warm-up request finished") {
+  // 2 clients, 2 warm-up requests then 4 measured; prompts of 4000 with a budget of 4096,
+  // so at most one prompt is prefilled per step and requests finish one step apart.
+  LinearPricer pricer(100, 1);
+  SimulationSettings s = settings(4096, 10000, 2);
+  s.warmup_requests = 2;
+  s.warmup_drain = true;
+  auto drained = simulate(fixed_plan(6, 4000, 4), s, &pricer);
+  REQUIRE(drained.ok());
+  const std::vector<RequestTimeline>& r = drained->requests;
+  // Request 0 finished a step before request 1, but its client waited for request 1.
+  CHECK(r[0].last_token_us < r[1].last_token_us);
+  const double warmup_end = std::max(r[0].last_token_us, r[1].last_token_us);
+  CHECK(r[2].send_us == warmup_end);
+  CHECK(r[3].send_us == warmup_end);
+  // Both prompts arrive at once: the second waits for the first's prefill step.
+  CHECK(r[3].first_token_us - r[3].send_us > 1.9 * (r[2].first_token_us - r[2].send_us));
+
+  // Without the drain, client 0 goes straight on: its next request is sent when its warm-up ends.
+  s.warmup_drain = false;
+  auto straight = simulate(fixed_plan(6, 4000, 4), s, &pricer);
+  REQUIRE(straight.ok());
+  CHECK(straight->requests[2].send_us == straight->requests[0].last_token_us);
+  CHECK(straight->requests[2].send_us < straight->requests[1].last_token_us);
+}
+
+TEST_CASE("a drained warm-up shorter than the concurrency runs at its own size, then every client starts") {
+  LinearPricer pricer(100, 1);
+  SimulationSettings s = settings(8192, 10000, 4);
+  s.warmup_requests = 1;
+  s.warmup_drain = true;
+  auto trace = simulate(fixed_plan(9, 100, 3), s, &pricer);
+  REQUIRE(trace.ok());
+  const std::vector<RequestTimeline>& r = trace->requests;
+  CHECK(r[0].send_us == 0);
+  for (size_t i = 1; i <= 4; ++i) CHECK(r[i].send_us == r[0].last_token_us);  // 4 clients at once
+  CHECK(r[5].send_us > r[1].send_us);                                         // then closed loop again
+  CHECK(trace->peak_running == 4);
+}
+
 TEST_CASE("max_num_seqs caps the running batch; the rest queue") {
   LinearPricer pricer(100, 0);
   SimulationSettings s = settings(8192, 100000, 64);

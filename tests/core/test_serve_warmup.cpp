@@ -2,6 +2,7 @@
 // workload.warmup_requests: the first N requests issued are simulated (they load the
 // engine) but left out of every figure, as a benchmark client's warm-up requests are.
 #include "doctest.h"
+#include "io/serve_result_json.h"
 #include "serving/serve.h"
 #include "test_support.h"
 
@@ -67,6 +68,43 @@ TEST_CASE("warmup_requests in JSON: read, echoed, checked") {
                            bad + "}}");
     REQUIRE_FALSE(e.ok());
     CHECK(e.error().path == "workload.warmup_requests");
+  }
+}
+
+TEST_CASE("warmup_drain: the measured requests of a closed loop start together after the warm-up") {
+  // Prompts of 8,192 tokens fill a step each, so four sent at once queue behind each other.
+  Request q = test::request_or_fail(
+      R"({"model": "llama-3.1-8b-instruct", "mode": "corrected",
+          "workload": {"input_tokens": 8192, "output_tokens": 32, "concurrency": 4, "num_requests": 12,
+                       "warmup_requests": 4}})");
+  CHECK(q.workload.warmup_drain);  // the default, as a benchmark client's warm-up phase
+  auto drained = run_serve(q);
+  q.workload.warmup_drain = false;
+  auto straight = run_serve(q);
+  REQUIRE_MESSAGE(drained.ok(), drained.error().message);
+  REQUIRE_MESSAGE(straight.ok(), straight.error().message);
+  // Drained: the first measured wave arrives at once and its prompts wait for each other's
+  // prefill (the last about four steps); straight on, the clients stay a step apart.
+  CHECK(drained->ttft_ms.p99 > 1.9 * drained->ttft_ms.p50);
+  CHECK(drained->ttft_ms.mean > 1.3 * straight->ttft_ms.mean);
+  CHECK(drained->ttft_ms.count == 8);
+}
+
+TEST_CASE("warmup_drain in JSON: read, echoed for closed loops with a warm-up, checked") {
+  auto r = parse_request(R"({"model": "llama-3.1-8b-instruct",
+      "workload": {"input_tokens": 64, "output_tokens": 4, "concurrency": 2, "num_requests": 6,
+                   "warmup_requests": 2, "warmup_drain": false}})");
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->workload.warmup_drain);
+  auto served = run_serve(r.value());
+  REQUIRE(served.ok());
+  CHECK(serve_result_to_json(r.value(), served.value(), nullptr).find(R"("warmup_drain":false)") != std::string::npos);
+  for (const char* bad : {"1", "\"yes\"", "null"}) {
+    auto e = parse_request(std::string(R"({"model": "llama-3.1-8b-instruct", "workload": {"input_tokens": 64,
+        "output_tokens": 4, "concurrency": 2, "warmup_drain": )") +
+                           bad + "}}");
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.error().path == "workload.warmup_drain");
   }
 }
 

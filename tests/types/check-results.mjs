@@ -78,6 +78,9 @@ for (const { name: mode } of catalogue.modes) {
     gpu_hour_usd: 2, workload: { input_tokens: 256, output_tokens: 16, concurrency: 4, num_requests: 8 } })));
   constant('ServeResult', run(['serve', '--mode', mode, '-'], JSON.stringify({ model: 'llama-3.1-8b-instruct',
     workload: { input_tokens: 256, output_tokens: 16, concurrency: 4, num_requests: 8, warmup_requests: 4 } })));
+  constant('ServeResult', run(['serve', '--mode', mode, '-'], JSON.stringify({ model: 'llama-3.1-8b-instruct',
+    workload: { input_tokens: 256, output_tokens: 16, concurrency: 4, num_requests: 8, warmup_requests: 4,
+      warmup_drain: false } })));
   constant('ServeResult', run(['serve', '--mode', mode, '-'], JSON.stringify({ model: 'qwen3-30b-a3b', tp: 2,
     workload: { input_tokens: { distribution: 'uniform', min: 64, max: 512 }, output_tokens: 8, request_rate: 4,
       num_requests: 6, prefix_cache_hit_ratio: 0.5 } })));
