@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The memory plan against vLLM's own start-up figures.
+#include <cmath>
+
 #include "doctest.h"
 #include "json/json_writer.h"
 #include "kernels/gpu_spec.h"
@@ -34,6 +36,47 @@ TEST_CASE("Llama-2-70B TP4 on H100: within 2% of the 31,356 blocks vLLM 0.15.1 l
   CHECK(m.kv_cache_blocks == doctest::Approx(31356).epsilon(0.02));
   CHECK(m.kv_cache_tokens == m.kv_cache_blocks * 16);
   CHECK(m.weights_bytes == doctest::Approx(68.98e9 * 2 / 4).epsilon(0.005));
+}
+
+TEST_CASE("Llama-3.1-70B FP8 with an FP8 KV cache on one B200: vLLM's rule, figure by figure") {
+  // vLLM 0.12-0.19 (gpu_worker.determine_available_memory): available = total x utilization
+  // - weights - the profiling run's torch peak - the non-torch increase (none at TP 1);
+  // blocks = available // (block_size x per-layer KV bytes of a token) // layers. Every
+  // figure is derived here from the model's config.json, independently of plan_memory.
+  const ModelSpec spec = fixtures::preset_spec("llama-3.1-70b-instruct");
+  REQUIRE(spec.num_layers == 80);
+  const double hidden = 8192, kv_dim = 8 * 128, ffn = 28672, vocab = 128256, layers = 80;
+  // FP8 linear layers (1 byte per weight), 16-bit embedding, LM head and norms.
+  const double linear = layers * (hidden * hidden * 2 + hidden * kv_dim * 2 + 3 * hidden * ffn);
+  const double sixteen_bit = 2 * vocab * hidden + (2 * layers + 1) * hidden;
+  const double weights = linear * 1 + sixteen_bit * 2;
+  // The profiling forward over 8,192 tokens peaks in the MLP: input and residual
+  // streams, gate_up output (2 x ffn) and its SiLU-and-mul (ffn), 16-bit each.
+  const double activations = (2 * hidden + 3 * ffn) * 8192 * 2;
+  const double budget = 178.36 * 1024 * 1024 * 1024 * 0.9;
+  const double kv_per_token = 2 * layers * kv_dim * 1;  // K and V, FP8
+  const double page = 16 * kv_per_token / layers;       // one layer's block of 16 tokens
+  const int64_t want = static_cast<int64_t>(std::floor(std::floor((budget - weights - activations) / page) / layers));
+
+  Precision p;
+  p.attention = p.mlp = WeightFormat::kFp8;
+  p.kv_fp8 = true;
+  const EngineSettings engine_b200 = resolve_engine_settings(EngineSettings{}, gpu("B200"));  // 8,192 tokens
+  const ServingMemory m = plan_memory(spec, p, 1, gpu("B200"), engine_b200);
+  CHECK(m.weights_bytes == doctest::Approx(weights).epsilon(1e-9));
+  CHECK(m.activation_bytes == doctest::Approx(activations).epsilon(1e-9));
+  CHECK(m.non_torch_bytes == 0);
+  CHECK(m.kv_bytes_per_token == kv_per_token);
+  CHECK(m.kv_cache_blocks == want);
+  // 37,394 blocks, 598,304 tokens: room for 64 requests of 1,024 + 8,192 tokens even at
+  // their longest (589,824), which a 16-bit cache, holding half, is not.
+  CHECK(m.kv_cache_blocks == 37394);
+  CHECK(m.kv_cache_tokens == want * 16);
+  Precision bf16_kv = p;
+  bf16_kv.kv_fp8 = false;
+  const ServingMemory wide = plan_memory(spec, bf16_kv, 1, gpu("B200"), engine_b200);
+  CHECK(std::abs(wide.kv_cache_blocks - want / 2) <= 1);
+  MESSAGE("FP8 KV: " << m.kv_cache_blocks << " blocks; 16-bit KV: " << wide.kv_cache_blocks);
 }
 
 TEST_CASE("the reserves follow the engine settings; weights the TP") {
