@@ -4,6 +4,7 @@
 // names, and the accuracy summary that `npm run accuracy` writes (docs/accuracy.json).
 import { CPU_ZERO, TARGET, errorStats, fitCpuParams, parseStepsCsv, rebuildStep } from '../web/calibration.js';
 import { code, count, int, list, pct, time, timeUs } from './docs-context.mjs';
+import { readRows, requestOf } from './validate-ledger.mjs';
 
 /** @typedef {import('./docs-context.mjs').DocsContext} DocsContext */
 
@@ -48,6 +49,34 @@ function stepInWords(/** @type {any} */ state) {
       int(hi)}`})`);
   }
   return parts.length ? list(parts, 'beside') : 'an empty step';
+}
+
+/**
+ * The ledger's runs of one configuration (docs/validation.json): the first one's serve request with its
+ * model config (tools/validate-ledger.mjs), its priced figures, and the measured mean TTFT over all.
+ * @param {DocsContext} ctx @param {string} model @param {string} precision @param {string} gpu
+ * @param {number} tp @param {number} isl @param {number} osl @param {number} c
+ */
+function ledgerExample(ctx, model, precision, gpu, tp, isl, osl, c) {
+  const ledger = ctx.readJson('docs/validation.json');
+  const runs = ledger.runs.filter((/** @type {any} */ r) => r.status === 'priced' &&
+    r.subset === `${model} | ${gpu} | ${precision} | TP${tp}` && r.request.workload.input_tokens === isl &&
+    r.request.workload.output_tokens === osl && r.request.workload.concurrency === c);
+  if (!runs.length)
+    throw new Error(`docs/validation.json has no ${model} ${precision} ${gpu} TP${tp} ${isl}+${osl} c${c}`);
+  const row = readRows().find((w) => w.id === runs[0].id);
+  const mapped = row && requestOf(row);
+  if (!mapped || !('request' in mapped)) throw new Error(`${runs[0].id} has no request`);
+  const { id: _id, ...request } = mapped.request;
+  const ms = runs.map((/** @type {any} */ r) => r.silicon_ttft_ms / 1000);
+  const lo = Math.min(...ms), hi = Math.max(...ms);
+  const name = model.split('/')[1];
+  return {
+    request, run: runs[0],
+    what: `${int(c)} clients of ${name} ${precision.toUpperCase()} at ${int(isl)} + ${int(osl)} tokens on ` +
+      `${tp === 1 ? 'one' : count(tp)} ${gpu}${tp === 1 ? '' : 's'}`,
+    measured: lo === hi ? time(lo) : `${time(lo)} to ${time(hi)} over ${count(runs.length)} runs`,
+  };
 }
 
 /** The accuracy summary `npm run accuracy` wrote. @param {DocsContext} ctx */
@@ -155,6 +184,83 @@ export const facts = {
       `**${int(m.kv_cache_blocks)} (${error >= 0 ? '+' : '−'}${pct(Math.abs(error))})**, with nothing fitted: ` +
       `weights ${gib(m.weights_bytes)}, activations ${gib(m.activation_bytes)}, NCCL ${gib(m.non_torch_bytes)}, ` +
       `budget ${gib(m.budget_bytes)}`;
+  },
+
+  /** The validation ledger's protocol against its alternatives (docs/validation-alternatives.json). */
+  'validation-protocol': (ctx) => {
+    const alt = JSON.parse(ctx.read('docs/validation-alternatives.json'));
+    const by = (/** @type {string} */ name) => {
+      const a = alt.alternatives.find((/** @type {{name: string}} */ x) => x.name === name);
+      if (!a) throw new Error(`docs/validation-alternatives.json has no "${name}"`);
+      return a.all;
+    };
+    const t = (/** @type {string} */ name) => `${by(name).ttft_mape}%`;
+    const chosen = by('chosen'), before = by('previous protocol');
+    return `over its ${chosen.priced} priced runs, TTFT MAPE **${chosen.ttft_mape}%** and TPOT MAPE ` +
+      `**${chosen.tpot_mape}%** (the previous protocol: ${before.ttft_mape}% and ${before.tpot_mape}%). One choice ` +
+      `changed at a time, TTFT MAPE becomes ${t('KV cache as the checkpoint says')} with the KV cache the ` +
+      `checkpoint declares, ${t('warm-up not drained')} with a warm-up the clients go straight on from, ` +
+      `${t('18 x concurrency measured')} or ${t('50 x concurrency measured')} with 18 or 50 x concurrency ` +
+      `measured requests, and ${t('API server 5 ms per request')}, ${t('API server 20 ms per request')} or ` +
+      `${t('API server 60 ms per request')} with an API server of 5, 20 or 60 ms per request`;
+  },
+
+  /**
+   * Why the fp8/fp4 rows get an FP8 KV cache: two runs that a 16-bit cache would preempt, each
+   * served both ways, against their measured TTFTs (every run of that configuration).
+   */
+  'validation-kv-evidence': (ctx) => {
+    const told = [
+      ledgerExample(ctx, 'meta-llama/Llama-3.1-70B', 'nvfp4', 'B200', 1, 1024, 8192, 64),
+      ledgerExample(ctx, 'MiniMaxAI/MiniMax-M2.5', 'fp8', 'B200', 2, 8192, 1024, 64),
+    ].map((x) => {
+      const { kv_cache_dtype: _kv, ...without } = x.request;
+      const fp8 = ctx.json(['serve', '-'], x.request), bf16 = ctx.json(['serve', '-'], without);
+      if (fp8.error || bf16.error) throw new Error(`serve refused ${x.what}`);
+      return { ...x, fp8, bf16 };
+    });
+    const s = (/** @type {number} */ ms) => time(ms / 1000);
+    const [a, b] = told;
+    const sentence = (/** @type {typeof a} */ x) => `${x.what} preempt ${int(x.bf16.scheduler.preemptions)} ` +
+      `times in the simulation and wait ${s(x.bf16.ttft_ms.mean)} for a first token (measured: ${x.measured})`;
+    const fp8Preempts = [a, b].map((x) => x.fp8.scheduler.preemptions);
+    return `${sentence(a)}, and ${sentence(b)}; with the FP8 cache ${fp8Preempts.every((n) => n === 0)
+      ? 'neither preempts' : `they preempt ${list(fp8Preempts.map(int))} times`} and they wait ` +
+      `${s(a.fp8.ttft_ms.mean)} and ${s(b.fp8.ttft_ms.mean)}`;
+  },
+
+  /** Runs that run out of KV even with the FP8 cache, and whose measured TTFTs show the queue too. */
+  'validation-kv-queued': (ctx) => {
+    const runs = [128, 256].map((c) => {
+      const x = ledgerExample(ctx, 'MiniMaxAI/MiniMax-M2.5', 'fp8', 'B200', 2, 8192, 1024, c);
+      const r = ctx.json(['serve', '-'], x.request);
+      if (r.error || !(r.scheduler.preemptions > 0)) throw new Error(`${x.what} no longer preempts`);
+      return { ...x, r };
+    });
+    return `MiniMax-M2.5 FP8 on two B200s at 8,192 + 1,024 tokens with ${list(runs.map((x) =>
+      int(x.request.workload.concurrency)))} clients: ${list(runs.map((x) => x.measured))} measured, ` +
+      `${list(runs.map((x) => time(x.r.ttft_ms.mean / 1000)))} simulated, after ` +
+      `${list(runs.map((x) => int(x.r.scheduler.preemptions)))} preemptions`;
+  },
+
+  /** The lockstep example: short prompts at low concurrency, simulated against measured. */
+  'validation-lockstep-example': (ctx) => {
+    const xs = [1, 2].map((tp) => ledgerExample(ctx, 'meta-llama/Llama-3.1-70B', 'fp8', 'B200', tp, 1024, 1024, 8));
+    return `Llama-3.1-70B FP8 on one or two B200s, 1,024 + 1,024 tokens at 8 clients: ` +
+      `${list(xs.map((x) => time(x.run.ttft_ms / 1000)))} simulated, ${list(xs.map((x) => x.measured))} measured`;
+  },
+
+  /** What output lengths spread by 1% (a diagnostic) do to the fit part and the held-out runs. */
+  'validation-desync-diagnostic': (ctx) => {
+    const alt = JSON.parse(ctx.read('docs/validation-alternatives.json'));
+    const by = (/** @type {string} */ name) => alt.alternatives.find((/** @type {{name: string}} */ x) =>
+      x.name === name);
+    const chosen = by('chosen'), spread = by('output lengths +-1% (diagnostic)');
+    if (!chosen || !spread) throw new Error('docs/validation-alternatives.json lacks the chosen or the diagnostic row');
+    const p = (/** @type {number} */ x) => `${Math.round(x)}%`;
+    return `take the ${alt.fit_part} runs' TTFT error from ${p(chosen.fit_part.ttft_mape)} to ` +
+      `${p(spread.fit_part.ttft_mape)}, but the other runs' from ${p(chosen.held_out.ttft_mape)} to ` +
+      `${p(spread.held_out.ttft_mape)}, with a bias of ${p(spread.held_out.ttft_bias)}`;
   },
 
   /** The page's calibration panel on the bundled sample: its fit and the errors it shows. */

@@ -29,15 +29,16 @@ export const PROTOCOL = {
     'requests start once the last warm-up request has finished, all clients at once, as aiperf waits for every ' +
     'warm-up response before profiling (docs/SERVING.md, "Warm-up")',
   lengths: 'fixed: isl input tokens, osl output tokens',
-  kv_cache: 'FP8 (kv_cache_dtype fp8) for the rows whose precision column is fp8 or fp4, the checkpoint\'s own ' +
-    'dtype otherwise (docs/SERVING.md, "The validation protocol")',
+  kv_cache: 'FP8 (kv_cache_dtype fp8) for the rows whose precision column is fp8 or fp4, as the checkpoint says ' +
+    'otherwise (docs/SERVING.md, "The validation protocol")',
   engine: 'vLLM\'s defaults on the GPU (docs/SERVING.md)',
   kernels: 'the GPU\'s default measured tables (docs/KERNELS.md), whatever the row\'s vLLM version',
   seed: 1,
   compared: 'mean TTFT and mean TPOT; error = (predicted - measured) / measured',
-  fitted: 'the API-server constant (api_overhead_ms) was scanned on the Llama-3.1-70B rows (the declared fit part, ' +
-    '60 runs) and is 0 ms: every value from 5 to 60 ms raised their TTFT error; the measured mode\'s two CPU terms ' +
-    'were fitted on the Llama-2-70B H100 calibration steps (docs/ACCURACY.md); every other run is held out',
+  fitted: 'the API-server constant (api_overhead_ms) was scanned on the Llama-3.1-70B rows (the declared fit part) ' +
+    'and is 0 ms: 5, 20 and 60 ms each raised their TTFT error (docs/VALIDATION.md, "Why this protocol"); the ' +
+    'measured mode\'s two CPU terms were fitted on the Llama-2-70B H100 calibration steps (docs/ACCURACY.md); every ' +
+    'other run is held out',
 };
 
 const GPUS = /** @type {Record<string, string>} */ ({ h100_sxm: 'H100', h200_sxm: 'H200', b200_sxm: 'B200' });
@@ -228,6 +229,7 @@ function settle(r, result) {
   r.tpot_ms = result.tpot_ms.mean;
   r.cause_facts = {
     ttft_p50_ms: result.ttft_ms.p50, ttft_p99_ms: result.ttft_ms.p99, steps: result.steps,
+    max_num_batched_tokens: result.engine.max_num_batched_tokens,
     mean_running: result.scheduler.mean_running, preemptions: result.scheduler.preemptions,
     warnings: (result.warnings ?? []).map((/** @type {{code: string}} */ w) => w.code),
   };

@@ -57,6 +57,9 @@ test('serve: the module gives the native CLI\'s figures for the same request',
     { model: 'qwen3-32b', tp: 4,
       workload: { input_tokens: 1024, output_tokens: 64, concurrency: 16, num_requests: 48 } },
     request('llama-3.1-8b-instruct', 'L40S', 1, { request_rate: 4, concurrency: undefined, seed: 7 }),
+    // A drained warm-up (the default): the measured wave starts at once.
+    { model: 'qwen3-32b', tp: 4,
+      workload: { input_tokens: 4096, output_tokens: 32, concurrency: 8, num_requests: 48, warmup_requests: 16 } },
   ]) {
     const native = JSON.parse(execFileSync(cli, ['serve', '-'], { input: JSON.stringify(r) }).toString());
     const wasm = calc.serve(r);
