@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Embind bindings: the core's JSON API as plain value objects. Nothing crosses that
-// the caller must delete; errors are values that the loader turns into StepCalcError.
-// Summaries cross as numbers: whole columns as typed-array copies, and a single
-// summary through two small views the loader reads and writes (wasm/stepcalc.js).
+// Embind bindings of the first-view module (wasm/dist/stepcalc-core.*): the core's JSON
+// API as plain value objects. Nothing crosses that the caller must delete; errors are
+// values that the loader turns into StepCalcError. Summaries cross as numbers: whole
+// columns as typed-array copies, and a single summary through two small views the loader
+// reads and writes (wasm/stepcalc.js). The planner is not here: it is a module of its own
+// (wasm/bindings_plan.cpp), loaded on the first calc.plan, so the page's first view does
+// not carry it.
 #include <emscripten/bind.h>
 
 #include <array>
@@ -18,32 +21,13 @@
 #include "io/request_json.h"
 #include "json/json_writer.h"
 #include "kernels/kernel_registry.h"
+#include "outcome.h"
 
 namespace {
 
 using emscripten::val;
-
-/// What every call returns: the JSON text, or an error (code, path, message).
-struct Outcome {
-  bool ok = false;
-  std::string json;
-  std::string code;
-  std::string path;
-  std::string message;
-};
-
-Outcome from(const stepcalc::Expected<std::string>& r) {
-  Outcome out;
-  out.ok = r.ok();
-  if (r.ok()) {
-    out.json = r.value();
-  } else {
-    out.code = r.error().code;
-    out.path = r.error().path;
-    out.message = r.error().message;
-  }
-  return out;
-}
+using stepcalc::wasm::from;
+using stepcalc::wasm::Outcome;
 
 /// The kernel packs this instance was given (loadKernels in the loader).
 stepcalc::KernelRegistry& kernels() {
@@ -213,19 +197,8 @@ Outcome add_kernel_pack(const std::string& bytes) {
 /// a JavaScript function called with the finished share (0..1) every few hundred
 /// steps; it returns false to cancel. Anything but a function: no progress.
 Outcome serve(const std::string& document_json, const std::string& mode, const emscripten::val& progress) {
-  stepcalc::ServeProgress report = nullptr;
-  if (progress.typeOf().as<std::string>() == "function")
-    report = [&progress](double share) { return !progress(share).strictlyEquals(emscripten::val(false)); };
-  auto served = stepcalc::serve_document(document_json, mode, kernels(), report);
+  auto served = stepcalc::serve_document(document_json, mode, kernels(), stepcalc::wasm::progress_of(progress));
   return from(served ? stepcalc::Expected<std::string>(served->json) : stepcalc::Expected<std::string>(served.error()));
-}
-
-/// A deployment plan (docs/PLAN.md); `progress` as for serve (the share of candidates done).
-Outcome plan(const std::string& request_json, const emscripten::val& progress) {
-  stepcalc::ServeProgress report = nullptr;
-  if (progress.typeOf().as<std::string>() == "function")
-    report = [&progress](double share) { return !progress(share).strictlyEquals(emscripten::val(false)); };
-  return from(stepcalc::plan_json(request_json, kernels(), report));
 }
 
 std::string presets() { return stepcalc::presets_json(); }
@@ -248,18 +221,12 @@ Outcome kernel_set(const std::string& gpu, const std::string& version) {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(stepcalc) {
-  emscripten::value_object<Outcome>("Outcome")
-      .field("ok", &Outcome::ok)
-      .field("json", &Outcome::json)
-      .field("code", &Outcome::code)
-      .field("path", &Outcome::path)
-      .field("message", &Outcome::message);
+  stepcalc::wasm::bind_outcome();
   emscripten::function("slotCount", &slot_count);
   emscripten::function("price", &price);
   emscripten::function("priceDocument", &price_document);
   emscripten::function("sweep", &sweep);
   emscripten::function("serve", &serve);
-  emscripten::function("plan", &plan);
   emscripten::function("priceAt", &price_at);
   emscripten::function("priceDocumentAt", &price_document_at);
   emscripten::function("priceMany", &price_many);

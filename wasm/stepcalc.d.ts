@@ -831,8 +831,10 @@ export interface StepCalc {
   serve(requests: Array<ServeRequest | string>, options?: ServeOptions):
     Array<ServeResult | { id?: string; error: ErrorInfo }>;
   /**
-   * Deployment plan (docs/PLAN.md): loads each candidate GPU's tables, then recommends the
-   * cheapest configuration meeting the target. Rejects with StepCalcError (cancelled, ...).
+   * Deployment plan (docs/PLAN.md): loads each candidate GPU's tables (and, on the first call,
+   * the planner's own module, `dist/stepcalc-plan.js` and `.wasm`, which is given every kernel
+   * pack this instance loads), then recommends the cheapest configuration meeting the target.
+   * Rejects with StepCalcError (cancelled, io_error when the planner's module cannot be read, ...).
    */
   plan(request: PlanRequest | string, options?: PlanOptions): Promise<PlanResult>;
   /** A fresh copy on every call: changing it affects no other caller. */
@@ -863,12 +865,14 @@ export class StepCalcError extends Error {
 
 /**
  * Instantiates the module once (later calls share the promise). `wasmBinary` skips the
- * fetch; `baseUrl` is the folder holding `dist/` (default: beside stepcalc.js), for
- * pages that bundle this file elsewhere; `kernelsUrl` the folder of the kernel packs
- * (default: `dist/kernels/` under `baseUrl`).
+ * fetch; `planWasmBinary` likewise for the planner's module (`dist/stepcalc-plan.wasm`, read
+ * on the first plan() only); `baseUrl` is the folder holding `dist/` (default: beside
+ * stepcalc.js), for pages that bundle this file elsewhere; `kernelsUrl` the folder of the
+ * kernel packs (default: `dist/kernels/` under `baseUrl`).
  */
 export function load(options?: {
   wasmBinary?: ArrayBuffer | Uint8Array;
+  planWasmBinary?: ArrayBuffer | Uint8Array;
   baseUrl?: string | URL;
   kernelsUrl?: string | URL;
 }): Promise<StepCalc>;

@@ -61,12 +61,35 @@ async function instantiate(options, drop) {
   }
   const kernelsUrl = options.kernelsUrl ? new URL(String(options.kernelsUrl).replace(/\/?$/, '/'), import.meta.url)
     : new URL('dist/kernels/', base);
-  return wrap(await createStepcalcCore(init), drop, kernelsUrl);
+  return wrap(await createStepcalcCore(init), drop, kernelsUrl, () => instantiatePlanner(options, base));
+}
+
+/**
+ * The planner's module (dist/stepcalc-plan.{js,wasm}: the core with core/plan, built for
+ * speed), instantiated on the first plan() so that the first view does not load it. Found
+ * as the first-view module is: beside this file under Node, under `baseUrl` in a browser.
+ */
+async function instantiatePlanner(options, base) {
+  const init = {};
+  if (options.planWasmBinary) {
+    init.wasmBinary = options.planWasmBinary;
+  } else if (inNode) {
+    const { readFile } = await import('node:fs/promises');
+    init.wasmBinary = await readFile(new URL('./dist/stepcalc-plan.wasm', import.meta.url));
+  } else {
+    init.locateFile = (file) => new URL(`dist/${file}`, base).href;
+  }
+  // A URL, not a literal path: a bundler leaves the planner's glue out of the page's script.
+  const glue = inNode ? new URL('./dist/stepcalc-plan.js', import.meta.url) : new URL('dist/stepcalc-plan.js', base);
+  /** @type {typeof import('./dist/stepcalc-plan.js')} */
+  const { default: createStepcalcPlan } = await import(glue.href);
+  return createStepcalcPlan(init);
 }
 
 /**
  * Instantiates the module once and returns the API; later calls return the same
- * promise. `options.wasmBinary` (bytes) skips fetching the .wasm file; `options.baseUrl`
+ * promise. `options.wasmBinary` (bytes) skips fetching the .wasm file (`options.planWasmBinary`
+ * the planner's, dist/stepcalc-plan.wasm, read on the first plan() otherwise); `options.baseUrl`
  * (the folder holding `dist/`, relative to this file or absolute) locates it when this
  * file was bundled elsewhere; `options.kernelsUrl` is where loadKernels finds the packs
  * (default dist/kernels/ there). An instance that ever traps is dropped: the next
@@ -104,7 +127,7 @@ function fitsUtf8(text, limit) {
   return bytes <= limit;
 }
 
-function wrap(core, drop, kernelsUrl) {
+function wrap(core, drop, kernelsUrl, instantiatePlannerCore) {
   // The core's facts (limits, sweep axes, ...), read once, never retyped here.
   const catalogueText = core.catalogue();
   // bounds: the names of the bound numbers summary columns hold, in the core's order.
@@ -113,7 +136,9 @@ function wrap(core, drop, kernelsUrl) {
   let presetsText;
   let broken = null;
   let serving = false; // inside core.serve: every other call into the core is refused
-  const packsAdded = new Set(); // files given to this instance
+  const packsAdded = new Map(); // file -> bytes given to this instance (the planner's module gets them too)
+  /** @type {Promise<{core: any, packs: Set<string>}> | undefined} */
+  let planner; // the planner's module, loaded by the first plan()
   const presetsOnce = () => JSON.parse((presetsText ??= call(() => core.presets())));
 
   /** Loads the packs of a GPU and version (docs/KERNELS.md); see stepcalc.d.ts. */
@@ -147,10 +172,26 @@ function wrap(core, drop, kernelsUrl) {
         packCache.delete(String(new URL(p.file, kernelsUrl)));
         throw error;
       }
-      packsAdded.add(p.file);
+      packsAdded.set(p.file, bytes[i]);
     });
     return { gpu: set.gpu, version: set.version,
       parts: set.parts.filter((p) => packsAdded.has(p.file)).map((p) => p.name) };
+  }
+
+  /** The planner's module, instantiated once (a failed load is retried by the next plan()). */
+  function plannerModule() {
+    if (!planner) {
+      const loaded = (plannerCore) => ({ core: plannerCore, packs: new Set() });
+      const promise = instantiatePlannerCore().then(loaded, (error) => {
+        throw new StepCalcError('io_error', '', 'Cannot load the planner\'s module (dist/stepcalc-plan.js, .wasm): ' +
+          `${String(error?.message ?? error).slice(0, 200)}.`);
+      });
+      planner = promise;
+      promise.catch(() => {
+        if (planner === promise) planner = undefined;
+      });
+    }
+    return planner;
   }
 
   /** The JSON text of a request or list, refused here if the core would refuse its size. */
@@ -353,10 +394,11 @@ function wrap(core, drop, kernelsUrl) {
       }
     },
     /**
-     * Deployment plan (docs/PLAN.md): loads the measured tables of every candidate GPU, then
-     * serves each configuration in the measured mode and recommends the cheapest that meets
-     * `request.slo`. `options.onProgress(share)` gets the share of candidates done; returning
-     * false, or aborting `options.signal`, cancels (StepCalcError 'cancelled').
+     * Deployment plan (docs/PLAN.md): loads the measured tables of every candidate GPU (and, on
+     * the first call, the planner's module, dist/stepcalc-plan.*), then serves each
+     * configuration in the measured mode and recommends the cheapest that meets `request.slo`.
+     * `options.onProgress(share)` gets the share of candidates done; returning false, or
+     * aborting `options.signal`, cancels (StepCalcError 'cancelled').
      */
     async plan(request, options) {
       const onProgress = options?.onProgress;
@@ -369,6 +411,8 @@ function wrap(core, drop, kernelsUrl) {
       }
       const cancelled = () => new StepCalcError('cancelled', '', 'The plan was cancelled.');
       const text = toJson(request, 'request');
+      if (broken) throw new StepCalcError('internal_error', '', broken);
+      const plannerReady = plannerModule(); // fetched while the tables load
       const parsed = JSON.parse(text);
       const gpus = Array.isArray(parsed?.gpus) && parsed.gpus.every((g) => typeof g === 'string')
         ? parsed.gpus
@@ -382,7 +426,14 @@ function wrap(core, drop, kernelsUrl) {
           if (!(error instanceof StepCalcError) || error.code !== 'unknown_gpu') throw error;
         }
       }
+      const { core: plannerCore, packs } = await plannerReady;
       if (signal?.aborted) throw cancelled();
+      // Every pack this instance was given, also to the planner's module (its own registry).
+      for (const [file, bytes] of packsAdded) {
+        if (packs.has(file)) continue;
+        call(() => plannerCore.addKernelPack(bytes));
+        packs.add(file);
+      }
       /** @type {{error: any} | undefined} */
       let thrown;
       const report = (share) => {
@@ -399,7 +450,7 @@ function wrap(core, drop, kernelsUrl) {
         return call(() => {
           serving = true;
           try {
-            return core.plan(text, report);
+            return plannerCore.plan(text, report);
           } finally {
             serving = false;
           }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // calc.plan in the JS module (issue 24): the native CLI's result for the same request, the
 // recommendation re-served alone meeting the target, progress, cancel (onProgress false,
-// an aborted signal) and the re-entrancy guard.
+// an aborted signal) and the re-entrancy guard; the planner as a module of its own, read on the
+// first plan() (issue 25).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import test from 'node:test';
 import { load, StepCalcError } from '../../wasm/stepcalc.js';
 
@@ -67,4 +68,57 @@ test('plan: progress, cancel by onProgress or signal, and no re-entry', async ()
   assert.equal(inner?.code, 'reentrant');
   await assert.rejects(calc.plan({ ...request, slo: { percentile: 90 } }),
     (e) => e.code === 'missing_field' && e.path === 'slo');
+});
+
+// Issue 25: the planner is a module of its own (dist/stepcalc-plan.*), loaded by the first plan().
+test('plan: the first-view module has no planner; the planner\'s module has it', async () => {
+  const { default: createCore } = await import('../../wasm/dist/stepcalc-core.js');
+  const { default: createPlan } = await import('../../wasm/dist/stepcalc-plan.js');
+  const read = (f) => readFileSync(new URL(`../../wasm/dist/${f}`, import.meta.url));
+  const core = await createCore({ wasmBinary: read('stepcalc-core.wasm') });
+  const planner = await createPlan({ wasmBinary: read('stepcalc-plan.wasm') });
+  assert.equal(core.plan, undefined);
+  assert.equal(typeof core.price, 'function');
+  assert.equal(typeof planner.plan, 'function');
+  // Its own kernel registry: given no packs, it has no measured tables and recommends nothing.
+  const outcome = planner.plan(JSON.stringify(request), null);
+  assert.ok(outcome.ok, outcome.message);
+  assert.equal(JSON.parse(outcome.json).recommended, null);
+  assert.ok((await calc.plan(request)).recommended);
+});
+
+/** Runs `body` (an ES module's text) in a fresh node process and returns its stdout as JSON. */
+const fresh = (body) => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', body],
+  { cwd: new URL('../../', import.meta.url), stdio: ['ignore', 'pipe', 'pipe'] }).toString());
+
+test('plan: the planner\'s module is read on the first plan() only, and a bad one spoils only plan()', () => {
+  const out = fresh(`
+    import { load } from './wasm/stepcalc.js';
+    const calc = await load({ planWasmBinary: new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9]) });
+    const before = calc.price({ model: 'llama-2-7b-hf', step: { decode_requests: [{ progress_index: 8 }] } });
+    const request = ${JSON.stringify(request)};
+    const errors = [];
+    for (let i = 0; i < 2; ++i) await calc.plan(request).catch((e) => errors.push([e.name, e.code]));
+    const after = calc.price({ model: 'llama-2-7b-hf', step: { decode_requests: [{ progress_index: 8 }] } });
+    console.log(JSON.stringify({ before: before.step_time_us, after: after.step_time_us, errors }));
+  `);
+  assert.ok(out.before > 0);
+  assert.equal(out.after, out.before);
+  assert.deepEqual(out.errors, [['StepCalcError', 'io_error'], ['StepCalcError', 'io_error']]);
+});
+
+test('plan: tables loaded with loadKernels before the first plan() reach the planner\'s module', async () => {
+  // A fresh process: H100's packs go to the first-view module before the planner's module
+  // exists, so plan()'s own loadKernels('H100') finds them loaded and adds nothing; they must
+  // still reach the planner (without them it recommends nothing). The result is this
+  // process's, whose planner got them through plan()'s own loads.
+  const h100 = { ...request, gpus: ['H100'] };
+  const out = fresh(`
+    import { load } from './wasm/stepcalc.js';
+    const calc = await load();
+    await calc.loadKernels('H100');
+    console.log(JSON.stringify(await calc.plan(${JSON.stringify(h100)})));
+  `);
+  assert.ok(out.recommended);
+  assert.deepEqual(out, await calc.plan(h100));
 });
