@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // `npm run bench` (after scripts/install.sh and scripts/build.sh): builds and runs
-// the native Google Benchmark program, builds the Wasm module at -Oz, -Os, -O2 and
-// -O3 (each in build/wasm-<opt>, never touching wasm/dist), times it under node,
+// the native Google Benchmark program, builds the first-view Wasm module with the shipped
+// per-part settings (build/wasm-shipped) and at one level -Oz, -Os, -O2 and -O3 (each in
+// build/wasm-<opt>, never touching wasm/dist), times it under node, times the planner,
 // measures the page in headless Chromium, and writes BENCHMARKS.md.
-// Options: --quick (shorter runs, for trying the script), --no-page, --no-opt-levels.
+// Options: --quick (shorter runs, for trying the script), --no-page, --no-opt-levels (the
+// shipped settings only).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,11 +16,12 @@ import { runWasm } from './wasm.mjs';
 import { runPage } from './page.mjs';
 import { writeReport } from './report.mjs';
 import { nativeServing, runServingWasm } from './serving.mjs';
+import { runPlanBench } from './plan.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 const jobs = String(os.cpus().length || 2);
-const OPT_LEVELS = ['-Oz', '-Os', '-O2', '-O3']; // -Oz first: the shipped default
+const OPT_LEVELS = ['-Oz', '-Os', '-O2', '-O3']; // each part of the first view at one level, for comparison
 const started = Date.now();
 const log = (message) => process.stderr.write(`bench [${((Date.now() - started) / 1000).toFixed(0)} s]: ${message}\n`);
 
@@ -58,13 +61,20 @@ function gzipSize(file) {
   return gzipSync(readFileSync(file), { level: 9 }).length;
 }
 
+/** The first view's per-part optimisation settings (CMakeLists.txt), as build/wasm was configured. */
+const PARTS = ['STEPCALC_WASM_OPT', 'STEPCALC_WASM_PRICING_OPT', 'STEPCALC_WASM_HOT_OPT', 'STEPCALC_WASM_LINK_OPT'];
+
+/** Builds a variant: `opt` one level for every part, or 'shipped' (build/wasm's settings). */
 function wasmBuild(opt) {
-  const dir = path.join(root, `build/wasm${opt}`);
+  const dir = path.join(root, opt === 'shipped' ? 'build/wasm-shipped' : `build/wasm${opt}`);
   const dist = path.join(dir, 'dist');
   log(`wasm ${opt}: configuring and building ${path.relative(root, dir)}`);
   const env = { ...process.env, NODE_PATH: process.env.NODE_PATH || '/usr/share/nodejs' };
+  const parts = opt === 'shipped'
+    ? PARTS.map((p) => `-D${p}=${cmakeCacheValue('build/wasm', p) ?? ''}`)
+    : [`-DSTEPCALC_WASM_OPT=${opt}`, ...PARTS.slice(1).map((p) => `-D${p}=`)];
   run('emcmake', ['cmake', '-S', '.', '-B', dir, '-DCMAKE_BUILD_TYPE=Release', '-DSTEPCALC_BENCH=ON',
-    `-DSTEPCALC_WASM_OPT=${opt}`, `-DSTEPCALC_WASM_DIST=${dist}`], { env });
+    ...parts, `-DSTEPCALC_WASM_DIST=${dist}`], { env });
   run('cmake', ['--build', dir, '-j', jobs, '--target', 'stepcalc_wasm', 'stepcalc_bench_wasm'], { env });
   return { dir, dist, harness: path.join(dir, 'stepcalc_bench_wasm.cjs') };
 }
@@ -114,19 +124,27 @@ const report = {
 
 report.native = nativeBenchmarks();
 
+/** The shipped settings in words: "pricing -O2, measured/serving -Oz -finline-functions, ...". */
+const shippedOpt = () => {
+  const v = Object.fromEntries(PARTS.map((p) => [p, (cmakeCacheValue('build/wasm', p) ?? '').replaceAll(';', ' ')]));
+  return `pricing ${v.STEPCALC_WASM_PRICING_OPT || v.STEPCALC_WASM_OPT}, measured mode and serving ` +
+    `${v.STEPCALC_WASM_HOT_OPT || v.STEPCALC_WASM_OPT}, the rest ${v.STEPCALC_WASM_OPT}, linked at ` +
+    `${v.STEPCALC_WASM_LINK_OPT || v.STEPCALC_WASM_OPT}`;
+};
+
 report.shipped = {
-  opt: cmakeCacheValue('build/wasm', 'STEPCALC_WASM_OPT') ?? '-Oz',
+  opt: shippedOpt(),
   lto: cmakeCacheValue('build/wasm', 'STEPCALC_WASM_LTO'),
   sizes: moduleSizes(path.join(root, 'wasm/dist')),
 };
 
 report.opt_levels = [];
 const seconds = quick ? 0.15 : 0.5;
-for (const opt of process.argv.includes('--no-opt-levels') ? ['-Oz'] : OPT_LEVELS) {
+for (const opt of process.argv.includes('--no-opt-levels') ? ['shipped'] : ['shipped', ...OPT_LEVELS]) {
   const build = wasmBuild(opt);
   log(`wasm ${opt}: timing under node`);
   const timings = await runWasm({ dist: build.dist, harness: build.harness,
-    seconds: opt === '-Oz' ? seconds : seconds / 2 });
+    seconds: opt === 'shipped' ? seconds : seconds / 2 });
   report.opt_levels.push({ opt, sizes: moduleSizes(build.dist), ...timings });
 }
 
@@ -137,6 +155,9 @@ report.serving = {
   date: report.date.slice(0, 10), load: loadAverage(),
   native: nativeServing(report.native.results), wasm: await runServingWasm({ repeats: quick ? 3 : 5 }),
 };
+
+log('plan: the default search, natively and through calc.plan');
+report.plan = { load: loadAverage(), ...await runPlanBench({ repeats: quick ? 1 : 3 }) };
 
 if (!process.argv.includes('--no-page')) {
   log('page: headless Chromium');
