@@ -192,11 +192,12 @@ export interface Memory {
 }
 
 /** mean and percentiles (linear between ranks) over `count` values. */
+/** Latency statistics; with count 0 (nothing measured: TPOT and ITL when every request generates one token) every figure is null. */
 export interface LatencyStats {
-  mean: number;
-  p50: number;
-  p90: number;
-  p99: number;
+  mean: number | null;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
   count: number;
 }
 

@@ -13,7 +13,8 @@ import { CURVE_CONCURRENCY, defaultServing, serveRequest } from './serving-state
 
 const GIB = 2 ** 30;
 const gib = (bytes) => `${fixed(bytes / GIB, 1)} GiB`;
-const ms = (v) => (v >= 100 ? `${int(v)} ms` : `${fixed(v, v >= 10 ? 1 : 2)} ms`);
+/** A latency; null (nothing measured, e.g. TPOT when every request generates one token) is a dash. */
+const ms = (v) => (v === null ? '—' : v >= 100 ? `${int(v)} ms` : `${fixed(v, v >= 10 ? 1 : 2)} ms`);
 const FIELDS = [
   ['input', 'Input tokens', 'workload.input_tokens'],
   ['output', 'Output tokens', 'workload.output_tokens'],
@@ -25,7 +26,7 @@ const FIELDS = [
 /** The serving results and curve for CSV: one line per simulated workload (the curve's points, then this one). */
 export function servingCsv(points, main) {
   const line = (what, c, r) => [what, c ?? '', r.workload.num_requests, r.ttft_ms.mean, r.ttft_ms.p99,
-    r.tpot_ms.mean, r.tpot_ms.p99, r.itl_ms.mean, r.e2e_ms.mean, r.throughput.output_tokens_per_s,
+    r.tpot_ms.mean ?? '', r.tpot_ms.p99 ?? '', r.itl_ms.mean ?? '', r.e2e_ms.mean, r.throughput.output_tokens_per_s,
     r.throughput.requests_per_s, r.cost?.usd_per_million_output_tokens ?? ''];
   const rows = points.filter((p) => p.result).sort((a, b) => a.concurrency - b.concurrency)
     .map((p) => line('curve', p.concurrency, p.result));
@@ -100,8 +101,9 @@ function cards(r) {
     card('TTFT (time to first token)', ms(r.ttft_ms.mean),
       `mean; p50 ${ms(r.ttft_ms.p50)}, p99 ${ms(r.ttft_ms.p99)}; ${validationWords(v, 'ttft')}`,
       'ttft', r.ttft_ms.mean),
-    card('TPOT (time per output token)', ms(r.tpot_ms.mean),
-      `mean; p99 ${ms(r.tpot_ms.p99)}; ${validationWords(v, 'tpot')}`, 'tpot', r.tpot_ms.mean),
+    card('TPOT (time per output token)', ms(r.tpot_ms.mean), r.tpot_ms.count === 0
+      ? 'none: every request generates one token'
+      : `mean; p99 ${ms(r.tpot_ms.p99)}; ${validationWords(v, 'tpot')}`, 'tpot', r.tpot_ms.mean ?? ''),
     card('Throughput', `${int(r.throughput.output_tokens_per_s)} tok/s`,
       `output; ${int(r.throughput.output_tokens_per_s_per_gpu)} per GPU, ` +
         `${fixed(r.throughput.requests_per_s, 2)} requests/s`,

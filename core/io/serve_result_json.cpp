@@ -7,6 +7,12 @@ namespace stepcalc {
 namespace {
 
 void write_stats(JsonWriter& w, const char* name, const LatencyStats& s) {
+  if (s.count == 0) {  // nothing measured (e.g. TPOT when every request has one output token): absent, not 0
+    w.key(name).begin_object();
+    for (const char* k : {"mean", "p50", "p90", "p99"}) w.key(k).null();
+    w.field("count", s.count).end_object();
+    return;
+  }
   w.object(name, {{"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90}, {"p99", s.p99}, {"count", s.count}});
 }
 

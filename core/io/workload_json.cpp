@@ -2,6 +2,7 @@
 #include "io/workload_json.h"
 
 #include <string>
+#include <vector>
 
 #include "base/input_limits.h"
 
@@ -19,6 +20,11 @@ Expected<int64_t> tokens(json::element e, const json::Path& path, int64_t min) {
   return json::read_int(e, path, min, limits::kMaxServeTokensPerRequest, false);
 }
 
+const char* kind_name(LengthDistribution::Kind k) {
+  using Kind = LengthDistribution::Kind;
+  return k == Kind::kFixed ? "fixed" : k == Kind::kUniform ? "uniform" : k == Kind::kNormal ? "normal" : "exponential";
+}
+
 /// A whole number of tokens, or {"distribution": ..., "mean", "stddev", "min", "max"}.
 Expected<LengthDistribution> length_from_json(json::element e, const json::Path& path) {
   using Kind = LengthDistribution::Kind;
@@ -30,6 +36,7 @@ Expected<LengthDistribution> length_from_json(json::element e, const json::Path&
     return d;
   }
   bool have_kind = false, have_mean = false;
+  std::vector<std::string> given;  // the numeric fields present, to refuse those the kind does not use
   auto read = json::read_fields(
       e, path, [&](std::string_view key, json::element value, const json::Path& where) -> Expected<bool> {
         if (key == "distribution") {
@@ -50,6 +57,7 @@ Expected<LengthDistribution> length_from_json(json::element e, const json::Path&
           have_kind = true;
           return true;
         }
+        if (key != "distribution") given.emplace_back(key);
         if (key == "stddev")
           return json::store(
               json::read_number_in(value, where, 0, static_cast<double>(limits::kMaxServeTokensPerRequest)), &d.stddev);
@@ -61,6 +69,21 @@ Expected<LengthDistribution> length_from_json(json::element e, const json::Path&
       });
   if (!read) return read.error();
   if (!have_kind) return json::missing_field(path, "distribution");
+  // Each kind reads only some fields; one it would ignore is refused rather than echoed unused.
+  const char* const uses = d.kind == Kind::kFixed         ? "mean"
+                           : d.kind == Kind::kUniform     ? "min, max"
+                           : d.kind == Kind::kExponential ? "mean, min, max"
+                                                          : "mean, stddev, min, max";
+  for (const std::string& key : given) {
+    const bool used = d.kind == Kind::kFixed     ? key == "mean"
+                      : d.kind == Kind::kUniform ? key == "min" || key == "max"
+                      : d.kind == Kind::kExponential ? key != "stddev"
+                                                     : true;
+    if (!used)
+      return make_error("invalid_value", path.key(key).str(),
+                        path.str() + "." + key + " is not used by a " + kind_name(d.kind) +
+                            " distribution (it reads " + uses + ").");
+  }
   if (d.kind == Kind::kUniform) {
     if (d.max == 0) return json::missing_field(path, "max", path.str() + ": a uniform distribution needs min and max.");
     if (d.max < d.min)

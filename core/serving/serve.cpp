@@ -174,6 +174,20 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
                         std::to_string(over) + " requests' prompt + output exceed max_model_len " +
                             std::to_string(context) + ": vLLM refuses them.");
   }
+  // With chunked prefill off a prompt is prefilled in one step, so a prompt longer than the
+  // step's token budget is never scheduled (vLLM then requires max_num_batched_tokens >=
+  // max_model_len at start-up).
+  if (!s.enable_chunked_prefill) {
+    int64_t longest = 0;
+    for (const PlannedRequest& p : plan) longest = std::max(longest, p.input_tokens - p.cached_prefix_tokens);
+    if (longest > s.max_num_batched_tokens)
+      return make_error("invalid_value", "engine.enable_chunked_prefill",
+                        "With chunked prefill off a prompt is prefilled in one step, and a prompt of " +
+                            std::to_string(longest) + " new tokens exceeds max_num_batched_tokens (" +
+                            std::to_string(s.max_num_batched_tokens) +
+                            "): it is never scheduled. Turn chunked prefill on or raise max_num_batched_tokens "
+                            "(vLLM requires it to be at least max_model_len without chunked prefill).");
+  }
   if (min_steps_kv(plan, result.memory.kv_cache_tokens) > d(limits::kMaxServeSteps))
     return make_error("too_large", "workload.num_requests",
                       "This workload takes more than " + std::to_string(limits::kMaxServeSteps) +

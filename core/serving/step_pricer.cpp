@@ -10,6 +10,16 @@
 namespace stepcalc {
 namespace {
 
+/// The reference modes' warnings that hold for every step of a setup (model x GPU x TP x
+/// mode x precision), as price() words them: a serving result carries them too.
+bool step_independent(const std::string& code) {
+  static const char* const kCodes[] = {"gpu_h100_tables",     "quantization_not_priced",     "tp_does_not_divide_heads",
+                                       "tp_above_kv_heads",   "tp_does_not_divide_kv_heads", "head_dim_not_integer"};
+  for (const char* c : kCodes)
+    if (code == c) return true;
+  return false;
+}
+
 /// Reuses one Request whose step vectors keep their capacity between calls, resolves
 /// the setup (model x GPU x TP x mode) once, and prices at summary detail with warm
 /// scratch: no allocation per step.
@@ -19,14 +29,15 @@ class EstimatorPricer final : public StepPricer {
       : request_(base), setup_(prepare_pricing(base, tables)) {
     request_.step = Step{};
     notes_ = base.model.notes;
-    // The step-independent warning of a GPU priced with another GPU's tables, as price() words it.
+    // The step-independent warnings (another GPU's tables, a precision not priced, a TP vLLM
+    // refuses), as price() words them.
     Request probe = base;
     probe.step = Step{};
     probe.step.decode.push_back({1, 1});
     auto priced = price_step(probe, tables, true);
     if (priced)
       for (const Warning& w : priced->warnings)
-        if (w.code == "gpu_h100_tables") notes_.push_back(w);
+        if (step_independent(w.code)) notes_.push_back(w);
   }
 
   std::vector<Warning> notes() const override { return notes_; }

@@ -192,6 +192,42 @@ TEST_CASE("a serving request in JSON: lengths as distributions, engine settings,
   CHECK(again.value() == served.value());
 }
 
+TEST_CASE("one output token per request: no TPOT or ITL was measured, and the JSON says null, not 0") {
+  auto served = serve_json(R"({"model": "llama-3.1-8b-instruct",
+      "workload": {"input_tokens": 100, "output_tokens": 1, "concurrency": 2, "num_requests": 4}})");
+  REQUIRE_MESSAGE(served.ok(), served.error().message);
+  CHECK(served->find(R"("tpot_ms":{"mean":null,"p50":null,"p90":null,"p99":null,"count":0})") != std::string::npos);
+  CHECK(served->find(R"("itl_ms":{"mean":null,"p50":null,"p90":null,"p99":null,"count":0})") != std::string::npos);
+  CHECK(served->find(R"("ttft_ms":{"mean":null)") == std::string::npos);
+}
+
+TEST_CASE("serve carries the pricing's warnings that hold for every step, as price words them") {
+  auto has = [](const ServeResult& r, const std::string& code) {
+    for (const Warning& w : r.warnings)
+      if (w.code == code) return true;
+    return false;
+  };
+  // TP 3 splits neither Llama-3.1-8B's 32 heads nor its 8 KV heads: vLLM refuses to start.
+  auto tp3 = run_serve(test::request_or_fail(R"({"model": "llama-3.1-8b-instruct", "tp": 3,
+      "workload": {"input_tokens": 100, "output_tokens": 8, "concurrency": 2, "num_requests": 4}})"));
+  REQUIRE_MESSAGE(tp3.ok(), tp3.error().message);
+  CHECK(has(tp3.value(), "tp_does_not_divide_heads"));
+  CHECK(has(tp3.value(), "tp_does_not_divide_kv_heads"));
+  // FP8 asked of a reference mode: the memory plan halves the weights, the step times do not change.
+  for (const char* mode : {"blis-v2", "corrected"}) {
+    auto fp8 = run_serve(test::request_or_fail(std::string(R"({"model": "llama-3.1-8b-instruct", "mode": ")") +
+                                               mode + R"(", "quantization": "fp8",
+        "workload": {"input_tokens": 100, "output_tokens": 8, "concurrency": 2, "num_requests": 4}})"));
+    REQUIRE_MESSAGE(fp8.ok(), fp8.error().message);
+    CHECK_MESSAGE(has(fp8.value(), "quantization_not_priced"), mode);
+  }
+  auto plain = run_serve(test::request_or_fail(R"({"model": "llama-3.1-8b-instruct", "tp": 2,
+      "workload": {"input_tokens": 100, "output_tokens": 8, "concurrency": 2, "num_requests": 4}})"));
+  REQUIRE(plain.ok());
+  CHECK_FALSE(has(plain.value(), "tp_does_not_divide_heads"));
+  CHECK_FALSE(has(plain.value(), "quantization_not_priced"));
+}
+
 TEST_CASE("a serve document of several requests keeps each result or error in its slot") {
   auto out = serve_document(
       R"([{"model": "qwen3-32b", "tp": 4, "workload": {"input_tokens": 64, "output_tokens": 4, "concurrency": 2}},
