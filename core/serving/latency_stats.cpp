@@ -37,7 +37,12 @@ LatencyStats summarize_latencies(std::vector<double>* values) {
 
 LatencyStats summarize_runs(std::vector<GapRun>* runs, double scale) {
   LatencyStats s;
-  std::sort(runs->begin(), runs->end(), [](const GapRun& a, const GapRun& b) { return a.gap_us < b.gap_us; });
+  // A total order (gap, then count): equal gaps with different counts otherwise land in an
+  // order the sort implementation picks, and the sum below, so the mean's last bits, would
+  // differ between the native build and Wasm.
+  std::sort(runs->begin(), runs->end(), [](const GapRun& a, const GapRun& b) {
+    return a.gap_us < b.gap_us || (a.gap_us == b.gap_us && a.count < b.count);
+  });
   int64_t n = 0;
   double sum = 0;
   for (const GapRun& r : *runs) {

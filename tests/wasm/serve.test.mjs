@@ -70,6 +70,20 @@ test('serve: the module gives the native CLI\'s figures for the same request',
   }
 });
 
+test('serve: bit-identical to the native CLI over seeds and all three modes (rate mode, spread lengths)',
+  { skip: !existsSync(cli) && 'no native build' }, async () => {
+  const requests = [];
+  for (const mode of ['blis-v2', 'corrected', 'measured'])
+    for (let seed = 1; seed <= 10; ++seed)
+      requests.push({ model: 'llama-3.1-8b-instruct', mode, tp: 1, workload: {
+        input_tokens: { distribution: 'normal', mean: 900, stddev: 300, min: 16, max: 4000 },
+        output_tokens: { distribution: 'exponential', mean: 120, min: 2, max: 600 },
+        request_rate: 12, num_requests: 60, seed } });
+  // One CLI call for the 30 (a document of requests), every result whole against the module's.
+  const native = JSON.parse(execFileSync(cli, ['serve', '-'], { input: JSON.stringify(requests) }).toString());
+  requests.forEach((r, i) => assert.deepEqual(calc.serve(r), native[i], `${r.mode} seed ${r.workload.seed}`));
+});
+
 test('serve: progress rises to 1; returning false cancels; a throwing callback cancels and rethrows', () => {
   const r = { model: 'llama-3.1-8b-instruct',
     workload: { input_tokens: 256, output_tokens: 512, concurrency: 8, num_requests: 64 } };
