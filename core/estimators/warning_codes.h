@@ -71,6 +71,7 @@ enum WarningCode {
   kWarnModelDoesNotFit,
   kWarnKvCacheOverflow,
   kWarnCudaGraphsExceedHeadroom,
+  kWarnMoeTopkAboveExperts,
   kNumWarningCodes
 };
 static_assert(kNumWarningCodes <= 64, "WarningSet holds 64 codes");
