@@ -6,7 +6,7 @@
 // them is handled at once and a newer edit cancels the rest.
 import { $, h, timeUs } from './dom.js';
 import { MODE } from './catalogue.js';
-import { headline, contextLine, renderDetails } from './results.js';
+import { headline, accuracyLine, contextLine, renderDetails } from './results.js';
 import { breakdownChart } from './charts.js';
 import { sweepTasks } from './sweeps.js';
 import { renderRoofline } from './roofline.js';
@@ -74,6 +74,17 @@ export function resultView({ calc, presets, embed }) {
     }
   }
 
+  // The step-level error of each mode (docs/accuracy.json, 0.5 KB): read once, in parallel
+  // with the first price; the headline gains its line when it arrives.
+  let accuracy = null;
+  fetch('docs/accuracy.json').then((r) => (r.ok ? r.json() : null)).then((a) => {
+    accuracy = a;
+    if (!good || !a) return;
+    const line = accuracyLine(good.result.mode, a);
+    const old = document.querySelector('#headline [data-testid="step-accuracy"]');
+    if (line && !old) $('#headline .headline')?.append(line);
+  }).catch(() => {});
+
   /** Shows `priced` (the store's good): the number now, the rest in follow-up tasks. */
   function show(priced) {
     good = priced;
@@ -81,7 +92,7 @@ export function resultView({ calc, presets, embed }) {
     const context = contextLine(state, result);
     $('#context').textContent = context;
     $('#sticky').replaceChildren(h('strong', { text: timeUs(result.step_time_us) }), ` · ${context}`);
-    $('#headline').replaceChildren(headline(result, referenceOf(request)));
+    $('#headline').replaceChildren(headline(result, referenceOf(request), accuracy));
     renderCharts();
   }
 

@@ -24,7 +24,7 @@ export function contextLine(state, result) {
  * The headline: the step time, its tokens, what binds it; `reference` (the blis-v2
  * result of the same step, or null) is shown beside another mode's figure.
  */
-export function headline(result, reference = null) {
+export function headline(result, reference = null, accuracy = null) {
   const t = result.tokens;
   const fused = result.corrected?.fused;
   const phaseText = (name) => {
@@ -50,7 +50,22 @@ export function headline(result, reference = null) {
       : h('p', {}, 'Bound by ', h('strong', { text: bound }),
         `; CPU overhead ${time(result.overhead_us * 1e-6)} is added on top.`),
     h('ul', { class: 'phases' }, phaseText('prefill'), phaseText('decode')),
-    reference ? referenceLine(result, reference) : null);
+    reference ? referenceLine(result, reference) : null,
+    accuracyLine(result.mode, accuracy));
+}
+
+/**
+ * This mode's step-time error on the public calibration steps (docs/accuracy.json, `npm run
+ * accuracy`), or nothing until that file is read; the one setup with measured step traces.
+ */
+export function accuracyLine(mode, accuracy) {
+  const a = accuracy?.modes?.[mode];
+  if (!a) return null;
+  return h('p', { class: 'muted', 'data-testid': 'step-accuracy' },
+    `Checked: ${mode} misses measured vLLM step times by ${a.mape.toFixed(2)}% on average over ` +
+    `${int(accuracy.steps)} steps of ${accuracy.setup}, the one setup with public step traces; other setups are ` +
+    'not checked step by step. ',
+    h('a', { href: 'web/dist/docs/ACCURACY.html', target: '_blank', rel: 'noopener', text: 'Accuracy' }));
 }
 
 function referenceLine(result, reference) {

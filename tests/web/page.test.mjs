@@ -29,6 +29,19 @@ test('the first view prices the default step exactly as the CLI does', async () 
   assert.deepEqual(request.step.prefill_requests, [{ progress_index: 0, num_new_prefill_tokens: 2048 }]);
   assert.equal(request.step.decode_requests.length, 64);
   assert.match(page.url(), /#v=1&m=llama-3\.1-8b-instruct&/);
+  // The headline says how far this mode's step times were from measured vLLM steps.
+  const accuracy = JSON.parse(readFileSync(path.join(root, 'docs/accuracy.json'), 'utf8'));
+  const checked = page.getByTestId('step-accuracy');
+  await checked.waitFor();
+  const mode = await page.inputValue('#mode');
+  const other = mode === 'blis-v2' ? 'corrected' : 'blis-v2';
+  assert.match(await checked.textContent(), new RegExp(`${mode} misses measured vLLM step times by ` +
+    `${accuracy.modes[mode].mape.toFixed(2)}% on average over ${accuracy.steps.toLocaleString('en-US')} steps`));
+  await page.selectOption('#mode', other);
+  await settle(page);
+  assert.match(await checked.textContent(), new RegExp(`${other} misses .* by ${accuracy.modes[other].mape.toFixed(2)}%`));
+  await page.selectOption('#mode', mode);
+  await settle(page);
   await page.waitForSelector('table.lookups', { state: 'attached' }); // in a closed <details>
   assert.equal(await page.locator('svg.breakdown').count(), 1);
   assert.equal(await page.locator('#sweeps svg.line').count(), 3);
