@@ -60,7 +60,6 @@ constexpr const char* kNames[kNumWarningCodes] = {
     "model_does_not_fit",
     "kv_cache_overflow",
     "cuda_graphs_exceed_headroom",
-    "moe_topk_above_experts",
 };
 
 }  // namespace

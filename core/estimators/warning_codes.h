@@ -71,7 +71,6 @@ enum WarningCode {
   kWarnModelDoesNotFit,
   kWarnKvCacheOverflow,
   kWarnCudaGraphsExceedHeadroom,
-  kWarnMoeTopkAboveExperts,
   kNumWarningCodes
 };
 static_assert(kNumWarningCodes <= 64, "WarningSet holds 64 codes");

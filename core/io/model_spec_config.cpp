@@ -195,13 +195,7 @@ void read_moe(const Fields& f, ModelSpec* s) {
   for (const char* key : {"num_local_experts", "n_routed_experts", "num_experts"})
     if ((m.num_experts = f.integer(key)) > 0) break;
   if (m.num_experts == 0) return;
-  const int64_t asked = f.integer("num_experts_per_tok", f.integer("moe_topk"));
-  m.top_k = std::min(m.num_experts, asked);
-  if (asked > m.num_experts)
-    s->notes.push_back({"moe_topk_above_experts", "num_experts_per_tok (" + std::to_string(asked) + ") exceeds the " +
-                                                      std::to_string(m.num_experts) +
-                                                      " experts (vLLM refuses such a config); priced with every "
-                                                      "expert reached by every token."});
+  m.top_k = std::min(m.num_experts, f.integer("num_experts_per_tok", f.integer("moe_topk")));
   if (m.top_k == 0) {
     s->notes.push_back({"moe_without_topk", "The config names experts but no num_experts_per_tok; priced dense."});
     m = MoeSpec{};

@@ -174,18 +174,6 @@ TEST_CASE("the presets resolve to their ModelSpec") {
 
 namespace stepcalc {
 
-TEST_CASE("a config whose top-k exceeds its experts is priced with a warning, not clamped silently") {
-  const std::string config = R"({"model": {"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 1,
-      "num_key_value_heads": 1, "intermediate_size": 64, "vocab_size": 100, "num_local_experts": 4,
-      "num_experts_per_tok": 9, "torch_dtype": "bfloat16"}, "step": {}})";
-  auto r = parse_request(config);
-  REQUIRE(r.ok());
-  CHECK(r->model.spec.moe.top_k == 4);
-  bool warned = false;
-  for (const Warning& w : r->model.notes) warned = warned || w.code == "moe_topk_above_experts";
-  CHECK(warned);
-}
-
 TEST_CASE("mlp_only_layers: counted once per layer, however long the list (was a search per layer)") {
   // 10,000 layers and a list of 1,000,000 entries that name no layer but every 7th,
   // plus out-of-range and negative entries: linear work.
