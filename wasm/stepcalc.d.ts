@@ -192,14 +192,20 @@ export interface Memory {
 }
 
 /** mean and percentiles (linear between ranks) over `count` values. */
-/** Latency statistics; with count 0 (nothing measured: TPOT and ITL when every request generates one token) every figure is null. */
+/** Latency statistics over the measured requests (TTFT and E2E: every request has them). */
 export interface LatencyStats {
-  mean: number | null;
-  p50: number | null;
-  p90: number | null;
-  p99: number | null;
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
   count: number;
 }
+
+/**
+ * TPOT and ITL statistics: with count 0 (nothing measured: every request generated one token)
+ * every figure is null, never 0.
+ */
+export type GapStats = LatencyStats | { mean: null; p50: null; p90: null; p99: null; count: 0 };
 
 /** A serving estimate (docs/SERVING.md). */
 export interface ServeResult {
@@ -226,8 +232,8 @@ export interface ServeResult {
     mean_output_tokens: number;
   };
   ttft_ms: LatencyStats;
-  tpot_ms: LatencyStats;
-  itl_ms: LatencyStats;
+  tpot_ms: GapStats;
+  itl_ms: GapStats;
   e2e_ms: LatencyStats;
   throughput: {
     output_tokens_per_s: number;

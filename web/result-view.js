@@ -75,9 +75,10 @@ export function resultView({ calc, presets, embed }) {
   }
 
   // The step-level error of each mode (docs/accuracy.json, 0.5 KB): read once, in parallel
-  // with the first price; the headline gains its line when it arrives.
+  // with the first price; the headline gains its line when it arrives (not in an embed, whose
+  // 480 x 440 holds the number and the bars that bind).
   let accuracy = null;
-  fetch('docs/accuracy.json').then((r) => (r.ok ? r.json() : null)).then((a) => {
+  if (!embed) fetch('docs/accuracy.json').then((r) => (r.ok ? r.json() : null)).then((a) => {
     accuracy = a;
     if (!good || !a) return;
     const line = accuracyLine(good.result.mode, a);

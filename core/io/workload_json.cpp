@@ -75,14 +75,14 @@ Expected<LengthDistribution> length_from_json(json::element e, const json::Path&
                            : d.kind == Kind::kExponential ? "mean, min, max"
                                                           : "mean, stddev, min, max";
   for (const std::string& key : given) {
-    const bool used = d.kind == Kind::kFixed     ? key == "mean"
-                      : d.kind == Kind::kUniform ? key == "min" || key == "max"
+    const bool used = d.kind == Kind::kFixed         ? key == "mean"
+                      : d.kind == Kind::kUniform     ? key == "min" || key == "max"
                       : d.kind == Kind::kExponential ? key != "stddev"
                                                      : true;
     if (!used)
-      return make_error("invalid_value", path.key(key).str(),
-                        path.str() + "." + key + " is not used by a " + kind_name(d.kind) +
-                            " distribution (it reads " + uses + ").");
+      return make_error(
+          "invalid_value", path.key(key).str(),
+          path.str() + "." + key + " is not used by a " + kind_name(d.kind) + " distribution (it reads " + uses + ").");
   }
   if (d.kind == Kind::kUniform) {
     if (d.max == 0) return json::missing_field(path, "max", path.str() + ": a uniform distribution needs min and max.");

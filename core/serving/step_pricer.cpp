@@ -13,8 +13,8 @@ namespace {
 /// The reference modes' warnings that hold for every step of a setup (model x GPU x TP x
 /// mode x precision), as price() words them: a serving result carries them too.
 bool step_independent(const std::string& code) {
-  static const char* const kCodes[] = {"gpu_h100_tables",     "quantization_not_priced",     "tp_does_not_divide_heads",
-                                       "tp_above_kv_heads",   "tp_does_not_divide_kv_heads", "head_dim_not_integer"};
+  static const char* const kCodes[] = {"gpu_h100_tables",   "quantization_not_priced",     "tp_does_not_divide_heads",
+                                       "tp_above_kv_heads", "tp_does_not_divide_kv_heads", "head_dim_not_integer"};
   for (const char* c : kCodes)
     if (code == c) return true;
   return false;

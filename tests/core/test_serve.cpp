@@ -215,8 +215,8 @@ TEST_CASE("serve carries the pricing's warnings that hold for every step, as pri
   CHECK(has(tp3.value(), "tp_does_not_divide_kv_heads"));
   // FP8 asked of a reference mode: the memory plan halves the weights, the step times do not change.
   for (const char* mode : {"blis-v2", "corrected"}) {
-    auto fp8 = run_serve(test::request_or_fail(std::string(R"({"model": "llama-3.1-8b-instruct", "mode": ")") +
-                                               mode + R"(", "quantization": "fp8",
+    auto fp8 = run_serve(test::request_or_fail(std::string(R"({"model": "llama-3.1-8b-instruct", "mode": ")") + mode +
+                                               R"(", "quantization": "fp8",
         "workload": {"input_tokens": 100, "output_tokens": 8, "concurrency": 2, "num_requests": 4}})"));
     REQUIRE_MESSAGE(fp8.ok(), fp8.error().message);
     CHECK_MESSAGE(has(fp8.value(), "quantization_not_priced"), mode);

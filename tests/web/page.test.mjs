@@ -39,7 +39,8 @@ test('the first view prices the default step exactly as the CLI does', async () 
     `${accuracy.modes[mode].mape.toFixed(2)}% on average over ${accuracy.steps.toLocaleString('en-US')} steps`));
   await page.selectOption('#mode', other);
   await settle(page);
-  assert.match(await checked.textContent(), new RegExp(`${other} misses .* by ${accuracy.modes[other].mape.toFixed(2)}%`));
+  assert.match(await checked.textContent(),
+    new RegExp(`${other} misses .* by ${accuracy.modes[other].mape.toFixed(2)}%`));
   await page.selectOption('#mode', mode);
   await settle(page);
   await page.waitForSelector('table.lookups', { state: 'attached' }); // in a closed <details>
