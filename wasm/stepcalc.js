@@ -252,6 +252,43 @@ function wrap(core, drop, kernelsUrl, instantiatePlannerCore) {
     return outcome;
   }
 
+  /**
+   * Runs a long core call (serve, plan) with a progress callback `report(share)` for the core:
+   * false when `signal` is aborted or `onProgress` returns false; an exception in onProgress
+   * cancels the run (it must not unwind through Wasm) and is rethrown. Other calls into the
+   * core are refused meanwhile (`serving`).
+   * @param {((share: number) => unknown) | undefined} onProgress
+   * @param {AbortSignal | undefined} signal
+   * @param {(report: (share: number) => boolean) => any} run
+   */
+  function withProgress(onProgress, signal, run) {
+    /** @type {{error: any} | undefined} */
+    let thrown;
+    const report = (/** @type {number} */ share) => {
+      if (signal?.aborted) return false;
+      if (!onProgress) return true;
+      try {
+        return onProgress(share) !== false;
+      } catch (error) {
+        thrown = { error };
+        return false;
+      }
+    };
+    try {
+      return call(() => {
+        serving = true;
+        try {
+          return run(report);
+        } finally {
+          serving = false;
+        }
+      });
+    } catch (error) {
+      if (thrown) throw thrown.error;
+      throw error;
+    }
+  }
+
   const modeOption = (options) => {
     if (options === undefined) return '';
     if (options === null || typeof options !== 'object') {
@@ -368,30 +405,7 @@ function wrap(core, drop, kernelsUrl, instantiatePlannerCore) {
         throw new StepCalcError('type_error', 'onProgress', 'onProgress must be a function.');
       }
       const text = toJson(request, Array.isArray(request) ? 'requests' : 'request');
-      // An exception in onProgress cancels the run (it must not unwind through Wasm) and is rethrown.
-      /** @type {{error: any} | undefined} */
-      let thrown;
-      const report = onProgress && ((share) => {
-        try {
-          return onProgress(share) !== false;
-        } catch (error) {
-          thrown = { error };
-          return false;
-        }
-      });
-      try {
-        return call(() => {
-          serving = true;
-          try {
-            return core.serve(text, mode, report ?? null);
-          } finally {
-            serving = false;
-          }
-        });
-      } catch (error) {
-        if (thrown) throw thrown.error;
-        throw error;
-      }
+      return withProgress(onProgress, undefined, (report) => core.serve(text, mode, onProgress ? report : null));
     },
     /**
      * Deployment plan (docs/PLAN.md): loads the measured tables of every candidate GPU (and, on
@@ -434,31 +448,7 @@ function wrap(core, drop, kernelsUrl, instantiatePlannerCore) {
         call(() => plannerCore.addKernelPack(bytes));
         packs.add(file);
       }
-      /** @type {{error: any} | undefined} */
-      let thrown;
-      const report = (share) => {
-        if (signal?.aborted) return false;
-        if (!onProgress) return true;
-        try {
-          return onProgress(share) !== false;
-        } catch (error) {
-          thrown = { error };
-          return false;
-        }
-      };
-      try {
-        return call(() => {
-          serving = true;
-          try {
-            return plannerCore.plan(text, report);
-          } finally {
-            serving = false;
-          }
-        });
-      } catch (error) {
-        if (thrown) throw thrown.error;
-        throw error;
-      }
+      return withProgress(onProgress, signal, (report) => plannerCore.plan(text, report));
     },
     /** Model presets, GPUs with their constants, kernel tables, and mode names: a fresh copy per call. */
     presets: () => presetsOnce(),

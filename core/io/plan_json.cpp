@@ -8,6 +8,7 @@
 #include "base/input_limits.h"
 #include "io/request_json.h"
 #include "io/result_json.h"
+#include "io/serve_result_json.h"
 #include "io/workload_json.h"
 #include "json/json_writer.h"
 #include "kernels/gpu_spec.h"
@@ -415,17 +416,7 @@ void write_candidate(JsonWriter& w, const PlanCandidate& c, int percentile) {
   w.object("scheduler", {{"preemptions", r.trace.preemptions},
                          {"peak_waiting", r.trace.peak_waiting},
                          {"mean_running", r.trace.mean_running}});
-  if (const ValidationSubset* v = r.validation.subset)
-    w.object("validation", {{"subset", v->key},
-                            {"gpu", v->gpu},
-                            {"precision", v->precision},
-                            {"moe", v->moe},
-                            {"tp", v->tp},
-                            {"runs", v->runs},
-                            {"ttft_mape", v->ttft_mape},
-                            {"tpot_mape", v->tpot_mape}});
-  else
-    w.key("validation").begin_object().key("subset").null().field("note", "no measured runs like this").end_object();
+  write_validation(w, r.validation);
   w.end_object();
 }
 

@@ -33,6 +33,20 @@ void write_length(JsonWriter& w, const char* name, const LengthDistribution& l) 
 
 }  // namespace
 
+void write_validation(JsonWriter& w, const ValidationMatch& validation) {
+  if (const ValidationSubset* v = validation.subset)
+    w.object("validation", {{"subset", v->key},
+                            {"gpu", v->gpu},
+                            {"precision", v->precision},
+                            {"moe", v->moe},
+                            {"tp", v->tp},
+                            {"runs", v->runs},
+                            {"ttft_mape", v->ttft_mape},
+                            {"tpot_mape", v->tpot_mape}});
+  else
+    w.key("validation").begin_object().key("subset").null().field("note", "no measured runs like this").end_object();
+}
+
 void write_memory(JsonWriter& w, const ServingMemory& m) {
   w.object("memory", {{"gpu", m.gpu},
                       {"tp", m.tp},
@@ -104,17 +118,7 @@ std::string serve_result_to_json(const Request& q, const ServeResult& r, bool* a
                          {"peak_kv_blocks_used", s.peak_kv_blocks_used},
                          {"preemptions", s.preemptions}});
   write_memory(w, r.memory);
-  if (const ValidationSubset* v = r.validation.subset)
-    w.object("validation", {{"subset", v->key},
-                            {"gpu", v->gpu},
-                            {"precision", v->precision},
-                            {"moe", v->moe},
-                            {"tp", v->tp},
-                            {"runs", v->runs},
-                            {"ttft_mape", v->ttft_mape},
-                            {"tpot_mape", v->tpot_mape}});
-  else
-    w.key("validation").begin_object().key("subset").null().field("note", "no measured runs like this").end_object();
+  write_validation(w, r.validation);
   write_warnings(w, r.warnings);
   w.end_object();
   if (all_finite != nullptr) *all_finite = !w.wrote_non_finite();

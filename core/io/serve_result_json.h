@@ -14,6 +14,9 @@ namespace stepcalc {
 /// Writes "memory": {...} into the open object of `w`.
 void write_memory(JsonWriter& w, const ServingMemory& memory);
 
+/// Writes "validation": the ledger subset nearest the request, or {subset: null, note}.
+void write_validation(JsonWriter& w, const ValidationMatch& validation);
+
 /// The serving result object. `all_finite` (if given) is set to false when some
 /// number was NaN or infinite.
 std::string serve_result_to_json(const Request& request, const ServeResult& result, bool* all_finite = nullptr);
