@@ -252,19 +252,12 @@ function wrap(core, drop, kernelsUrl, instantiatePlannerCore) {
     return outcome;
   }
 
-  /**
-   * Runs a long core call (serve, plan) with a progress callback `report(share)` for the core:
-   * false when `signal` is aborted or `onProgress` returns false; an exception in onProgress
-   * cancels the run (it must not unwind through Wasm) and is rethrown. Other calls into the
-   * core are refused meanwhile (`serving`).
-   * @param {((share: number) => unknown) | undefined} onProgress
-   * @param {AbortSignal | undefined} signal
-   * @param {(report: (share: number) => boolean) => any} run
-   */
+  // A long core call (serve, plan) given report(share): false when aborted or onProgress says
+  // false; an exception in onProgress cancels (it must not unwind through Wasm), then rethrown.
   function withProgress(onProgress, signal, run) {
     /** @type {{error: any} | undefined} */
     let thrown;
-    const report = (/** @type {number} */ share) => {
+    const report = (share) => {
       if (signal?.aborted) return false;
       if (!onProgress) return true;
       try {
