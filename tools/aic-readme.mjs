@@ -30,8 +30,9 @@ const TABLE_DOC = {
     'over `tp` GPUs, launched inside a CUDA graph (the way vLLM\'s forward pass runs).',
   moe: '`dtype,hidden,inter,experts,topk,moe_tp,moe_ep,tokens,latency_us`: one fused-MoE layer (both expert ' +
     'GEMMs and the activation) for `tokens` tokens, `experts` experts of hidden size `hidden` and intermediate ' +
-    'size `inter` (full, before MoE TP), `topk` experts per token, split by `moe_tp` x `moe_ep`; balanced routing ' +
-    '(every expert gets the same number of tokens). `dtype`: the experts\' weights: bf16, fp8 (per-tensor), ' +
+    'size `inter` (full, before MoE TP), `topk` experts per token, split by `moe_tp` x `moe_ep`; power-law ' +
+    'routing with exponent 1.01 (the source\'s `power_law_1.01`: a few experts get most tokens, as a trained ' +
+    'router sends them). `dtype`: the experts\' weights: bf16, fp8 (per-tensor), ' +
     'fp8_block, nvfp4 (NVFP4 weights and activations), mxfp4 (MXFP4 weights, 16-bit activations: the source\'s ' +
     '`w4a16_mxfp4`), int4 (weight-only INT4, the source\'s `int4_wo`).',
   mla_prefill: '`kv_dtype,heads,batch,seq,latency_us`: DeepSeek-V3 multi-head latent attention, prefill, `heads` of ' +
@@ -109,7 +110,7 @@ Kept, per GPU and version: GEMM bf16, fp8 (per-tensor scaled), fp8_block (block-
 and nvfp4 where measured; decode and prefill attention with bf16 compute, KV cache bf16
 or fp8, every head size measured, beam width 1; the custom all-reduce rows launched in a
 CUDA graph; fused MoE with bf16, fp8, fp8_block, nvfp4, mxfp4 (W4A16) or int4 (W4A16)
-weights and balanced routing; MLA (where measured) with bf16 compute and projections.
+weights and power-law routing (`power_law_1.01`); MLA (where measured) with bf16 compute and projections.
 
 Where a table measured the same shape with several kernels (0.24.0 names them), the one
 vLLM runs by default on that GPU is kept (tools/aic-tables.mjs, \`kernelRank\`): the
@@ -124,8 +125,10 @@ Dropped, and why:
 - Attention with a sliding window (128, 1024, 8192 tokens): the lookups price full
   attention; a windowed layer needs a rule of its own.
 - Eager (non-CUDA-graph) all-reduce rows: vLLM's decode forward pass runs in a graph.
-- MoE with power-law routing (\`power_law_1.01\`, \`power_law_1.2\`): balanced routing is
-  the lookup's assumption (imbalance is a model of its own).
+- MoE with balanced routing (every expert the same number of tokens) and with the steeper
+  power law (\`power_law_1.2\`): a trained router is skewed, and with balanced routing a
+  decode batch of 32 tokens x top-4 reads every expert's weights, which the measured
+  serving runs do not show (docs/KERNELS.md, "MoE routing").
 - MLA with fp8 compute or fp8/nvfp4 projections; 0.14.0 MLA rows for models with 64
   heads (only DeepSeek-V3's 128 are kept, matching 0.24.0).
 - Columns that are constant in what is kept (framework, version, device, op name,

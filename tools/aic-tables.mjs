@@ -28,10 +28,16 @@ export const GPUS = [
   { name: 'RTX-PRO-6000', dir: 'rtx-pro-6000', aic: 'rtx_pro_6000_server', versions: ['0.24.0'],
     defaultVersion: '0.24.0', interconnect: 'PCIe' },
   // Intel's B60 (XPU): vLLM runs it eagerly (no CUDA graphs: the eager all-reduce rows are
-  // what runs) and its MoE was measured with power-law routing only (the mildest kept).
+  // what runs).
   { name: 'B60', dir: 'b60', aic: 'b60', versions: ['0.20.0'], defaultVersion: '0.20.0', interconnect: 'PCIe',
-    allreduceKernel: 'vLLM_custom_eager', moeDistribution: 'power_law_1.01' },
+    allreduceKernel: 'vLLM_custom_eager' },
 ];
+
+/// The MoE tables' routing: power law with exponent 1.01, the milder of the two skews measured
+/// (a trained router sends most tokens to a few experts; balanced routing, every expert the
+/// same count, reads every expert's weights from 32 decode tokens x top-4 on a 128-expert
+/// model). docs/KERNELS.md, "MoE routing".
+const MOE_ROUTING = 'power_law_1.01';
 
 /// Table dtype names -> the names stepcalc uses. KV caches are bf16 or fp8; weights also
 /// fp8_block (block-scaled FP8), nvfp4, mxfp4 (MXFP4 weights, 16-bit activations:
@@ -106,10 +112,10 @@ export const TABLES = [
   },
   {
     file: 'moe', op: 'moe', sources: ['moe_perf'], part: 'moe',
-    emptyNote: 'no balanced-routing rows in the source (power-law only): no file',
+    emptyNote: 'no power_law_1.01 routing rows in the source: no file',
     columns: ['dtype', 'hidden', 'inter', 'experts', 'topk', 'moe_tp', 'moe_ep', 'tokens'],
     rank: (kernel) => kernelRank(kernel, 'moe'),
-    map: (r, gpu) => r.distribution === (gpu.moeDistribution ?? 'balanced') && MOE_DTYPE[r.moe_dtype] && {
+    map: (r, gpu) => r.distribution === MOE_ROUTING && MOE_DTYPE[r.moe_dtype] && {
       dtype: MOE_DTYPE[r.moe_dtype], hidden: r.hidden_size, inter: r.inter_size, experts: r.num_experts, topk: r.topk,
       moe_tp: r.moe_tp_size, moe_ep: r.moe_ep_size, tokens: r.num_tokens, latency: r.latency, kernel: r.kernel_source,
     },

@@ -263,6 +263,20 @@ export const facts = {
       `${p(spread.held_out.ttft_mape)}, with a bias of ${p(spread.held_out.ttft_bias)}`;
   },
 
+  /** Which table version the serving ledger finds closer, per GPU and figure (docs/kernel-versions.json). */
+  'kernel-version-verdict': (ctx) => {
+    const k = ctx.readJson('docs/kernel-versions.json');
+    const parts = [];
+    for (const figure of ['ttft', 'tpot']) {
+      const closer = k.gpus.map((/** @type {any} */ g) => {
+        const best = [...g.versions].sort((a, b) => a[`${figure}_mape`] - b[`${figure}_mape`])[0];
+        return `${best.version.replace('vllm-', '')} on ${g.gpu}`;
+      });
+      parts.push(`${figure.toUpperCase()} is closer with ${list(closer)}`);
+    }
+    return parts.join('; ');
+  },
+
   /** The page's calibration panel on the bundled sample: its fit and the errors it shows. */
   'page-calibration-fit': (ctx) => {
     const { rows } = parseStepsCsv(ctx.read(CALIBRATION));

@@ -131,7 +131,7 @@ class KernelDb {
                                KernelDtype kv_dtype) const;
   /// One CUDA-graph custom all-reduce of `elements` bf16 values over `tp` GPUs; 0 at tp 1.
   KernelTime allreduce(int tp, double elements) const;
-  /// One fused-MoE kernel for `tokens` tokens (balanced routing).
+  /// One fused-MoE kernel for `tokens` tokens (power-law routing, docs/KERNELS.md).
   KernelTime moe(KernelDtype dtype, double tokens, int hidden, int intermediate, int experts, int topk, int moe_tp,
                  int moe_ep) const;
   /// MLA attention modules (DeepSeek-style), heads per GPU; `has_mla()` false: not measured.

@@ -89,10 +89,14 @@ TEST_CASE("serve: the pricing's step-independent warnings reach the serving resu
       "workload": {"input_tokens": 512, "output_tokens": 32, "concurrency": 8, "num_requests": 16}})"));
   REQUIRE(h100.ok());
   CHECK_FALSE(has(h100.value(), "gpu_h100_tables"));
-  const KernelRegistry kernels = default_packs();
-  auto a100 = run_serve(serving_request("mixtral-8x7b-v0.1", "A100", 2), kernels);
+  // A100 measures no FP8 KV cache: asked for one, the pricing says so, and so does the serving
+  // result. Its fused-MoE table (power-law routing) prices Mixtral's experts.
+  Request fp8_kv = serving_request("mixtral-8x7b-v0.1", "A100", 2);
+  fp8_kv.kv_cache = KvCacheDtype::kFp8;
+  auto a100 = run_serve(fp8_kv, default_packs());
   REQUIRE_MESSAGE(a100.ok(), a100.error().message);
-  CHECK(has(a100.value(), "moe_approximated"));
+  CHECK(has(a100.value(), "kv_fp8_not_measured"));
+  CHECK_FALSE(has(a100.value(), "moe_approximated"));
 }
 
 }  // namespace

@@ -42,10 +42,11 @@ test('presets list every GPU with its versions and every pack with its size and 
   assert.ok(h100.coverage.mla);
   assert.ok(h100.parts.every((p) => readFileSync(new URL(p.file, dist)).length === p.bytes));
   const a100 = kernels.find((k) => k.gpu === 'A100');
-  assert.deepEqual(a100.coverage.moe_shapes, {});
+  // Mixtral's experts (hidden 4096, 14,336 wide, 8 experts, top-2), measured with power-law routing only.
+  assert.ok(a100.coverage.moe_shapes.bf16.some((s) => s.join() === '4096,14336,8,2'));
   // Per experts' dtype: gpt-oss's MXFP4 experts (hidden 2880, 128 experts, top-4) on H100.
   assert.ok(h100.coverage.moe_shapes.mxfp4.some((s) => s.join() === '2880,2880,128,4'));
-  assert.ok(!a100.parts.some((p) => p.name === 'moe'));
+  assert.ok(a100.parts.some((p) => p.name === 'moe'));
 });
 
 test('loadKernels reads a GPU\'s default tables from disk and reports the parts loaded', async () => {
@@ -64,7 +65,7 @@ test('unknown GPUs, versions and parts are refused with the choices', async () =
     e.message.includes('A100, B200, B300, B60, GB200, GB300, H100, H200, L40S, RTX-PRO-6000'));
   await assert.rejects(calc.loadKernels('A100', 'vllm-0.24.0'), (e) => e.code === 'unknown_kernels' &&
     e.path === 'kernels' && e.message.includes('vllm-0.14.0'));
-  await assert.rejects(calc.loadKernels('A100', undefined, ['moe']), (e) => e.code === 'invalid_value');
+  await assert.rejects(calc.loadKernels('A100', undefined, ['moe-nvfp4']), (e) => e.code === 'invalid_value');
   await assert.rejects(calc.loadKernels(42), (e) => e.code === 'type_error');
 });
 
