@@ -110,7 +110,8 @@ Kept, per GPU and version: GEMM bf16, fp8 (per-tensor scaled), fp8_block (block-
 and nvfp4 where measured; decode and prefill attention with bf16 compute, KV cache bf16
 or fp8, every head size measured, beam width 1; the custom all-reduce rows launched in a
 CUDA graph; fused MoE with bf16, fp8, fp8_block, nvfp4, mxfp4 (W4A16) or int4 (W4A16)
-weights and power-law routing (`power_law_1.01`); MLA (where measured) with bf16 compute and projections.
+weights and power-law routing (\`power_law_1.01\`); MLA (where measured) with bf16 compute and
+projections.
 
 Where a table measured the same shape with several kernels (0.24.0 names them), the one
 vLLM runs by default on that GPU is kept (tools/aic-tables.mjs, \`kernelRank\`): the

@@ -115,7 +115,7 @@ export const TABLES = [
     emptyNote: 'no power_law_1.01 routing rows in the source: no file',
     columns: ['dtype', 'hidden', 'inter', 'experts', 'topk', 'moe_tp', 'moe_ep', 'tokens'],
     rank: (kernel) => kernelRank(kernel, 'moe'),
-    map: (r, gpu) => r.distribution === MOE_ROUTING && MOE_DTYPE[r.moe_dtype] && {
+    map: (r) => r.distribution === MOE_ROUTING && MOE_DTYPE[r.moe_dtype] && {
       dtype: MOE_DTYPE[r.moe_dtype], hidden: r.hidden_size, inter: r.inter_size, experts: r.num_experts, topk: r.topk,
       moe_tp: r.moe_tp_size, moe_ep: r.moe_ep_size, tokens: r.num_tokens, latency: r.latency, kernel: r.kernel_source,
     },
