@@ -108,8 +108,11 @@ function cards(r) {
       `output; ${int(r.throughput.output_tokens_per_s_per_gpu)} per GPU, ` +
         `${fixed(r.throughput.requests_per_s, 2)} requests/s`,
       'throughput', r.throughput.output_tokens_per_s),
-    card('Cost', cost ? `$${fixed(cost, 2)} / M output tokens` : 'no price set',
-      cost ? `$${fixed(r.cost.usd_per_million_input_tokens, 2)} / M input tokens` : 'set $ per GPU-hour',
+    // A price set gives a cost, also $0 per output token when every output token comes from
+    // the prefill (one output token per request): the GPU time is the prompts'.
+    card('Cost', cost !== undefined ? `$${fixed(cost, 2)} / M output tokens` : 'no price set',
+      cost !== undefined ? `$${fixed(r.cost.usd_per_million_input_tokens, 2)} / M input tokens` +
+        (r.tpot_ms.count === 0 ? '; the GPU time is all prefill' : '') : 'set $ per GPU-hour',
       'cost', cost ?? ''));
 }
 

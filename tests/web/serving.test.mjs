@@ -92,6 +92,12 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
   assert.equal(await again.getByTestId('serve-usd').inputValue(), '2.5');
   await again.waitForFunction((v) =>
     Number(document.querySelector('[data-testid="ttft"]')?.getAttribute('data-value')) === v, expected.ttft_ms.mean);
+  // One output token per request: no TPOT was measured (a dash, not 0), and the price set still
+  // gives a cost (the GPU time is all prefill), not "no price set".
+  await setField(again, 'serve-output', 1);
+  await again.waitForFunction(() => document.querySelector('[data-testid="tpot"] strong')?.textContent === '—');
+  assert.match(await again.getByTestId('tpot').textContent(), /none: every request generates one token/);
+  assert.match(await again.getByTestId('cost').textContent(), /\$0\.00 \/ M output tokens.*all prefill/);
   assert.deepEqual([...page.problems, ...again.problems], []);
   await page.close();
   await again.close();
