@@ -19,7 +19,7 @@ const FIELDS = [
   ['input', 'Input tokens', 'workload.input_tokens'],
   ['output', 'Output tokens', 'workload.output_tokens'],
   ['load', 'Concurrency', 'workload.concurrency'],
-  ['requests', 'Requests', 'workload.num_requests', 'blank: 10 × concurrency'],
+  ['requests', 'Requests', 'workload.num_requests', ''],
   ['usd', '$ per GPU-hour', 'gpu_hour_usd', 'blank: no cost'],
 ];
 
@@ -173,13 +173,19 @@ export function servingPanel({ store }, root, { view } = {}) {
     h('option', { value: 'concurrency', text: 'Concurrency (clients)' }),
       h('option', { value: 'rate', text: 'Request rate (per s)' }));
   const form = h('div', { class: 'serve-inputs' });
+  // What a blank request count means: the core's default, 10 x concurrency (at least 32) for
+  // clients, 32 at a request rate.
+  const requestsHint = h('small');
+  const showRequestsHint = () => {
+    requestsHint.textContent = local.load === 'rate' ? 'blank: 32' : 'blank: 10 × concurrency, at least 32';
+  };
   for (const [key, label, path, hint] of FIELDS) {
     const input = h('input',
       { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', 'data-testid': `serve-${key}`,
       'data-path': path });
     inputs[key] = input;
     form.append(h('label', { class: 'field' }, key === 'load' ? loadKind : h('span', { class: 'label', text: label }),
-      input, hint && h('small', { text: hint })));
+      input, key === 'requests' ? requestsHint : hint && h('small', { text: hint })));
   }
   const progress = h('progress',
     { max: 1, value: 0, 'data-testid': 'serve-progress', 'aria-label': 'Simulation progress' });
@@ -201,6 +207,7 @@ export function servingPanel({ store }, root, { view } = {}) {
   const show = () => {
     loadKind.value = local.load;
     inputs.load.setAttribute('data-path', local.load === 'rate' ? 'workload.request_rate' : 'workload.concurrency');
+    showRequestsHint();
     const text = { input: local.input, output: local.output,
       load: local.load === 'rate' ? local.rate : local.concurrency,
       requests: local.requests || '', usd: local.usd || '' };
@@ -330,6 +337,7 @@ export function servingPanel({ store }, root, { view } = {}) {
     local.requests = read('requests');
     local.usd = read('usd');
     inputs.load.setAttribute('data-path', local.load === 'rate' ? 'workload.request_rate' : 'workload.concurrency');
+    showRequestsHint();
     // The link keeps the last workload whose fields are all numbers.
     if (['input', 'output', 'concurrency', 'rate', 'requests', 'usd'].every((k) => typeof local[k] === 'number')) {
       store.set({ serving: { ...local } });

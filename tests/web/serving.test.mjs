@@ -106,6 +106,13 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
 test('bad workloads get an error naming the field; a model that does not fit says so in words', async () => {
   const page = await openServing(env.base);
   await page.getByTestId('ttft').waitFor();
+  // The blank request count's meaning follows the load: the core's default for each.
+  const hint = page.locator('label:has([data-testid="serve-requests"]) small');
+  assert.equal(await hint.textContent(), 'blank: 10 × concurrency, at least 32');
+  await page.getByTestId('serve-load-kind').selectOption('rate');
+  assert.equal(await hint.textContent(), 'blank: 32');
+  await page.getByTestId('serve-load-kind').selectOption('concurrency');
+  assert.equal(await hint.textContent(), 'blank: 10 × concurrency, at least 32');
   await setField(page, 'serve-output', 0);
   await page.getByTestId('serve-error').waitFor();
   assert.match(await page.getByTestId('serve-error').textContent(), /^Output tokens: .*\(workload\.output_tokens\)$/);
