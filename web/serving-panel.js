@@ -99,11 +99,13 @@ function cards(r) {
   const v = r.validation;
   return h('div', { class: 'serve-cards' },
     card('TTFT (time to first token)', ms(r.ttft_ms.mean),
-      `mean; p50 ${ms(r.ttft_ms.p50)}, p99 ${ms(r.ttft_ms.p99)}; ${validationWords(v, 'ttft')}`,
+      `mean; p50 ${ms(r.ttft_ms.p50)}, p90 ${ms(r.ttft_ms.p90)}, p99 ${ms(r.ttft_ms.p99)}; ` +
+        validationWords(v, 'ttft'),
       'ttft', r.ttft_ms.mean),
     card('TPOT (time per output token)', ms(r.tpot_ms.mean), r.tpot_ms.count === 0
       ? 'none: every request generates one token'
-      : `mean; p99 ${ms(r.tpot_ms.p99)}; ${validationWords(v, 'tpot')}`, 'tpot', r.tpot_ms.mean ?? ''),
+      : `mean; p90 ${ms(r.tpot_ms.p90)}, p99 ${ms(r.tpot_ms.p99)}; ${validationWords(v, 'tpot')}`, 'tpot',
+      r.tpot_ms.mean ?? ''),
     card('Throughput', `${int(r.throughput.output_tokens_per_s)} tok/s`,
       `output; ${int(r.throughput.output_tokens_per_s_per_gpu)} per GPU, ` +
         `${fixed(r.throughput.requests_per_s, 2)} requests/s`,
@@ -117,11 +119,12 @@ function cards(r) {
 }
 
 /** The latency-throughput curve: output tokens/s against mean TPOT, one point per concurrency. */
-export function curveChart(points, current, width = 520, height = 220) {
+export function curveChart(points, current, width = 520, height = 220, band = null) {
   const pad = { l: 56, r: 14, t: 10, b: 42 };
   const all = current ? [...points, current] : points;
+  const spread = band ? band.mape / 100 : 0;
   const xTicks = niceTicks(Math.max(...all.map((p) => p.x)), 4);
-  const yTicks = niceTicks(Math.max(...all.map((p) => p.y)), 4);
+  const yTicks = niceTicks(Math.max(...all.map((p) => p.y)) * (1 + spread), 4);
   const X = (x) => pad.l + (x / (xTicks[xTicks.length - 1] || 1)) * (width - pad.l - pad.r);
   const Y = (y) => pad.t + (1 - y / (yTicks[yTicks.length - 1] || 1)) * (height - pad.t - pad.b);
   const chart = svg('svg', { class: 'line serve-curve', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img',
@@ -141,6 +144,11 @@ export function curveChart(points, current, width = 520, height = 220) {
       'Output tokens/s'),
     svg('text', { x: 12, y: pad.t + (height - pad.t - pad.b) / 2, 'text-anchor': 'middle', class: 'axis-title',
       transform: `rotate(-90 12 ${pad.t + (height - pad.t - pad.b) / 2})` }, 'Mean TPOT (ms)'),
+    ...(band ? [svg('path', { class: 'band', 'data-testid': 'serve-band',
+      d: [...points.map((p, i) => `${i ? 'L' : 'M'}${X(p.x).toFixed(1)},${Y(p.y * (1 + spread)).toFixed(1)}`),
+        ...[...points].reverse().map((p) => `L${X(p.x).toFixed(1)},${Y(Math.max(0, p.y * (1 - spread))).toFixed(1)}`),
+        'Z'].join('') },
+    svg('title', {}, `±${fixed(band.mape, 0)}%: the TPOT error on ${int(band.runs)} measured runs like this`))] : []),
     svg('path', { class: 'curve',
       d: points.map((p, i) => `${i ? 'L' : 'M'}${X(p.x).toFixed(1)},${Y(p.y).toFixed(1)}`).join('') }));
   for (const p of points) {
@@ -249,10 +257,14 @@ export function servingPanel({ store }, root, { view } = {}) {
     const good = points.filter((p) => p.result)
       .map((p) => ({ c: p.concurrency, x: p.result.throughput.output_tokens_per_s, y: p.result.tpot_ms.mean }))
       .filter((p) => Number.isFinite(p.y)).sort((a, b) => a.c - b.c);
-    const current = main ? { x: main.throughput.output_tokens_per_s, y: main.tpot_ms.mean } : null;
+    const current = main && Number.isFinite(main.tpot_ms.mean)
+      ? { x: main.throughput.output_tokens_per_s, y: main.tpot_ms.mean } : null;
     if (!good.length) return curve.replaceChildren();
+    // The band: the accuracy ledger's TPOT error on the measured runs most like this (issue 22).
+    const v = main?.validation;
+    const band = v && v.subset !== null ? { mape: v.tpot_mape, runs: v.runs } : null;
     curve.replaceChildren(h('h3', { text: 'Latency and throughput over concurrency' }),
-      curveChart(good, current, Math.min(640, Math.max(300, root.clientWidth - 30))),
+      curveChart(good, current, Math.min(640, Math.max(300, root.clientWidth - 30)), 220, band),
       h('details', {}, h('summary', { text: 'The curve\'s values' }), h('table', { 'data-testid': 'serve-curve-table' },
         h('thead', {},
           h('tr', {}, ...['Concurrency', 'Output tok/s', 'Mean TTFT', 'Mean TPOT'].map((t) => h('th', { text: t })))),

@@ -61,6 +61,10 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
       : `±${v[`${id}_mape`].toFixed(0)}% on ${v.runs} measured runs like this`;
     assert.ok((await page.getByTestId(id).textContent()).includes(words), `${id}: ${words}`);
   }
+  // p90 beside the mean (the API has it; SLOs are often p90).
+  const ms = (x) => (x >= 100 ? `${Math.round(x).toLocaleString('en-US')} ms` : `${x.toFixed(x >= 10 ? 1 : 2)} ms`);
+  for (const id of ['ttft', 'tpot'])
+    assert.ok((await page.getByTestId(id).textContent()).includes(`p90 ${ms(expected[`${id}_ms`].p90)}`), `${id} p90`);
 
   // The curve: one point per concurrency 1..256 (16 is one of them) and the current point marked.
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="serve-curve"] circle.point').length >= 9,
@@ -70,6 +74,14 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
     .evaluate((c) => [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]);
   assert.ok(current.every((v) => Number.isFinite(v) && v > 0), `current point at ${current}`);
   assert.equal(await page.locator('[data-testid="serve-curve"] circle.point[data-concurrency="16"]').count(), 1);
+  // Around the curve, a band as wide as the ledger's TPOT error on runs like this one.
+  if (v.subset !== null) {
+    assert.equal(await page.getByTestId('serve-band').count(), 1);
+    assert.match(await page.locator('[data-testid="serve-band"] title').textContent(),
+      new RegExp(`^±${v.tpot_mape.toFixed(0)}%: the TPOT error on ${v.runs} measured runs like this$`));
+  } else {
+    assert.equal(await page.getByTestId('serve-band').count(), 0);
+  }
 
   // CSV export: the curve's points and this workload, as simulated.
   await page.waitForFunction(() => document.querySelector('[data-testid="serve-status"]').textContent === 'Done.', null,
