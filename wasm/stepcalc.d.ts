@@ -208,6 +208,31 @@ export interface LatencyStats {
 export type GapStats = LatencyStats | { mean: null; p50: null; p90: null; p99: null; count: 0 };
 
 /** A serving estimate (docs/SERVING.md). */
+/** An open loop's steady window and whether the engine keeps up with the offered rate. */
+export interface SteadyState {
+  window_s: number;
+  /** workload.request_rate: the mean rate of the (Poisson) arrivals. */
+  offered_request_rate: number;
+  /** Requests finished per second inside the window. */
+  completed_request_rate: number;
+  /** Overloaded: what the engine finishes per second while it works through its queue; else 0. */
+  sustainable_request_rate: number;
+  /** Growth of the requests in the engine per second: overloaded, offered minus sustainable; else the trend. */
+  queue_growth_per_s: number;
+  /** Requests waiting (one rank) when the last request was sent. */
+  waiting_at_end: number;
+  /** The window's length over the mean end-to-end latency; settled needs at least 10. */
+  latencies_in_window: number;
+  /** Share of the window's time whose engine steps left requests waiting (0.9 or more: saturated). */
+  queued_share: number;
+  /** The queue grows: latencies depend on the run's length (warning serving_overload). */
+  overloaded: boolean;
+  /** Not overloaded and the window spans enough latencies (else warning serving_not_settled). */
+  settled: boolean;
+  /** Simulations run: without num_requests, passes of 64, 256, 1,024, 4,096 requests until settled. */
+  passes: number;
+}
+
 export interface ServeResult {
   id?: string;
   mode: Mode;
@@ -249,6 +274,11 @@ export interface ServeResult {
     usd_per_million_input_tokens: number;
     usd_per_million_tokens_blended: number;
   };
+  /**
+   * Open loop only: the steady window, from the first measured request's send to the last request's send
+   * (docs/SERVING.md, "Steady state and overload"). Rates are the engine's (every data-parallel rank).
+   */
+  steady_state?: SteadyState;
   duration_s: number;
   steps: number;
   scheduler: {

@@ -6,7 +6,7 @@
 // The simulations run in a Web Worker (web/serving-worker.js) with progress and Cancel,
 // starting when the panel is first on screen. Loaded by import() after the first view;
 // in an embed with `view=serving` it is the whole page.
-import { h, svg, int, fixed, parseTyped } from './dom.js';
+import { h, svg, int, fixed, parseTyped, fill } from './dom.js';
 import { niceTicks } from './charts.js';
 import { exportButtons } from './export-buttons.js';
 import { CURVE_CONCURRENCY, defaultServing, serveRequest } from './serving-state.js';
@@ -94,11 +94,26 @@ export function validationWords(v, which) {
   return `±${fixed(mape, 0)}% on ${int(v.runs)} measured runs like this`;
 }
 
+/**
+ * An open loop the engine cannot keep up with (steady_state.overloaded): its latencies grow
+ * with the run's length, so the cards say so first, with the rate the engine sustains.
+ */
+function overloadNote(r) {
+  const st = r.steady_state;
+  if (!st?.overloaded) return null;
+  return h('p', { class: 'field-error', role: 'alert', 'data-testid': 'serve-overload',
+    text: `Overloaded: ${fixed(st.offered_request_rate, 2)} requests/s sent, about ` +
+      `${fixed(st.sustainable_request_rate, 2)} sustained; the queue grows by ${fixed(st.queue_growth_per_s, 2)} ` +
+      'per second, so TTFT and E2E below grow with the length of the run. Lower the rate or add GPUs.' });
+}
+
 function cards(r) {
   const cost = r.cost?.usd_per_million_output_tokens;
   const v = r.validation;
+  const overloaded = r.steady_state?.overloaded === true;
   return h('div', { class: 'serve-cards' },
     card('TTFT (time to first token)', ms(r.ttft_ms.mean),
+      (overloaded ? 'overloaded: grows with the run; ' : '') +
       `mean; p50 ${ms(r.ttft_ms.p50)}, p90 ${ms(r.ttft_ms.p90)}, p99 ${ms(r.ttft_ms.p99)}; ` +
         validationWords(v, 'ttft'),
       'ttft', r.ttft_ms.mean),
@@ -108,7 +123,8 @@ function cards(r) {
       r.tpot_ms.mean ?? ''),
     card('Throughput', `${int(r.throughput.output_tokens_per_s)} tok/s`,
       `output; ${int(r.throughput.output_tokens_per_s_per_gpu)} per GPU, ` +
-        `${fixed(r.throughput.requests_per_s, 2)} requests/s`,
+        `${fixed(r.throughput.requests_per_s, 2)} requests/s` +
+        (overloaded ? ` of ${fixed(r.steady_state.offered_request_rate, 2)} sent` : ''),
       'throughput', r.throughput.output_tokens_per_s),
     // A price set gives a cost, also $0 per output token when every output token comes from
     // the prefill (one output token per request): the GPU time is the prompts'.
@@ -182,10 +198,11 @@ export function servingPanel({ store }, root, { view } = {}) {
       h('option', { value: 'rate', text: 'Request rate (per s)' }));
   const form = h('div', { class: 'serve-inputs' });
   // What a blank request count means: the core's default, 10 x concurrency (at least 32) for
-  // clients, 32 at a request rate.
+  // clients; at a request rate, passes of 64 to 4,096 until the figures settle.
   const requestsHint = h('small');
   const showRequestsHint = () => {
-    requestsHint.textContent = local.load === 'rate' ? 'blank: 32' : 'blank: 10 × concurrency, at least 32';
+    requestsHint.textContent = local.load === 'rate' ? 'blank: until the figures settle (64 to 4,096)'
+      : 'blank: 10 × concurrency, at least 32';
   };
   for (const [key, label, path, hint] of FIELDS) {
     const input = h('input',
@@ -306,10 +323,10 @@ export function servingPanel({ store }, root, { view } = {}) {
         for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
         const preemptions = main.scheduler?.preemptions
           ? `${int(main.scheduler.preemptions)} preemptions` : 'no preemption';
-        results.replaceChildren(cards(main), h('p', { class: 'muted', 'data-testid': 'serve-summary',
+        fill(results, overloadNote(main), cards(main), h('p', { class: 'muted', 'data-testid': 'serve-summary',
           text: `${int(main.workload.num_requests)} requests, ${int(main.steps)} engine steps simulated in ` +
             `${main.mode} on ${main.tp} × ${main.gpu}; ${preemptions}.` }),
-        ...main.warnings.filter((w) => w.code !== 'model_does_not_fit')
+        ...main.warnings.filter((w) => w.code !== 'model_does_not_fit' && w.code !== 'serving_overload')
           .map((w) => h('p', { class: 'field-warning', text: w.message })));
         drawCurve();
       } else if (data.type === 'error') {

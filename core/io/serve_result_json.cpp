@@ -108,6 +108,19 @@ std::string serve_result_to_json(const Request& q, const ServeResult& r, bool* a
                       {"usd_per_million_output_tokens", c.usd_per_million_output_tokens},
                       {"usd_per_million_input_tokens", c.usd_per_million_input_tokens},
                       {"usd_per_million_tokens_blended", c.usd_per_million_tokens_blended}});
+  const SteadyState& st = r.steady;
+  if (st.measured)
+    w.object("steady_state", {{"window_s", st.window_s},
+                              {"offered_request_rate", st.offered_request_rate},
+                              {"completed_request_rate", st.completed_request_rate},
+                              {"sustainable_request_rate", st.sustainable_request_rate},
+                              {"queue_growth_per_s", st.queue_growth_per_s},
+                              {"waiting_at_end", st.waiting_at_end},
+                              {"latencies_in_window", st.latencies_in_window},
+                              {"queued_share", st.queued_share},
+                              {"overloaded", st.overloaded},
+                              {"settled", st.settled},
+                              {"passes", static_cast<int64_t>(st.passes)}});
   const SimulationTrace& s = r.trace;
   w.fields({{"duration_s", r.duration_s}, {"steps", s.steps}});
   w.object("scheduler", {{"busy_s", s.busy_us * 1e-6},

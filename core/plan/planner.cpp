@@ -97,6 +97,16 @@ class CandidateSearch {
     }
     if (!std::isfinite(e->ratio)) e->ratio = INFINITY;
     e->meets = e->ratio <= 1;
+    // An overloaded replica's latencies grow with the length of the run: it never meets a
+    // target, whatever its figures over this run say (docs/SERVING.md, "Steady state").
+    if (r.steady.overloaded && worst != nullptr) {
+      e->meets = false;
+      e->ratio = std::max(e->ratio, std::nextafter(1.0, 2.0));
+      e->reason = PlanReason::kOverload;
+      e->message = "overloaded: a replica sustains about " + fmt(r.steady.sustainable_request_rate) + " req/s of the " +
+                   fmt(w.request_rate_per_s) + " sent, the queue grows";
+      return;
+    }
     if (e->meets || worst == nullptr) return;
     const std::string pct = "p" + std::to_string(p) + " ";
     const std::string figure = pct + worst->name + " " + fmt(worst->value) + " ms > " + fmt(worst->target) + " ms";

@@ -30,10 +30,12 @@ struct LengthDistribution {
 struct Workload {
   LengthDistribution input_tokens;
   LengthDistribution output_tokens;
-  int64_t concurrency = 0;            ///< closed loop clients (0: open loop)
-  double request_rate_per_s = 0;      ///< open loop mean arrival rate (0: closed loop)
-  int64_t num_requests = 0;           ///< 0: 10 x concurrency, at least 32
-  int64_t warmup_requests = 0;        ///< the first N requests issued: simulated, left out of every statistic
+  int64_t concurrency = 0;        ///< closed loop clients (0: open loop)
+  double request_rate_per_s = 0;  ///< open loop mean arrival rate (0: closed loop)
+  int64_t num_requests = 0;       ///< 0: closed loop 10 x concurrency, at least 32; open loop until the figures settle
+  /// The first N requests issued: simulated, left out of every statistic. -1: the default,
+  /// none, or a fifth of each pass when an open loop runs until it settles (num_requests 0).
+  int64_t warmup_requests = -1;
   double prefix_cache_hit_ratio = 0;  ///< share of each prompt found in the prefix cache, [0, 1)
   uint64_t seed = 1;                  ///< lengths and arrivals are a function of the seed
   double api_overhead_us = -1;        ///< API-server time per request; negative: the fitted default

@@ -78,6 +78,8 @@ class Simulation {
         continue;
       }
       const int64_t tokens = schedule();
+      if (s_.window_end_us >= 0 && trace_.window_end_waiting < 0 && now_ >= s_.window_end_us)
+        trace_.window_end_waiting = static_cast<int64_t>(waiting_.size());  // left waiting once scheduled
       if (scheduled_.empty()) {
         if (running_.empty())
           return make_error("does_not_fit", "workload",
@@ -88,19 +90,32 @@ class Simulation {
       if (!times) return times.error();
       const StepTimes& t = times.value();
       const double hw = t.prefill_us + t.decode_us;
-      trace_.prefill_gpu_us += hw > 0 ? t.total_us * (t.prefill_us / hw) : 0;
-      trace_.decode_gpu_us += hw > 0 ? t.total_us * (t.decode_us / hw) : t.total_us;
+      const double prefill_part_us = hw > 0 ? t.total_us * (t.prefill_us / hw) : 0;
+      const double decode_part_us = hw > 0 ? t.total_us * (t.decode_us / hw) : t.total_us;
+      trace_.prefill_gpu_us += prefill_part_us;
+      trace_.decode_gpu_us += decode_part_us;
       trace_.busy_us += t.total_us;
       const size_t warmup = static_cast<size_t>(s_.warmup_requests);
-      if (warmup > 0 && issued_ > warmup && now_ >= trace_.requests[warmup].send_us) {
-        trace_.window_prefill_gpu_us += hw > 0 ? t.total_us * (t.prefill_us / hw) : 0;
-        trace_.window_decode_gpu_us += hw > 0 ? t.total_us * (t.decode_us / hw) : t.total_us;
+      const double step_start = now_;
+      now_ += t.total_us;
+      const bool in_window = s_.window_end_us >= 0
+                                 ? now_ > s_.window_start_us && now_ <= s_.window_end_us
+                                 : warmup > 0 && issued_ > warmup && step_start >= trace_.requests[warmup].send_us;
+      if (in_window) {
+        trace_.window_prefill_gpu_us += prefill_part_us;
+        trace_.window_decode_gpu_us += decode_part_us;
+      }
+      if (in_window && s_.window_end_us >= 0 && !waiting_.empty()) trace_.window_queued_us += t.total_us;
+      const bool after_start = s_.window_end_us >= 0 && now_ > s_.window_start_us;
+      if (after_start) {
+        trace_.saturated_prefill_gpu_us += prefill_part_us;
+        trace_.saturated_decode_gpu_us += decode_part_us;
       }
       running_sum += static_cast<double>(running_.size());
       token_sum += static_cast<double>(tokens);
-      const double step_start = now_;
-      now_ += t.total_us;
-      finish_step(step_start);
+      const int64_t sampled = finish_step(step_start);
+      if (in_window && s_.window_end_us >= 0) trace_.window_output_tokens += sampled;
+      if (after_start) trace_.saturated_output_tokens += sampled;
       if (++trace_.steps > s_.max_steps)
         return make_error(
             "too_large", "workload",
@@ -243,7 +258,9 @@ class Simulation {
 
   /// Applies the step that ran from `start_us` to now: tokens computed,
   /// tokens sampled, requests finished, the next closed-loop requests sent.
-  void finish_step(double start_us) {
+  /// Returns the number of tokens sampled.
+  int64_t finish_step(double start_us) {
+    int64_t sampled = 0;
     int64_t regular_gaps = 0;  // tokens whose previous token came at the end of the last step
     const size_t warmup = static_cast<size_t>(s_.warmup_requests);
     bool any_finished = false;
@@ -253,6 +270,7 @@ class Simulation {
       if (r.computed < r.input + r.generated) continue;  // a prefill chunk: nothing sampled yet
       RequestTimeline& out = trace_.requests[s.request];
       ++r.generated;
+      ++sampled;
       if (r.generated == 1) {
         out.first_token_us = now_;
       } else if (s.request < warmup) {
@@ -277,6 +295,7 @@ class Simulation {
       running_.erase(std::remove_if(running_.begin(), running_.end(),
                                     [this](size_t i) { return live_[i].phase == Phase::kFinished; }),
                      running_.end());
+    return sampled;
   }
 
   const SimulationSettings& s_;

@@ -33,7 +33,10 @@ struct SimulationSettings {
   /// finished, min(concurrency, rest) of them at that instant (a benchmark client's warm-up
   /// phase); the warm-up itself runs at min(concurrency, warmup_requests) clients.
   bool warmup_drain = false;
-  double api_overhead_us = 0;   ///< API-server time per request, served one at a time in send order
+  double api_overhead_us = 0;  ///< API-server time per request, served one at a time in send order
+  /// Open loop: the steady window, microseconds. The steps that end inside (start, end] are
+  /// counted in SimulationTrace::window_* (tokens and GPU time); a negative end: no window.
+  double window_start_us = 0, window_end_us = -1;
   int64_t max_steps = 4000000;  ///< refuse to run longer (a runaway workload)
 };
 
@@ -61,8 +64,16 @@ struct SimulationTrace {
   double prefill_gpu_us = 0;  ///< step time attributed to prefill (split by the phases' hardware times)
   double decode_gpu_us = 0;   ///< step time attributed to decode
   /// The same two for the steps that started once the first request after the warm-up was
-  /// sent (settings.warmup_requests > 0; else 0): what the measured window pays for.
+  /// sent (settings.warmup_requests > 0; else 0): what the measured window pays for. With an
+  /// open-loop window (settings.window_end_us >= 0): the steps that ended inside it.
   double window_prefill_gpu_us = 0, window_decode_gpu_us = 0;
+  int64_t window_output_tokens = 0;  ///< open-loop window: tokens sampled by the steps that ended inside it
+  /// Open-loop window: the same three for every step that ended after the window's start,
+  /// the drain included (an overloaded engine is saturated until its queue empties).
+  double saturated_prefill_gpu_us = 0, saturated_decode_gpu_us = 0;
+  int64_t saturated_output_tokens = 0;
+  int64_t window_end_waiting = -1;  ///< open-loop window: requests waiting at its end (-1: no window)
+  double window_queued_us = 0;      ///< open-loop window: time of its steps that left requests waiting
   int64_t preemptions = 0;
   int64_t peak_kv_blocks_used = 0;
   int64_t peak_running = 0;

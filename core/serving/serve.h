@@ -38,6 +38,50 @@ struct ServeCost {
   double usd_per_million_tokens_blended = 0;  ///< all GPU time over all tokens
 };
 
+/// Open-loop passes when `workload.num_requests` is not given: each simulates this many
+/// requests (a fifth of them warm-up) until the figures settle or the engine is overloaded.
+constexpr int64_t kSteadyPassRequests[] = {64, 256, 1024, 4096};
+/// Settled: the steady window spans at least this many mean end-to-end latencies ...
+constexpr double kSteadyLatencies = 10;
+/// ... and holds at least this many measured requests (a queue growing by a few percent of
+/// the offered rate shows only over some hundreds of arrivals).
+constexpr int64_t kSteadyMinMeasured = 800;
+/// ... unless requests waited through at most this share of the window (a queue that
+/// seldom forms cannot be growing).
+constexpr double kSteadyIdleQueuedShare = 0.05;
+/// Overloaded: requests are left waiting at the window's end, and over the window the
+/// requests in the engine grew (least-squares trend) by more than this many times the
+/// square root of their mean number, the size of a Poisson count's fluctuation.
+constexpr double kOverloadGrowthSigmas = 3;
+/// ... or requests were left waiting through at least this share of the window: the engine
+/// never catches up, so the queue holds what the arrivals' luck put into it.
+constexpr double kSaturatedQueuedShare = 0.9;
+/// An overload is reported from a pass of at least this many requests (a shorter run's
+/// start-up looks like a growing queue).
+constexpr int64_t kOverloadMinRequests = 256;
+
+/// An open loop's steady state: the window from the first measured request's send to the
+/// last request's send, where the arrivals go on at the offered rate (docs/SERVING.md,
+/// "Steady state and overload"). Rates are the engine's (every data-parallel rank).
+struct SteadyState {
+  bool measured = false;  ///< an open loop with a window of at least two measured requests
+  double window_s = 0;
+  double offered_request_rate = 0;    ///< workload.request_rate: the arrivals' mean rate
+  double completed_request_rate = 0;  ///< requests finished per second inside the window
+  /// Overloaded: requests finished per second from the window's start to the last one's
+  /// finish, while the engine works through its queue (what it sustains); else 0.
+  double sustainable_request_rate = 0;
+  /// Requests in the engine, their growth per second: overloaded, offered minus sustainable
+  /// rate (when positive); else their least-squares trend over the window.
+  double queue_growth_per_s = 0;
+  int64_t waiting_at_end = 0;      ///< requests waiting when the last request was sent (one rank)
+  double latencies_in_window = 0;  ///< window / mean end-to-end latency
+  double queued_share = 0;         ///< share of the window's engine steps' time that left requests waiting
+  bool overloaded = false;         ///< the engine does not keep up: the queue grows
+  bool settled = false;            ///< not overloaded and the window spans kSteadyLatencies latencies
+  int passes = 0;                  ///< simulations run (num_requests not given: until settled)
+};
+
 struct ServeResult {
   EngineSettings engine;  ///< resolved
   ServingMemory memory;
@@ -45,8 +89,11 @@ struct ServeResult {
   int64_t warmup_requests = 0;  ///< the first N issued, left out of every figure below
   double mean_input_tokens = 0, mean_output_tokens = 0;
   LatencyStats ttft_ms, tpot_ms, itl_ms, e2e_ms;
+  /// Open loop: over the steady window (overloaded: from its start to the last token, the
+  /// engine saturated); closed loop: the measured requests' window.
   ServeThroughput throughput;
   ServeCost cost;
+  SteadyState steady;
   double api_overhead_us = 0;  ///< the API-server time per request used
   double duration_s = 0;       ///< first send to last token
   SimulationTrace trace;       ///< steps, preemptions, queue peaks (its per-request arrays cleared)

@@ -50,7 +50,7 @@ TEST_CASE("warm-up of zero changes nothing; a warm-up of every request is refuse
   REQUIRE(b.ok());
   CHECK(a->ttft_ms.mean == b->ttft_ms.mean);
   CHECK(a->throughput.output_tokens_per_s == b->throughput.output_tokens_per_s);
-  for (int64_t bad : {int64_t{40}, int64_t{41}, int64_t{-1}}) {
+  for (int64_t bad : {int64_t{40}, int64_t{41}, int64_t{-2}}) {  // -1 is the default (none here)
     auto r = run_serve(closed_loop(bad));
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().path == "workload.warmup_requests");

@@ -165,6 +165,8 @@ test('presets, version and the one-shot helpers', async () => {
 // CMakeLists.txt and BENCHMARKS.md say what each costs) spends 15.5 KB of that: 198.9 KB. Issue 27's
 // serving checks (the pricing's step-independent warnings in serve results, the chunked-prefill
 // refusal, length fields a distribution does not read, null latency statistics) add 0.7 KB: 199.6 KB.
+// Issue 26's steady state (open-loop passes until settled, overload, the steady window) adds 3.2 KB;
+// simdjson.cpp without its document-stream parser (tools/simdjson-one-document.mjs) wins 3.0 KB: 199.2 KB.
 test('module size: .wasm + loader + glue gzipped stay under 200 KB', () => {
   const files = ['wasm/stepcalc.js', 'wasm/dist/stepcalc-core.js', 'wasm/dist/stepcalc-core.wasm'];
   const sizes = files.map((f) => gzipSync(readFileSync(new URL(f, root)), { level: 9 }).length);

@@ -115,6 +115,44 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
   await again.close();
 });
 
+test('rate mode: TP 2 at 2 req/s says it is overloaded on the cards; TP 4 serves the offered rate', async () => {
+  // The issue's case: Llama-3.1-70B on H100, 1,000 in / 300 out at 2 req/s, the request
+  // count left blank (the simulation runs until its figures settle).
+  const at = async (tp) => {
+    const link = { model: 'llama-3.1-70b-instruct', tp, mode: 'measured',
+      step: { decode_requests: [{ progress_index: 100 }] } };
+    const page = await openServing(`${env.base}#json=${encodeURIComponent(JSON.stringify(link))}`);
+    await page.getByTestId('ttft').waitFor();
+    await setField(page, 'serve-input', 1000);
+    await setField(page, 'serve-output', 300);
+    await page.getByTestId('serve-load-kind').selectOption('rate');
+    await setField(page, 'serve-load', 2);
+    const cli = cliServe({ model: 'llama-3.1-70b-instruct', gpu: 'H100', tp, mode: 'measured',
+      workload: { input_tokens: 1000, output_tokens: 300, request_rate: 2 } });
+    // Wait for this workload's figures (the earlier ones are re-rendered first).
+    await page.waitForFunction((v) =>
+      Number(document.querySelector('[data-testid="throughput"]')?.getAttribute('data-value')) === v,
+    cli.throughput.output_tokens_per_s).catch(() => {});
+    assert.equal(await cardValue(page, 'throughput'), cli.throughput.output_tokens_per_s);
+    return { page, cli };
+  };
+  const two = await at(2);
+  assert.equal(two.cli.steady_state.overloaded, true);
+  const note = two.page.getByTestId('serve-overload');
+  assert.equal(await note.getAttribute('role'), 'alert');
+  assert.match(await note.textContent(), /^Overloaded: 2\.\d\d requests\/s sent, about 1\.\d\d sustained/);
+  assert.match(await two.page.getByTestId('ttft').textContent(), /overloaded: grows with the run/);
+  assert.match(await two.page.getByTestId('throughput').textContent(), /requests\/s of 2\.\d\d sent/);
+  await two.page.close();
+  const four = await at(4);
+  assert.equal(four.cli.steady_state.overloaded, false);
+  assert.equal(await four.page.getByTestId('serve-overload').count(), 0);
+  const rps = four.cli.throughput.requests_per_s;
+  assert.ok(rps >= 1.9 && rps <= 2.1, `TP 4 serves ${rps} req/s of 2`);
+  assert.match(await four.page.getByTestId('throughput').textContent(), new RegExp(`${rps.toFixed(2)} requests/s`));
+  await four.page.close();
+});
+
 test('bad workloads get an error naming the field; a model that does not fit says so in words', async () => {
   const page = await openServing(env.base);
   await page.getByTestId('ttft').waitFor();
@@ -122,7 +160,7 @@ test('bad workloads get an error naming the field; a model that does not fit say
   const hint = page.locator('label:has([data-testid="serve-requests"]) small');
   assert.equal(await hint.textContent(), 'blank: 10 × concurrency, at least 32');
   await page.getByTestId('serve-load-kind').selectOption('rate');
-  assert.equal(await hint.textContent(), 'blank: 32');
+  assert.equal(await hint.textContent(), 'blank: until the figures settle (64 to 4,096)');
   await page.getByTestId('serve-load-kind').selectOption('concurrency');
   assert.equal(await hint.textContent(), 'blank: 10 × concurrency, at least 32');
   await setField(page, 'serve-output', 0);
