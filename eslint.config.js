@@ -24,7 +24,9 @@ export default [
   },
   // The page: modules for the browser, and the serving worker.
   { files: ['web/**/*.js'], languageOptions: { globals: globals.browser } },
-  { files: ['web/serving-worker.js'], languageOptions: { globals: globals.worker } },
+  { files: ['web/serving-worker.js', 'web/plan-worker.js'], languageOptions: { globals: globals.worker } },
+  // The Plan panel imports the default prices as JSON (an import attribute, ES2025); esbuild bundles them.
+  { files: ['web/plan-panel.js'], languageOptions: { ecmaVersion: 2025 } },
   // The loader runs in pages, workers and Node: it tests which one it is in.
   { files: ['wasm/stepcalc.js'], languageOptions: { globals: { ...globals.browser, ...globals.node } } },
   // Page tests and the page benchmark hand functions to Chromium (page.evaluate), which run

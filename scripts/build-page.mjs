@@ -18,9 +18,11 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const out = path.join(root, 'web/dist');
 
 /** Modules loaded by import() when their panel first opens: each is a bundle of its own. */
-export const LAZY = ['calibrate-panel.js', 'export.js', 'serving-panel.js'];
-/** Web Workers: bundles of their own, started by URL (the Serving panel's simulations). */
-export const WORKERS = ['serving-worker.js'];
+export const LAZY = ['calibrate-panel.js', 'export.js', 'serving-panel.js', 'plan-panel.js'];
+/** Stylesheets a panel loaded later links when it is built (not part of the first view's style.css). */
+const LAZY_CSS = ['plan-panel.css'];
+/** Web Workers: bundles of their own, started by URL (the Serving panel's simulations, the Plan panel's plan). */
+export const WORKERS = ['serving-worker.js', 'plan-worker.js'];
 /** Files (relative to the root) the first view loads besides web/dist/*, compressed too. */
 const ALSO_COMPRESSED = ['index.html', 'wasm/dist/stepcalc-core.wasm'];
 
@@ -32,11 +34,14 @@ function compress(file) {
   }));
 }
 
-/** The newest modification time among the page's sources (web/*.js, web/style.css, the loader). */
+/**
+ * The newest modification time among the page's sources (web/*.js, web/*.css, the loader, the
+ * default GPU-hour prices the Plan panel bundles).
+ */
 function newestSource() {
   const files = readdirSync(path.join(root, 'web')).filter((f) => /\.(js|css)$/.test(f)).map((f) => `web/${f}`);
   files.push('wasm/stepcalc.js', 'wasm/dist/stepcalc-core.js', 'index.html', 'scripts/build-page.mjs',
-    'scripts/build-docs.mjs', ...docSources(root));
+    'scripts/build-docs.mjs', 'presets/prices.json', ...docSources(root));
   return Math.max(...files.map((f) => statSync(path.join(root, f)).mtimeMs));
 }
 
@@ -77,7 +82,7 @@ export async function buildPage({ ifStale = false } = {}) {
   };
   const builds = await Promise.all([
     esbuild.build({ ...common, entryPoints: ['web/app.js', 'web/style.css'], plugins: [lazy] }),
-    esbuild.build({ ...common, entryPoints: [...LAZY, ...WORKERS].map((f) => `web/${f}`) }),
+    esbuild.build({ ...common, entryPoints: [...LAZY, ...WORKERS, ...LAZY_CSS].map((f) => `web/${f}`) }),
   ]);
   buildDocs(root, path.join(out, 'docs'));
   for (const file of readdirSync(out)) if (/\.(js|css)$/.test(file)) compress(path.join(out, file));

@@ -23,7 +23,7 @@ import { modesSection } from './modes.js';
 import { comparePanel } from './compare.js';
 
 const embed = new URLSearchParams(location.search).get('embed') === '1';
-const view = new URLSearchParams(location.search).get('view'); // 'serving': an embed of the Serving panel only
+const view = new URLSearchParams(location.search).get('view'); // 'serving', 'plan': an embed of that panel only
 const nextPaint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 
 /**
@@ -79,15 +79,22 @@ function loadServingPanel(context) {
     .catch((error) => $('#serving-panel').append(errorNote(`The serving panel did not load: ${error.message}`)));
 }
 
-/** The calibration panel (and its fitting code) loads when it is first opened. */
-function loadCalibrationOnOpen(context) {
-  $('#calibrate')?.addEventListener('toggle', function loadCalibration(event) {
-    if (!event.target.open) return;
-    event.target.removeEventListener('toggle', loadCalibration);
-    import('./calibrate-panel.js').then((m) => m.calibratePanel(context, $('#calibrate-body'))).catch((error) => {
-      $('#calibrate-body').replaceChildren(errorNote(`The calibration panel did not load: ${error.message}`));
-    });
-  });
+/** A panel in a <details> whose code (a bundle of its own) loads when it is first open. */
+function loadOnOpen(details, body, load, what) {
+  const first = () => {
+    if (!details.open) return;
+    details.removeEventListener('toggle', first);
+    load(body).catch((error) => body.replaceChildren(errorNote(`The ${what} panel did not load: ${error.message}`)));
+  };
+  details.addEventListener('toggle', first);
+  first(); // opened before the page was ready for it
+}
+
+/** The Plan panel: opened at once by a link that holds a plan, and by `?embed=1&view=plan`. */
+function loadPlanOnOpen(context) {
+  if (view === 'plan' || context.store.state.plan) $('#plan').open = true;
+  loadOnOpen($('#plan'), $('#plan-body'),
+    (body) => import('./plan-panel.js').then((m) => m.planPanel(context, body, { view })), 'plan');
 }
 
 async function main() {
@@ -96,12 +103,15 @@ async function main() {
   window.addEventListener('hashchange', () => page.address.fromLocation(false));
   if (embed) {
     if (view === 'serving') loadServingPanel(page.context);
+    if (view === 'plan') loadPlanOnOpen(page.context);
     return;
   }
   await nextPaint(); // the number is on screen: build the panels after it has been painted
   buildPanels(page);
   loadServingPanel(page.context); // after the first view
-  loadCalibrationOnOpen(page.context);
+  loadOnOpen($('#calibrate'), $('#calibrate-body'),
+    (body) => import('./calibrate-panel.js').then((m) => m.calibratePanel(page.context, body)), 'calibration');
+  loadPlanOnOpen(page.context);
 }
 
 document.documentElement.classList.add('ran'); // hides the "opened from a file?" note

@@ -5,7 +5,8 @@
 //          version, '' for the GPU's default), hw: {overrides}, tp,
 //          mode, corrected: {switches, params} of the shown mode | null,
 //          prefill: [[cached, new]], decode: [[kv, tokens]],
-//          serving: the Serving panel's workload (web/serving-state.js) | undefined }
+//          serving: the Serving panel's workload (web/serving-state.js) | undefined,
+//          plan: the Plan panel's inputs in their link form (web/plan-state.js reads it) | undefined }
 // A field the user left invalid holds the typed text; the core then names its path.
 
 import { catalogue, shapeFields, defaultMode, MODE } from './catalogue.js';
@@ -54,6 +55,7 @@ export const hardwareFields = () => hardwareKeys().map(([, field]) => field);
  * @property {any[][]} prefill
  * @property {any[][]} decode
  * @property {import('./serving-state.js').Serving} [serving]
+ * @property {string} [plan]
  */
 
 /**
@@ -210,6 +212,7 @@ export function encodeHash(s, pinned = null) {
   if (s.decode.every(([, n]) => n === 1)) q.push(['d', encodeRuns(s.decode.map(([kv]) => [kv]))]);
   else q.push(['dt', encodeRuns(s.decode)]);
   if (s.serving) q.push(['sv', encodeServing(s.serving)]);
+  if (s.plan) q.push(['pl', s.plan]);
   if (pinned) q.push(['a', encodeHash(pinned)]);
   return q.map(([k, v]) => `${k}=${encodeURIComponent(v).replace(/%2C/g, ',')}`).join('&');
 }
@@ -245,7 +248,7 @@ export function decodeHash(hash) {
   if (params.has('json')) return { request: parseJson(params.get('json'), 'json'), text: params.get('json') };
   if (!params.has('v')) {
     // An anchor (#calibrate) is no state; settings without the format are said, not dropped.
-    const settings = ['m', 'ms', 'g', 'k', 'tp', 'mode', 'cr', 'p', 'd', 'dt', 'sv', 'a',
+    const settings = ['m', 'ms', 'g', 'k', 'tp', 'mode', 'cr', 'p', 'd', 'dt', 'sv', 'pl', 'a',
       ...hardwareKeys().map(([k]) => k)];
     const named = settings.filter((k) => params.has(k) && text.includes(`${k}=`));
     if (named.length) fail('v', `The link names no format (v=1), so its settings (${named.join(', ')}) were not ` +
@@ -296,6 +299,7 @@ export function decodeHash(hash) {
   if (!s.decode.every(validRow)) fail(params.has('dt') ? 'dt' : 'd',
     'The link holds a negative token count in its decode rows.');
   if (params.has('sv')) s.serving = decodeServing(params.get('sv'));
+  if (params.get('pl')) s.plan = params.get('pl'); // read (and checked) by the Plan panel
   if (!params.has('a')) return { state: s };
   // The pinned A: a compact state of its own, one level deep.
   let a;

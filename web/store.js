@@ -43,7 +43,7 @@ import { defaultState } from './state.js';
  */
 
 /** The fields a state has; set() refuses any other. */
-const FIELDS = new Set([...Object.keys(defaultState()), 'serving']);
+const FIELDS = new Set([...Object.keys(defaultState()), 'serving', 'plan']);
 
 /** `value` frozen with every object and array in it (already frozen parts are skipped). */
 function freeze(value) {
@@ -82,14 +82,15 @@ export function createStore(state = defaultState(), pinned = null) {
     get good() { return good; },
 
     /**
-     * Sets fields of the state (`serving: undefined` removes the workload): 'edited'.
+     * Sets fields of the state (`serving: undefined` removes the workload, `plan: undefined` the
+     * plan's inputs): 'edited'.
      * @param {Partial<State>} fields
      */
     set(fields) {
       const unknown = Object.keys(fields).filter((key) => !FIELDS.has(key));
       if (unknown.length) throw new TypeError(`The page's state has no field ${unknown.join(', ')}.`);
       const next = { ...current, ...fields };
-      if (next.serving === undefined) delete next.serving;
+      for (const key of ['serving', 'plan']) if (next[key] === undefined) delete next[key];
       current = freeze(next);
       tell('edited');
     },
