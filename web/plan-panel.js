@@ -251,10 +251,14 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
   errors, results);
 
   /** Puts `local` into the controls (those being typed in keep their text). */
+  /** The first model choice, named after the page's model (it follows the Model panel). */
+  const pageModelOption = () => {
+    const { model: m, modelName } = store.state;
+    return `The page's model (${typeof m === 'string' ? m : modelName || 'custom shape'})`;
+  };
+
   function show() {
-    const pageModel = store.state.model;
-    const pageName = typeof pageModel === 'string' ? pageModel : store.state.modelName || 'custom shape';
-    model.replaceChildren(h('option', { value: '', text: `The page's model (${pageName})` }),
+    model.replaceChildren(h('option', { value: '', text: pageModelOption() }),
       ...modelNames.map((m) => h('option', { value: m, text: m })));
     if (local.model && !modelNames.includes(local.model)) {
       model.append(h('option', { value: local.model, text: `${local.model} (unknown)` }));
@@ -279,6 +283,7 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
 
   /** Reads the controls into `local`; the link keeps it when every field holds a number. */
   function edited() {
+    results.classList.toggle('plan-stale', Boolean(shown)); // the result is the last plan's, not these inputs'
     const read = (el, blank) => (el.value.trim() === '' && blank !== undefined ? blank : parseTyped(el.value));
     local.model = model.value;
     local.load = loadKind.value;
@@ -393,6 +398,10 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
     worker.postMessage({ id, baseUrl: new URL('wasm/', document.baseURI).href, request });
   }
   run.addEventListener('click', start);
+  form.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && event.target instanceof HTMLInputElement && event.target.type === 'text' &&
+      !run.disabled) start();
+  });
 
   // ---- the result
   const copyStatus = h('span', { class: 'status', role: 'status', 'data-testid': 'plan-copy-status' });
@@ -522,6 +531,7 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
   store.subscribe((change) => {
     // A link (or an import) replaced the state: its plan inputs, unless the panel wrote them
     // (then what is typed stays, also text that is not a number yet).
+    if (change === 'priced') model.options[0].text = pageModelOption();
     if (change !== 'replaced') return;
     if ((store.state.plan ?? '') !== written && !root.contains(document.activeElement)) local = fromState();
     show(); // the page's model may have changed

@@ -102,6 +102,8 @@ test('the issue\'s question: the CLI\'s recommendation, sentence and vllm serve 
   const expected = cli('plan', issueRequest);
   const page = await openPlan(env.base, undefined, { permissions: ['clipboard-read', 'clipboard-write'] });
   assert.equal(await page.getByTestId('plan-model').inputValue(), '', 'the page\'s model by default');
+  assert.equal(await page.locator('[data-testid="plan-model"] option').first().textContent(),
+    'The page\'s model (llama-3.1-8b-instruct)');
   assert.equal(await page.getByTestId('plan-usd-H100').inputValue(), '3', 'presets/prices.json\'s price');
   await ask(page, ISSUE);
   await runPlan(page);
@@ -141,6 +143,9 @@ test('the issue\'s question: the CLI\'s recommendation, sentence and vllm serve 
   assert.ok(region > 0, `region width ${region}`);
   assert.match(await page.getByTestId('plan-frontier').getAttribute('aria-label'),
     /^Output tokens\/s per GPU against tokens\/s per user for \d+ simulated configurations/);
+  // An edit after the plan: the result stays, dimmed, until the next plan.
+  await page.getByTestId('plan-ttft').fill('900');
+  assert.match(await page.getByTestId('plan-results').getAttribute('class'), /\bplan-stale\b/);
   assert.deepEqual(page.problems, []);
   await page.close();
 });
@@ -245,7 +250,8 @@ test('errors name their field and keep what was typed; nothing meeting the targe
   assert.equal(await page.getByTestId('plan-usd-H100').inputValue(), 'cheap');
   await page.getByTestId('plan-usd-H100').fill('3');
   await page.getByTestId('plan-tp-1').setChecked(false);
-  await runPlan(page);
+  await page.getByTestId('plan-input').press('Enter'); // Enter in a field plans too
+  await planned(page);
   assert.match(await page.getByTestId('plan-error').textContent(), /^TP degrees: .*\(search\.tp\)$/);
   await page.getByTestId('plan-tp-1').setChecked(true);
 
