@@ -227,6 +227,16 @@ test('the link round-trips the plan\'s inputs; ?embed=1&view=plan shows the pane
   assert.equal(await embed.locator('#h-result').isVisible(), false, 'the step card is hidden');
   assert.equal(await embed.locator('#model-panel').isVisible(), false);
   assert.equal(await embed.locator('#serving-panel').isVisible(), false);
+  // Open in the embed: the candidate in the full calculator, in a new tab, the plan in its link.
+  const rec = expected.recommended;
+  const [tab] = await Promise.all([embed.waitForEvent('popup'),
+    embed.locator(`tr[data-candidate="${rec.candidate}"] [data-testid="plan-open"]`).click()]);
+  const opened = new URL(tab.url());
+  assert.equal(opened.search, '', 'the full calculator, not the embed');
+  for (const part of [`m=${issueRequest.model}`, `g=${rec.gpu}`, `tp=${rec.tp}`, 'mode=measured', `pl=${link}`]) {
+    assert.ok(opened.hash.includes(`&${part}`), `${part} in ${opened.hash}`);
+  }
+  await tab.close();
   assert.deepEqual(problems, []);
   await embed.close();
 });
