@@ -179,6 +179,14 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
     if (!store.state.plan) return fresh();
     try {
       const p = decodePlan(store.state.plan);
+      // Only what the panel offers (GPUs with measured tables, TP 1 to 8) can be asked again.
+      const left = [...p.gpus.map(([g]) => g).filter((g) => !gpuNames.includes(g)),
+        ...p.tp.filter((t) => !TP_CHOICES.includes(t)).map((t) => `TP ${t}`)];
+      if (left.length) {
+        linkError = `This link's plan names ${left.join(', ')}, which the panel does not offer: left out.`;
+      }
+      p.gpus = p.gpus.filter(([g]) => gpuNames.includes(g));
+      p.tp = p.tp.filter((t) => TP_CHOICES.includes(t));
       for (const [g, v] of p.gpus) price[g] = v;
       return p;
     } catch (error) {
@@ -250,13 +258,13 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
     'Estimates, not measurements.' }), form, h('div', { class: 'actions' }, run, progress, cancel, status),
   errors, results);
 
-  /** Puts `local` into the controls (those being typed in keep their text). */
   /** The first model choice, named after the page's model (it follows the Model panel). */
   const pageModelOption = () => {
     const { model: m, modelName } = store.state;
     return `The page's model (${typeof m === 'string' ? m : modelName || 'custom shape'})`;
   };
 
+  /** Puts `local` into the controls (those being typed in keep their text). */
   function show() {
     model.replaceChildren(h('option', { value: '', text: pageModelOption() }),
       ...modelNames.map((m) => h('option', { value: m, text: m })));

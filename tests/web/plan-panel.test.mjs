@@ -241,6 +241,23 @@ test('the link round-trips the plan\'s inputs; ?embed=1&view=plan shows the pane
   await embed.close();
 });
 
+test('a link\'s plan that cannot be shown, or asks for what the panel does not offer, is said, not run', async () => {
+  const bad = await openPlan(`${env.base}#v=1&pl=${ISSUE_LINK.replace('r2', 'z2')}`);
+  assert.match(await bad.getByTestId('plan-error').textContent(),
+    /^This link's plan cannot be shown: The link's plan load must start with r .*The panel shows its defaults\.$/);
+  assert.equal(await bad.getByTestId('plan-load').inputValue(), '2', 'the defaults');
+  assert.equal(await runState(bad), 'idle');
+  await bad.close();
+  const oddLink = ISSUE_LINK.replace('H200*3.5', 'H200*3.5~X9*1').replace('1~2', '1~2~16');
+  const odd = await openPlan(`${env.base}#v=1&pl=${oddLink}`);
+  assert.equal(await odd.getByTestId('plan-error').textContent(),
+    'This link\'s plan names X9, TP 16, which the panel does not offer: left out.');
+  assert.equal(await odd.getByTestId('plan-usd-H200').inputValue(), '3.5', 'the rest of the link');
+  assert.equal(await runState(odd), 'idle');
+  assert.deepEqual([...odd.problems], []);
+  await odd.close();
+});
+
 test('errors name their field and keep what was typed; nothing meeting the target says what comes closest',
   async () => {
   const page = await openPlan(env.base);
