@@ -113,7 +113,11 @@ export function frontierChart(result, width = 560, height = 260) {
     frontier.length > 1 && h('li', {}, h('span', { class: 'mark frontier' }), 'frontier (no other is better on both)'),
     best && h('li', {}, h('span', { class: 'mark recommended' }), 'recommended'),
     xSlo && h('li', {}, h('span', { class: 'mark slo' }), `TPOT target: ≥ ${fixed(xSlo, 1)} tokens/s per user`));
-  return h('figure', { class: 'plan-chart' }, chart, legend);
+  const caption = h('figcaption', { class: 'muted', text: 'Each point is one candidate (one replica\'s figures). ' +
+    (xSlo ? `The shaded region is where the median TPOT meets the TPOT target; the target holds at ` +
+      `p${result.slo.percentile}, so the table says which candidates meet it.`
+      : 'No TPOT target: nothing is shaded.') });
+  return h('figure', { class: 'plan-chart' }, chart, legend, caption);
 }
 
 /**
