@@ -541,11 +541,13 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
   }
 
   store.subscribe((change) => {
-    // A link (or an import) replaced the state: its plan inputs, unless the panel wrote them
-    // (then what is typed stays, also text that is not a number yet).
+    // A link replaced the state: its plan inputs, unless the panel wrote them (then what is
+    // typed stays, also text that is not a number yet). A state with no plan (an imported
+    // request, a link of a step alone) says nothing about the plan: the inputs stay.
     if (change === 'priced') model.options[0].text = pageModelOption();
     if (change !== 'replaced') return;
-    if ((store.state.plan ?? '') !== written && !root.contains(document.activeElement)) local = fromState();
+    const plan = store.state.plan ?? '';
+    if (plan && plan !== written && !root.contains(document.activeElement)) local = fromState();
     show(); // the page's model may have changed
   });
   show();

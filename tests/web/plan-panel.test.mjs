@@ -202,6 +202,12 @@ test('the link round-trips the plan\'s inputs; ?embed=1&view=plan shows the pane
   const link = ISSUE_LINK.replace('r2', 'r1.5').replace('t1000', 't800');
   await page.waitForFunction((l) => location.hash.includes(`&pl=${l}`), link);
   const url = page.url();
+  // A link of a step alone says nothing about the plan: the inputs stay.
+  await page.evaluate(() => { location.hash = '#v=1&m=qwen3-32b&g=H100&tp=1'; });
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid="plan-model"] option').textContent === 'The page\'s model (qwen3-32b)');
+  assert.equal(await page.getByTestId('plan-load').inputValue(), '1.5');
+  assert.equal(await page.getByTestId('plan-model').inputValue(), 'llama-3.1-70b-instruct');
   await page.close();
 
   const again = await openPlan(url);
