@@ -13,14 +13,17 @@
 namespace stepcalc {
 namespace {
 
+/// `work_left` (optional): the simulation work the caller has left (limits::kMaxServeWork
+/// for a document's requests together); what this request took is taken off it.
 Expected<std::string> serve_request(const Request& request, const KernelRegistry& kernels,
-                                    const ServeProgress& progress) {
+                                    const ServeProgress& progress, double* work_left = nullptr) {
   if (!request.has_workload)
     return make_error("missing_field", "workload",
                       "A serving estimate needs a workload, e.g. {\"input_tokens\": 1024, \"output_tokens\": 128, "
                       "\"concurrency\": 8}.");
-  auto result = run_serve(request, kernels, progress);
+  auto result = run_serve(request, kernels, progress, work_left ? *work_left : limits::kMaxServeWork);
   if (!result) return result.error();
+  if (work_left) *work_left -= result->trace.work;
   bool all_finite = true;
   std::string json = serve_result_to_json(request, result.value(), &all_finite);
   if (!all_finite)
@@ -43,6 +46,7 @@ Expected<PricedDocument> serve_document(std::string_view json, const std::string
   if (batch->is_array) w.begin_array();
   const double count = static_cast<double>(batch->requests.size());
   size_t index = 0;
+  double work_left = limits::kMaxServeWork;  // one bound for the document's requests together
   for (const Expected<Request>& parsed : batch->requests) {
     const double done = static_cast<double>(index++);
     auto note_failure = [&](const Error& e) {  // for the CLI's one-line message, as price_document
@@ -60,7 +64,7 @@ Expected<PricedDocument> serve_document(std::string_view json, const std::string
     // Progress over the whole document: each request is an equal share.
     const ServeProgress scaled =
         progress ? ServeProgress([&](double share) { return progress((done + share) / count); }) : nullptr;
-    auto served = serve_request(request, kernels, scaled);
+    auto served = serve_request(request, kernels, scaled, &work_left);
     if (!served && (served.error().code == "cancelled" || !batch->is_array)) return served.error();
     if (!served) note_failure(served.error());
     w.raw(served ? served.value() : error_to_json(served.error(), request.id, request.has_id));

@@ -43,8 +43,12 @@ constexpr int64_t kMaxServeConcurrency = 10000;         ///< workload.concurrenc
 constexpr int64_t kMaxServeTokensPerRequest = 1000000;  ///< input or output tokens of one request
 constexpr double kMaxServeRequestRate = 1e6;            ///< workload.request_rate, requests per second
 constexpr int64_t kMaxServeSteps = 2000000;             ///< engine steps one simulation may take
-constexpr int64_t kMaxBatchedTokens = 1048576;          ///< engine.max_num_batched_tokens
-constexpr double kMaxGpuHourUsd = 1e6;                  ///< gpu_hour_usd
-constexpr double kMaxApiOverheadMs = 60000;             ///< workload.api_overhead_ms
+/// Work one simulation may take (serving/scheduler.h serve_work_units: a step, plus a seventh
+/// per request in it; about 0.7 us a unit natively, 7 s at the bound): the ledger's largest
+/// runs (6,144 requests of 8,192 output tokens at 512 clients) take 7.3 million.
+constexpr double kMaxServeWork = 1e7;
+constexpr int64_t kMaxBatchedTokens = 1048576;  ///< engine.max_num_batched_tokens
+constexpr double kMaxGpuHourUsd = 1e6;          ///< gpu_hour_usd
+constexpr double kMaxApiOverheadMs = 60000;     ///< workload.api_overhead_ms
 
 }  // namespace stepcalc::limits

@@ -116,14 +116,24 @@ class Simulation {
       const int64_t sampled = finish_step(step_start);
       if (in_window && s_.window_end_us >= 0) trace_.window_output_tokens += sampled;
       if (after_start) trace_.saturated_output_tokens += sampled;
-      if (++trace_.steps > s_.max_steps)
-        return make_error(
-            "too_large", "workload",
-            "The simulation exceeds " + std::to_string(s_.max_steps) + " engine steps; use fewer or shorter requests.");
-      if (progress && trace_.steps % 512 == 0 && !progress(static_cast<double>(finished_) / static_cast<double>(n)))
-        return make_error("cancelled", "", "The simulation was cancelled.");
+      work_ += serve_work_units(1, static_cast<double>(scheduled_.size()));
+      if (++trace_.steps > s_.max_steps || (s_.max_work > 0 && work_ > s_.max_work))
+        return make_error("too_large", "workload",
+                          "The simulation exceeds " + std::to_string(s_.max_steps) + " engine steps or " +
+                              std::to_string(static_cast<int64_t>(s_.max_work)) +
+                              " units of work; use fewer or shorter requests.");
+      // Progress every 512 steps and every 20,000 units of work (~15 ms natively, so cancel
+      // answers quickly whatever the batch): the larger of the requests finished and the
+      // work done over its estimate.
+      if (progress && (trace_.steps % 512 == 0 || work_ >= next_report_)) {
+        next_report_ = work_ + kWorkPerReport;
+        const double by_work = s_.work_estimate > 0 ? std::min(0.99, work_ / s_.work_estimate) : 0;
+        if (!progress(std::max(static_cast<double>(finished_) / static_cast<double>(n), by_work)))
+          return make_error("cancelled", "", "The simulation was cancelled.");
+      }
     }
     trace_.end_us = now_;
+    trace_.work = work_;
     if (trace_.steps > 0) {
       trace_.mean_running = running_sum / static_cast<double>(trace_.steps);
       trace_.mean_step_tokens = token_sum / static_cast<double>(trace_.steps);
@@ -310,7 +320,9 @@ class Simulation {
   size_t issued_ = 0, arrived_ = 0, finished_ = 0;
   size_t warmup_finished_ = 0;  ///< warm-up requests finished (drained warm-up)
   double now_ = 0;
-  double api_free_us_ = 0;  ///< when the API server is done with the requests sent so far
+  double api_free_us_ = 0;                          ///< when the API server is done with the requests sent so far
+  double work_ = 0, next_report_ = kWorkPerReport;  ///< serve_work_units so far; the next progress report's
+  static constexpr double kWorkPerReport = 20000;
 };
 
 }  // namespace

@@ -38,7 +38,15 @@ struct SimulationSettings {
   /// counted in SimulationTrace::window_* (tokens and GPU time); a negative end: no window.
   double window_start_us = 0, window_end_us = -1;
   int64_t max_steps = 4000000;  ///< refuse to run longer (a runaway workload)
+  /// Refuse to run past this much work (serve_work_units: a step, plus a seventh per request
+  /// in it); 0: no bound. `work_estimate` (> 0) scales the progress reports.
+  double max_work = 0, work_estimate = 0;
 };
+
+/// Work units of a simulation: a step costs one, each request it carries a seventh (the
+/// measured native cost: ~0.7 us a step, ~0.1 us a request in it). `token_steps` counts a
+/// request once per step it is in (its output tokens and prefill chunks).
+inline double serve_work_units(double steps, double token_steps) { return steps + token_steps / 7; }
 
 /// What happened to one request, in microseconds from the start.
 struct RequestTimeline {
@@ -74,6 +82,7 @@ struct SimulationTrace {
   int64_t saturated_output_tokens = 0;
   int64_t window_end_waiting = -1;  ///< open-loop window: requests waiting at its end (-1: no window)
   double window_queued_us = 0;      ///< open-loop window: time of its steps that left requests waiting
+  double work = 0;                  ///< serve_work_units of the simulation
   int64_t preemptions = 0;
   int64_t peak_kv_blocks_used = 0;
   int64_t peak_running = 0;

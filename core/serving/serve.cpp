@@ -41,6 +41,16 @@ double min_steps(const Workload& w, const EngineSettings& e) {
   return d(planned_request_count(w)) * d(w.output_tokens.mean) / batch;
 }
 
+/// The work a simulation of `plan` takes at least (serve_work_units): min_steps' steps, and
+/// each request in a step once per output token and once per prefill chunk.
+double min_work(const Workload& w, const EngineSettings& e, const std::vector<PlannedRequest>& plan) {
+  double token_steps = 0;
+  for (const PlannedRequest& p : plan)
+    token_steps += d(p.output_tokens) + std::ceil(d(p.input_tokens - p.cached_prefix_tokens) /
+                                                  d(std::max<int64_t>(1, e.max_num_batched_tokens)));
+  return serve_work_units(min_steps(w, e), token_steps);
+}
+
 /// A second lower bound, from the KV cache: when a request emits its k-th token it
 /// holds at least its uncached prompt and k - 1 generated tokens, the running requests
 /// share `kv_cache_tokens`, and each step emits at most one token per request.
@@ -249,7 +259,8 @@ SteadyState steady_state(const Pass& p, double ranks) {
 
 }  // namespace
 
-Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& kernels, const ProgressFn& progress) {
+Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& kernels, const ProgressFn& progress,
+                                double max_work) {
   const Workload base = rank_workload(request.workload, request.dp);
   // An open loop without num_requests runs until its figures settle (docs/SERVING.md).
   const bool settle = base.concurrency == 0 && base.num_requests == 0;
@@ -282,6 +293,7 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
   const double ranks = d(std::max<int64_t>(1, request.dp));
 
   Pass pass;
+  double work = 0;  // the passes' work so far
   const int passes = settle ? static_cast<int>(std::size(kSteadyPassRequests)) : 1;
   for (int k = 0; k < passes; ++k) {
     Pass next;
@@ -323,6 +335,19 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
                             std::to_string(result.memory.kv_cache_tokens) +
                             " tokens) holds too few of them at once; use fewer or shorter requests, or a larger TP.");
     }
+    // Bounded by its work, refused up front with the estimate (docs/SERVING.md, "Limits").
+    s.work_estimate = min_work(next.w, result.engine, next.plan);
+    s.max_work = max_work - work;
+    if (s.work_estimate > s.max_work) {
+      if (later) break;
+      return make_error("too_large", "workload.num_requests",
+                        "This workload needs at least " + std::to_string(static_cast<int64_t>(s.work_estimate)) +
+                            " units of simulation work (a step, plus a seventh per request in it), more than the " +
+                            std::to_string(static_cast<int64_t>(s.max_work)) +
+                            " left to it (one simulation, or the requests of one document together, may take " +
+                            std::to_string(static_cast<int64_t>(limits::kMaxServeWork)) +
+                            "); use fewer requests or shorter outputs.");
+    }
     s.warmup_requests = next.w.warmup_requests;
     s.window_start_us = 0, s.window_end_us = -1;
     const size_t warmup = static_cast<size_t>(next.w.warmup_requests);
@@ -335,8 +360,10 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
     const ProgressFn scaled =
         progress ? ProgressFn([&progress, lo, hi](double share) { return progress(lo + (hi - lo) * share); }) : nullptr;
     auto trace = simulate(next.plan, s, pricer.value().get(), scaled);
+    if (!trace && later && trace.error().code == "too_large") break;  // the last pass stands
     if (!trace) return trace.error();
     next.trace = std::move(trace).value();
+    work += next.trace.work;
     pass = std::move(next);
     result.steady = steady_state(pass, ranks);
     result.steady.passes = k + 1;
@@ -347,6 +374,7 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
   const Workload& w = pass.w;
   const std::vector<PlannedRequest>& plan = pass.plan;
   result.trace = std::move(pass.trace);
+  result.trace.work = work;
   const SimulationTrace& t = result.trace;
 
   // Per-request latencies, as `vllm bench serve` reports them; the warm-up requests

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/input_limits.h"
 #include "kernels/kernel_registry.h"
 #include "request/request.h"
 #include "request/workload.h"
@@ -104,8 +105,11 @@ struct ServeResult {
 /// Runs the estimate of `request.workload` for the request's model, GPU, TP, mode and
 /// engine settings (its step is ignored). Errors name the field at fault
 /// (`workload.concurrency`, `tp` for a model that does not fit, ...); `progress` may cancel.
+/// The simulations (an open loop's passes together) take at most `max_work` units of work
+/// (serve_work_units; too_large beyond, refused up front when the workload's least work
+/// exceeds it); the result's trace.work says how much they took.
 Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& kernels = no_kernels(),
-                                const ProgressFn& progress = nullptr);
+                                const ProgressFn& progress = nullptr, double max_work = limits::kMaxServeWork);
 
 /// The memory plan of `request` (its model, precision, TP, GPU and engine settings,
 /// vLLM's defaults filled in). Errors: a GPU without memory figures, engine settings
