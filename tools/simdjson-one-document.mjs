@@ -6,7 +6,8 @@
 // builder instantiated for streams is ~10 KB of Wasm (3.0 KB gzipped) in the first view.
 // Any stream parse now fails with UNEXPECTED_ERROR instead of running.
 // Usage: node tools/simdjson-one-document.mjs IN.cpp OUT.cpp
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 const [input, out] = process.argv.slice(2);
 if (!input || !out) throw new Error('usage: node tools/simdjson-one-document.mjs IN.cpp OUT.cpp');
@@ -19,4 +20,5 @@ if (replaced === source) {
   throw new Error(`${input}: no stage2_next body of the expected form (another simdjson version?); ` +
     'update tools/simdjson-one-document.mjs');
 }
+mkdirSync(path.dirname(out), { recursive: true });  // the first generated file of a fresh build tree
 writeFileSync(out, replaced);
