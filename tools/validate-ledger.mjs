@@ -178,13 +178,13 @@ export function run(args, input) {
   return r;
 }
 
-/** Prices requests with `stepcalc serve` (one document); each result or error in its slot. @param {object[]} requests
+/**
+ * Prices requests with `stepcalc serve`, one call each (the requests of one document share
+ * one bound on simulation work, docs/INPUT.md); each result or error in its slot.
+ * @param {object[]} requests
  */
 export function serve(requests) {
-  if (requests.length === 0) return [];
-  const r = run(['serve', '-'], JSON.stringify(requests));
-  const out = JSON.parse(r.stdout);
-  return Array.isArray(out) ? out : [out];
+  return requests.map((request) => JSON.parse(run(['serve', '-'], JSON.stringify(request)).stdout));
 }
 
 /**

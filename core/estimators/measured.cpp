@@ -13,6 +13,22 @@
 namespace stepcalc {
 namespace {
 
+/// `step` with every request's context cut to the last `window` tokens (what a sliding layer
+/// reads: a decode at most window - 1 earlier tokens, a prefill chunk at most that many before
+/// it; the chunk's own tokens are still priced as attending to each other). False, and `out`
+/// untouched, when no request reaches past the window.
+bool within_window(const Step& step, int64_t window, Step* out) {
+  const int64_t reach = window - 1;
+  bool cut = false;
+  for (const DecodeRequest& r : step.decode) cut = cut || r.progress_index > reach;
+  for (const PrefillRequest& r : step.prefill) cut = cut || r.progress_index > reach;
+  if (!cut) return false;
+  *out = step;
+  for (DecodeRequest& r : out->decode) r.progress_index = std::min(r.progress_index, reach);
+  for (PrefillRequest& r : out->prefill) r.progress_index = std::min(r.progress_index, reach);
+  return true;
+}
+
 double d(int64_t v) { return static_cast<double>(v); }
 
 /// Rows of the step: tokens (as given and CUDA-graph padded) and sampled sequences.
@@ -161,6 +177,19 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
       us_each = attention_layer_us(p, s, &a, full != nullptr);
       attention_decode += count * (a.decode_us + a.fixed_us * decode_share);
       attention_prefill += count * (a.prefill_us + a.fixed_us * (1 - decode_share));
+      if (p.sliding_share > 0) {  // the sliding layers read only the window's KV
+        Step windowed;
+        if (within_window(s, p.sliding_window, &windowed)) {
+          AttentionCost w;
+          const double slide_us = attention_layer_us(p, windowed, &w, false), share = p.sliding_share;
+          us_each = (1 - share) * us_each + share * slide_us;
+          attention_decode +=
+              count * share * (w.decode_us + w.fixed_us * decode_share - a.decode_us - a.fixed_us * decode_share);
+          attention_prefill +=
+              count * share *
+              (w.prefill_us + w.fixed_us * (1 - decode_share) - a.prefill_us - a.fixed_us * (1 - decode_share));
+        }
+      }
     } else {
       us_each = op_us(p, op, rows, full != nullptr ? &kernel : nullptr);
     }

@@ -68,7 +68,12 @@ struct MeasuredPlan {
   int attn_heads = 0, attn_kv_heads = 0, attn_head_dim = 0;
   double attn_scale = 1;                 ///< time factor on the looked-up attention (MLA stand-in bytes ratio)
   double mla_projection_us_per_row = 0;  ///< kMlaModule: projections inside the table, per token (subtracted)
-  std::vector<Warning> warnings;         ///< plan-level: approximations that hold for every step
+  /// Sliding-window attention: the share of attention layers that attend within the window
+  /// (ModelSpec::sliding_layers / layers) and the window; their attention is priced with
+  /// each request's context cut to the window.
+  double sliding_share = 0;
+  int64_t sliding_window = 0;
+  std::vector<Warning> warnings;  ///< plan-level: approximations that hold for every step
 };
 
 /// The kernel pack parts (docs/KERNELS.md) pricing `request` reads on a GPU whose

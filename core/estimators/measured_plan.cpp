@@ -228,6 +228,10 @@ Expected<MeasuredPlan> plan_measured(const Request& r, std::shared_ptr<const Ker
                           std::to_string(r.tp) + "): vLLM cannot split the heads over the GPUs.");
   MeasuredPlan plan;
   plan.db = std::move(db);
+  if (spec.sliding_window > 0 && spec.num_layers > 0) {
+    plan.sliding_share = static_cast<double>(spec.sliding_layers) / static_cast<double>(spec.num_layers);
+    plan.sliding_window = spec.sliding_window;
+  }
   const KernelDb& kdb = *plan.db;
   // What the GPU measures (the catalogue), not only what is loaded: a missing part is an error.
   const KernelSet* set = find_kernel_set(kdb.gpu().name, kdb.version());

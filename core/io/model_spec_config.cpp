@@ -230,8 +230,25 @@ void note_unpriced(const Fields& f, ModelSpec* s) {
   const bool window_on = f.flag("use_sliding_window", true);
   if (const int64_t window = f.integer("sliding_window"); window > 0 && window_on) {
     s->sliding_window = window;
-    s->notes.push_back({"sliding_window_approximated", "The sliding attention window (" + std::to_string(window) +
-                                                           " tokens) is priced as full attention."});
+    int64_t sliding = s->num_layers;  // Mistral-style: every layer
+    element types;
+    simdjson::dom::array list;
+    if (f.find("layer_types", &types) && types.get_array().get(list) == simdjson::SUCCESS) {
+      sliding = 0;
+      for (element t : list) {
+        std::string_view v;
+        sliding += t.get_string().get(v) == simdjson::SUCCESS && v == "sliding_attention";
+      }
+    } else if (const int64_t pattern = f.integer("sliding_window_pattern"); pattern > 1) {
+      sliding = s->num_layers - s->num_layers / pattern;  // every pattern-th layer attends to all
+    }
+    s->sliding_layers = std::min(sliding, s->num_layers);
+    s->notes.push_back({"sliding_window_approximated",
+                        "The sliding attention window (" + std::to_string(window) + " tokens, " +
+                            std::to_string(s->sliding_layers) +
+                            " layers) is priced as full attention in blis-v2 and corrected; measured cuts each "
+                            "request's context to the window (a prefill chunk's own tokens still attend to each "
+                            "other). Its KV cache is sized as vLLM's hybrid allocator holds it."});
   }
   if ((s->attention_chunk = f.integer("attention_chunk_size")) > 0)
     s->notes.push_back(

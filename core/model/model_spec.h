@@ -82,9 +82,13 @@ struct ModelSpec {
   std::string activation = "silu";  ///< hidden_act
   bool qk_norm = false;             ///< per-head RMSNorm of queries and keys (Qwen3, Llama-4 use_qk_norm)
   int64_t sliding_window = 0;       ///< attention window when in use; 0: full attention
-  int64_t attention_chunk = 0;      ///< Llama-4 attention_chunk_size (local attention); 0: none
-  std::string dtype;                ///< torch_dtype / dtype of the unquantized weights
-  double weight_bytes = 2;          ///< bytes per unquantized parameter as vLLM runs it (16-bit)
+  /// Layers that attend within the window (layer_types' sliding_attention; every
+  /// sliding_window_pattern-th layer full, Gemma-style; all when neither says): vLLM's
+  /// hybrid KV allocator holds only the window's blocks for them.
+  int64_t sliding_layers = 0;
+  int64_t attention_chunk = 0;  ///< Llama-4 attention_chunk_size (local attention); 0: none
+  std::string dtype;            ///< torch_dtype / dtype of the unquantized weights
+  double weight_bytes = 2;      ///< bytes per unquantized parameter as vLLM runs it (16-bit)
   QuantSpec quant;
   MoeSpec moe;
   MlaSpec mla;

@@ -87,12 +87,25 @@ ServingMemory plan_memory(const ModelSpec& spec, const Precision& precision, int
   const int64_t group = std::max(tp, ep);
   m.non_torch_bytes = group > 1 ? gpu.nccl_mem_at_tp(static_cast<int>(std::min<int64_t>(group, 1 << 20))) : 0;
   m.kv_cache_bytes = m.budget_bytes - m.weights_bytes - m.activation_bytes - m.non_torch_bytes;
-  // vLLM: num_blocks = available // page_size // num_layers, page = one layer's block.
+  // vLLM: num_blocks = available // page_size // layers per group, page = one layer's block.
   const double layers = d(std::max<int64_t>(1, spec.num_layers));
   const double page_bytes = m.kv_bytes_per_token / layers * d(settings.block_size);
+  double per_group = layers;  // one group of every layer
+  // The hybrid allocator (vLLM v1, uniform page size): layers of each kind in groups of the
+  // smaller kind's count, or of the larger's when it is under 1.25 x the smaller (less padding).
+  const int64_t sliding = spec.sliding_window > 0 ? std::min(spec.sliding_layers, spec.num_layers) : 0;
+  const int64_t full = spec.num_layers - sliding;
+  if (sliding > 0) {
+    const int64_t lo = full > 0 ? std::min(full, sliding) : sliding, hi = std::max(full, sliding);
+    const int64_t size = 4 * hi < 5 * lo ? hi : lo;
+    per_group = d(size);
+    m.kv_full_groups = (full + size - 1) / size;
+    m.kv_sliding_groups = (sliding + size - 1) / size;
+    m.kv_window_tokens = spec.sliding_window;
+  }
   if (m.kv_cache_bytes > 0 && page_bytes > 0)
-    m.kv_cache_blocks = static_cast<int64_t>(std::floor(std::floor(m.kv_cache_bytes / page_bytes) / layers));
-  m.kv_cache_tokens = m.kv_cache_blocks * settings.block_size;
+    m.kv_cache_blocks = static_cast<int64_t>(std::floor(std::floor(m.kv_cache_bytes / page_bytes) / per_group));
+  m.kv_cache_tokens = m.kv_cache_blocks * settings.block_size / std::max<int64_t>(1, m.kv_full_groups);
   m.cuda_graph_bytes = d(cuda_graph_sizes(settings.max_num_seqs)) * (layers + 1) * kCudaGraphPieceBytes;
   m.fits = m.kv_cache_blocks > 0;
   return m;

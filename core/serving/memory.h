@@ -33,10 +33,15 @@ struct ServingMemory {
   double kv_bytes_per_token = 0;      ///< K and V (or MLA's latent) of one token over all layers
   int64_t block_size = 16;
   int64_t kv_cache_blocks = 0;  ///< what vLLM logs as its GPU KV-cache blocks
-  int64_t kv_cache_tokens = 0;  ///< blocks x block_size
-  double cuda_graph_bytes = 0;  ///< estimate; lives in the memory above the budget
-  double headroom_bytes = 0;    ///< gpu_memory_bytes - budget: CUDA context, CUDA graphs
-  bool fits = false;            ///< weights and reserves leave room for at least one KV block
+  int64_t kv_cache_tokens = 0;  ///< blocks x block_size (over the full-attention groups)
+  /// vLLM's hybrid KV allocator (sliding-window models): the layers form groups of equal
+  /// size, full-attention and sliding ones; a block holds one page of each layer of a group,
+  /// and a request holds blocks in every group (a sliding group only the window's).
+  int64_t kv_full_groups = 1, kv_sliding_groups = 0;
+  int64_t kv_window_tokens = 0;  ///< the sliding window (kv_sliding_groups > 0)
+  double cuda_graph_bytes = 0;   ///< estimate; lives in the memory above the budget
+  double headroom_bytes = 0;     ///< gpu_memory_bytes - budget: CUDA context, CUDA graphs
+  bool fits = false;             ///< weights and reserves leave room for at least one KV block
 };
 
 /// The memory plan of `spec` at `precision` and tensor parallelism `tp` on `gpu`,

@@ -56,7 +56,7 @@ class Simulation {
       trace_.requests[i].send_us = plan[i].send_us;
     }
     // The cached prefix is one shared prefix (a system prompt): held once.
-    free_blocks_ = s.kv_cache_blocks - shared;
+    free_blocks_ = s.kv_cache_blocks - shared * s.kv_full_groups;
     size_t first = s.concurrency > 0 ? std::min(plan.size(), static_cast<size_t>(s.concurrency)) : plan.size();
     if (drained()) first = std::min(first, static_cast<size_t>(s.warmup_requests));
     while (issued_ < first) issue(trace_.requests[issued_].send_us);
@@ -183,15 +183,11 @@ class Simulation {
     }
   }
 
-  /// Blocks the request must hold to cover `tokens` of its sequence.
-  int64_t blocks_for(const LiveRequest& r, int64_t tokens) const {
-    return (tokens + s_.block_size - 1) / s_.block_size - r.cached / s_.block_size;
-  }
-
   bool allocate(LiveRequest& r, int64_t new_tokens) {
-    const int64_t need = blocks_for(r, r.computed + new_tokens) - r.blocks;
+    // Negative when a sliding window moved past blocks: they are freed.
+    const int64_t need = request_kv_blocks(s_, r.computed + new_tokens, r.cached, new_tokens) - r.blocks;
     if (need > free_blocks_) return false;
-    if (need > 0) free_blocks_ -= need, r.blocks += need;
+    free_blocks_ -= need, r.blocks += need;
     trace_.peak_kv_blocks_used = std::max(trace_.peak_kv_blocks_used, s_.kv_cache_blocks - free_blocks_);
     return true;
   }
@@ -327,6 +323,14 @@ class Simulation {
 
 }  // namespace
 
+int64_t request_kv_blocks(const SimulationSettings& s, int64_t tokens, int64_t cached, int64_t fresh) {
+  const int64_t b = s.block_size, all = (tokens + b - 1) / b;
+  int64_t blocks = s.kv_full_groups * (all - cached / b);
+  if (s.kv_sliding_groups > 0)  // the window before the fresh tokens, and theirs
+    blocks += s.kv_sliding_groups * std::min(all, (s.window_tokens - 1 + std::min(fresh, tokens) + b - 1) / b + 1);
+  return blocks;
+}
+
 Expected<SimulationTrace> simulate(const std::vector<PlannedRequest>& plan, const SimulationSettings& settings,
                                    StepPricer* pricer, const ProgressFn& progress) {
   if (plan.empty()) return SimulationTrace{};
@@ -334,9 +338,9 @@ Expected<SimulationTrace> simulate(const std::vector<PlannedRequest>& plan, cons
     return make_error("invalid_value", "engine", "The engine settings must be positive.");
   int64_t shared = 0, largest = 0;
   for (const PlannedRequest& r : plan) {
-    shared = std::max(shared, r.cached_prefix_tokens / settings.block_size);
-    largest = std::max(largest, (r.input_tokens + r.output_tokens + settings.block_size - 1) / settings.block_size -
-                                    r.cached_prefix_tokens / settings.block_size);
+    shared = std::max(shared, r.cached_prefix_tokens / settings.block_size * settings.kv_full_groups);
+    largest = std::max(largest, request_kv_blocks(settings, r.input_tokens + r.output_tokens, r.cached_prefix_tokens,
+                                                  settings.max_num_batched_tokens));
   }
   if (largest > settings.kv_cache_blocks - shared)
     return make_error("does_not_fit", "workload.input_tokens",

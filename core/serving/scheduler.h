@@ -21,11 +21,21 @@
 namespace stepcalc {
 
 /// The settings one simulation runs with, already resolved and validated.
+struct SimulationSettings;
+
+/// Blocks a request holds with `tokens` of its sequence in the cache, `cached` of them the
+/// shared prefix (held once for everyone), `fresh` of them computed by the current step (a
+/// sliding group keeps the window before them: vLLM frees the blocks that fall out of it).
+int64_t request_kv_blocks(const SimulationSettings& s, int64_t tokens, int64_t cached, int64_t fresh);
+
 struct SimulationSettings {
   int64_t max_num_batched_tokens = 8192;
   int64_t max_num_seqs = 1024;
   int64_t block_size = 16;
   int64_t kv_cache_blocks = 0;  ///< blocks of the GPU KV cache (memory.kv_cache_blocks)
+  /// vLLM's KV-cache groups (memory.kv_full_groups, kv_sliding_groups): a request holds a
+  /// block per group for every block_size tokens, a sliding group only those of the window.
+  int64_t kv_full_groups = 1, kv_sliding_groups = 0, window_tokens = 0;
   bool enable_chunked_prefill = true;
   int64_t concurrency = 0;      ///< closed loop clients; 0: open loop (plan's send times)
   int64_t warmup_requests = 0;  ///< the first N requests issued: their tokens leave no inter-token gaps

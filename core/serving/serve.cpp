@@ -283,6 +283,9 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
   s.block_size = result.engine.block_size;
   s.enable_chunked_prefill = result.engine.enable_chunked_prefill;
   s.kv_cache_blocks = result.memory.kv_cache_blocks;
+  s.kv_full_groups = result.memory.kv_full_groups;
+  s.kv_sliding_groups = result.memory.kv_sliding_groups;
+  s.window_tokens = result.memory.kv_window_tokens;
   s.concurrency = base.concurrency;
   s.warmup_drain = base.warmup_drain;
   result.api_overhead_us = base.api_overhead_us >= 0 ? base.api_overhead_us : kDefaultApiOverheadUs;
