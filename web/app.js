@@ -21,6 +21,7 @@ import { breakdownCsv } from './charts.js';
 import { exportButtons } from './export-buttons.js';
 import { modesSection } from './modes.js';
 import { comparePanel } from './compare.js';
+import { showSummary } from './summary-strip.js';
 
 const embed = new URLSearchParams(location.search).get('embed') === '1';
 const view = new URLSearchParams(location.search).get('view'); // 'serving', 'plan': an embed of that panel only
@@ -47,6 +48,7 @@ async function setUp() {
     if (change === 'priced') {
       address.write();
       results.show(good);
+      if (!embed) showSummary(good);
       for (const panel of panels.now) panel.priced?.(good);
       return;
     }
@@ -72,10 +74,13 @@ function buildPanels({ context, pricing, results, panels }) {
   pricing.priceNow();
 }
 
-/** The Serving panel (and its worker): a bundle of its own, loaded by import(). */
-function loadServingPanel(context) {
-  return import('./serving-panel.js')
-    .then((m) => m.servingPanel(context, $('#serving-panel'), { view }))
+/**
+ * The Serving panel and the summary strip's serving figures, one simulation of the workload
+ * for both (web/serving.js, with its worker): a bundle of its own, loaded by import().
+ */
+function loadServing(context) {
+  return import('./serving.js')
+    .then((m) => m.startServing(context, $('#serving-panel'), { view, strip: embed ? null : $('#summary') }))
     .catch((error) => $('#serving-panel').append(errorNote(`The serving panel did not load: ${error.message}`)));
 }
 
@@ -102,13 +107,13 @@ async function main() {
   page.address.fromLocation(true);
   window.addEventListener('hashchange', () => page.address.fromLocation(false));
   if (embed) {
-    if (view === 'serving') loadServingPanel(page.context);
+    if (view === 'serving') loadServing(page.context);
     if (view === 'plan') loadPlanOnOpen(page.context);
     return;
   }
   await nextPaint(); // the number is on screen: build the panels after it has been painted
   buildPanels(page);
-  loadServingPanel(page.context); // after the first view
+  loadServing(page.context); // after the first view: the strip's TTFT and TPOT come from it
   loadOnOpen($('#calibrate'), $('#calibrate-body'),
     (body) => import('./calibrate-panel.js').then((m) => m.calibratePanel(page.context, body)), 'calibration');
   loadPlanOnOpen(page.context);

@@ -3,7 +3,7 @@
 // sweep axes, switch texts, modes): calc.catalogue(), handed over once by app.js right
 // after load(). The page reads them here and never retypes them.
 //
-// Panels bundled on their own (calibrate-panel.js, serving-panel.js) get a copy of this
+// Panels bundled on their own (calibrate-panel.js, serving.js) get a copy of this
 // module without the catalogue: they ask the module for it (calc.catalogue()).
 
 /** @typedef {import('../wasm/stepcalc.js').Mode} Mode */

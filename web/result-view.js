@@ -7,6 +7,7 @@
 import { $, h, timeUs } from './dom.js';
 import { MODE } from './catalogue.js';
 import { headline, accuracyLine, contextLine, renderDetails } from './results.js';
+import { noFitWords } from './summary-strip.js';
 import { breakdownChart } from './charts.js';
 import { sweepTasks } from './sweeps.js';
 import { renderRoofline } from './roofline.js';
@@ -92,7 +93,9 @@ export function resultView({ calc, presets, embed }) {
     const { state, request, result } = priced;
     const context = contextLine(state, result);
     $('#context').textContent = context;
-    $('#sticky').replaceChildren(h('strong', { text: timeUs(result.step_time_us) }), ` · ${context}`);
+    const noFit = noFitWords(result);
+    $('#sticky').replaceChildren(h('strong', { text: timeUs(result.step_time_us) }), noFit ? ` ${noFit}` : '',
+      ` · ${context}`);
     $('#headline').replaceChildren(headline(result, referenceOf(request), accuracy));
     renderCharts();
   }

@@ -4,6 +4,7 @@
 import { fill, h, int, pct, time, timeUs } from './dom.js';
 import { exportButtons } from './export-buttons.js';
 import { MODE } from './catalogue.js';
+import { noFitWords } from './summary-strip.js';
 
 const HOW = { exact: 'table cell', interpolated: 'interpolated', clamped: 'clamped', fallback: 'fallback',
   modelled: 'modelled' };
@@ -19,7 +20,6 @@ export function contextLine(state, result) {
   return `${model} on ${state.gpu} · TP ${state.tp} · mode ${result.mode}`;
 }
 
-/** The headline: step time (ms or µs, and exact µs), tokens and tokens/s, which phase binds. */
 /**
  * The headline: the step time, its tokens, what binds it; `reference` (the blis-v2
  * result of the same step, or null) is shown beside another mode's figure.
@@ -39,9 +39,12 @@ export function headline(result, reference = null, accuracy = null) {
     ? 'one fused forward pass over all tokens' : { prefill: 'the prefill phase', decode: 'the decode phase',
     overhead: 'CPU overhead (no GPU work)' }[result.bound] || result.bound;
   const us = result.step_time_us;
+  // A model that does not fit on the GPU at this TP is said beside the number, not only in the warnings.
+  const noFit = noFitWords(result);
   return h('div', { class: 'headline' },
     h('p', { class: 'big' }, h('data', { 'data-testid': 'step-time-us', value: us, text: timeUs(us) }),
-      us >= 1000 ? h('span', { class: 'exact', text: ` ${int(us)} µs` }) : null),
+      us >= 1000 ? h('span', { class: 'exact', text: ` ${int(us)} µs` }) : null,
+      noFit ? h('span', { class: 'no-fit', 'data-testid': 'headline-no-fit', text: noFit }) : null),
     h('p', {},
       `${int(t.total)} token${t.total === 1 ? '' : 's'} (${int(t.prefill)} prefill + ${int(t.decode)} decode) · `,
       h('strong', { text: int(result.tokens_per_s) }), ' tokens/s'),

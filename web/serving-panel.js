@@ -3,18 +3,18 @@
 // memory bar of the shown step's model, GPU and TP (weights, reserves and KV cache
 // against the GPU's memory, "does not fit" in words), TTFT / TPOT / throughput / cost
 // cards, and a latency-throughput curve over concurrency with the current point marked.
-// The simulations run in a Web Worker (web/serving-worker.js) with progress and Cancel,
-// starting when the panel is first on screen. Loaded by import() after the first view;
-// in an embed with `view=serving` it is the whole page.
+// The simulation of the workload is the serving runner's (web/serving-runner.js, in a Web
+// Worker), shared with the summary strip; the curve's starts when the panel is first on
+// screen; progress and Cancel here. Loaded (web/serving.js) after the first view; in an
+// embed with `view=serving` it is the whole page.
 import { h, svg, int, fixed, parseTyped, fill } from './dom.js';
 import { niceTicks } from './charts.js';
 import { exportButtons } from './export-buttons.js';
-import { CURVE_CONCURRENCY, defaultServing, serveRequest } from './serving-state.js';
 
 const GIB = 2 ** 30;
 const gib = (bytes) => `${fixed(bytes / GIB, 1)} GiB`;
 /** A latency; null (nothing measured, e.g. TPOT when every request generates one token) is a dash. */
-const ms = (v) => (v === null ? '—' : v >= 100 ? `${int(v)} ms` : `${fixed(v, v >= 10 ? 1 : 2)} ms`);
+export const ms = (v) => (v === null ? '—' : v >= 100 ? `${int(v)} ms` : `${fixed(v, v >= 10 ? 1 : 2)} ms`);
 const FIELDS = [
   ['input', 'Input tokens', 'workload.input_tokens'],
   ['output', 'Output tokens', 'workload.output_tokens'],
@@ -180,18 +180,19 @@ export function curveChart(points, current, width = 520, height = 220, band = nu
 }
 
 /**
- * Builds the panel into `root`; it serves the store's priced request with the workload
- * it keeps in the store's state (`serving`). `root.dataset.run` says where the latest
- * simulation is: 'running', 'done', 'cancelled' or 'error'.
- * @param {import('./store.js').PanelContext} context @param {HTMLElement} root @param {{view?: string}} [options]
+ * Builds the panel into `root`; it shows the runner's simulation (web/serving-runner.js) of
+ * the store's priced request with the workload typed here. `root.dataset.run` says where the
+ * latest simulation is: 'running', 'done', 'cancelled' or 'error'.
+ * @param {import('./store.js').PanelContext} context @param {HTMLElement} root
+ * @param {{view?: string, runner: import('./serving-runner.js').ServingRunner}} options
  */
-export function servingPanel({ store }, root, { view } = {}) {
+export function servingPanel({ store }, root, { view, runner }) {
   if (view === 'serving') {
     document.body.classList.add('view-serving');
     root.classList.remove('full-only');
   }
   root.hidden = false;
-  const local = { ...defaultServing(), ...(store.state.serving ?? {}) };
+  const local = runner.workload;
   const inputs = {};
   const loadKind = h('select', { 'aria-label': 'Load', 'data-testid': 'serve-load-kind' },
     h('option', { value: 'concurrency', text: 'Concurrency (clients)' }),
@@ -207,7 +208,7 @@ export function servingPanel({ store }, root, { view } = {}) {
   for (const [key, label, path, hint] of FIELDS) {
     const input = h('input',
       { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', 'data-testid': `serve-${key}`,
-      'data-path': path });
+      'data-path': path, id: `serve-${key}` });
     inputs[key] = input;
     form.append(h('label', { class: 'field' }, key === 'load' ? loadKind : h('span', { class: 'label', text: label }),
       input, key === 'requests' ? requestsHint : hint && h('small', { text: hint })));
@@ -220,6 +221,8 @@ export function servingPanel({ store }, root, { view } = {}) {
   const memory = h('div');
   const results = h('div', { 'data-testid': 'serve-results' });
   const curve = h('div', { class: 'serve-curve-wrap' });
+  let points = [];
+  let main = null;
   const exports = exportButtons({ name: 'stepcalc-serving', label: 'the serving results',
     csv: () => servingCsv(points, main),
     chart: () => curve.querySelector('svg.serve-curve') });
@@ -240,25 +243,9 @@ export function servingPanel({ store }, root, { view } = {}) {
   };
   show();
 
-  let worker = null;
-  let job = 0;
-  let lastKey = '';
-  let active = view === 'serving';
-  let points = [];
-  let main = null;
-  const stop = () => {
-    worker?.terminate();
-    worker = null;
-    cancel.disabled = true;
-  };
-  cancel.addEventListener('click', () => {
-    stop();
-    job++;
-    root.dataset.run = 'cancelled';
-    status.textContent = 'Cancelled.';
-    // lastKey stays: the cancelled request is not started again by the next repricing of
-    // the step, only by an edit that changes it.
-  });
+  // Cancel stops the runner's job; the cancelled request is not started again by the next
+  // repricing of the step, only by an edit that changes it.
+  cancel.addEventListener('click', () => runner.cancel());
 
   const showError = (error) => {
     for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
@@ -291,71 +278,55 @@ export function servingPanel({ store }, root, { view } = {}) {
           h('td', { text: ms(p.result.ttft_ms.mean) }), h('td', { text: ms(p.result.tpot_ms.mean) })))))));
   };
 
-  function run() {
-    const { good } = store;
-    if (!active || !good) return;
-    const request = serveRequest(good.request, local);
-    const key = JSON.stringify(request);
-    if (key === lastKey) return;
-    lastKey = key;
-    stop();
-    const id = ++job;
-    const concurrencies = [...new Set([...CURVE_CONCURRENCY,
-      ...(local.load === 'concurrency' ? [local.concurrency] : [])])]
-      .filter((c) => Number.isInteger(c) && c > 0).sort((a, b) => a - b);
-    const curveJobs = concurrencies.map((c) => ({ concurrency: c, request: serveRequest(good.request, local, c) }));
-    worker = new Worker(new URL('./serving-worker.js', import.meta.url), { type: 'module' });
-    cancel.disabled = false;
-    progress.value = 0;
-    root.dataset.run = 'running';
-    status.textContent = 'Simulating…';
-    points = [];
-    worker.onmessage = ({ data }) => {
-      // A message of a run that was cancelled or replaced may still be queued after its
-      // worker was terminated: only the current run's messages count.
-      if (data.id !== id || id !== job) return;
-      if (data.type === 'progress') {
-        progress.value = data.share;
-        status.textContent = `Simulating… ${Math.round(data.share * 100)}%`;
-      } else if (data.type === 'result') {
-        main = data.result;
-        errors.replaceChildren();
-        for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
-        const preemptions = main.scheduler?.preemptions
-          ? `${int(main.scheduler.preemptions)} preemptions` : 'no preemption';
-        fill(results, overloadNote(main), cards(main), h('p', { class: 'muted', 'data-testid': 'serve-summary',
-          text: `${int(main.workload.num_requests)} requests, ${int(main.steps)} engine steps simulated in ` +
-            `${main.mode} on ${main.tp} × ${main.gpu}; ${preemptions}.` }),
-        ...main.warnings.filter((w) => w.code !== 'model_does_not_fit' && w.code !== 'serving_overload')
-          .map((w) => h('p', { class: 'field-warning', text: w.message })));
-        drawCurve();
-      } else if (data.type === 'error') {
-        main = null;
-        showError(data.error);
+  const showResult = () => {
+    errors.replaceChildren();
+    for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
+    const preemptions = main.scheduler?.preemptions
+      ? `${int(main.scheduler.preemptions)} preemptions` : 'no preemption';
+    fill(results, overloadNote(main), cards(main), h('p', { class: 'muted', 'data-testid': 'serve-summary',
+      text: `${int(main.workload.num_requests)} requests, ${int(main.steps)} engine steps simulated in ` +
+        `${main.mode} on ${main.tp} × ${main.gpu}; ${preemptions}.` }),
+    ...main.warnings.filter((w) => w.code !== 'model_does_not_fit' && w.code !== 'serving_overload')
+      .map((w) => h('p', { class: 'field-warning', text: w.message })));
+  };
+
+  /** Progress, status and Cancel from the run's state. */
+  const showState = (run) => {
+    const state = run.status === 'error' ? 'error' : run.status === 'cancelled' || run.curve === 'cancelled'
+      ? 'cancelled' : runner.busy ? 'running' : 'done';
+    root.dataset.run = state;
+    cancel.disabled = !runner.busy;
+    progress.value = state === 'done' ? 1 : run.share;
+    status.textContent = { error: '', cancelled: 'Cancelled.', done: 'Done.',
+      running: `Simulating${run.status === 'done' ? ' the curve' : ''}… ${Math.round(run.share * 100)}%` }[state];
+  };
+
+  /** Everything the run holds (a panel built after the run started catches up here too). */
+  const showRun = (event, run) => {
+    if (event === 'workload') { // a link, an import or a plan set it
+      Object.assign(local, runner.workload);
+      show();
+      return;
+    }
+    if (!run) return;
+    if (event !== 'progress') {
+      points = run.points;
+      main = run.result;
+      if (run.status === 'error') {
+        showError(run.error);
         results.replaceChildren();
         curve.replaceChildren();
-        root.dataset.run = 'error';
-        status.textContent = '';
-        stop();
-      } else if (data.type === 'point') {
-        points.push(data);
-        drawCurve();
-      } else if (data.type === 'done') {
-        progress.value = 1;
-        root.dataset.run = 'done';
-        status.textContent = 'Done.';
-        stop();
+      } else if (main && event !== 'point') {
+        showResult();
       }
-    };
-    worker.onerror = (event) => {
-      showError({ path: '', message: `The simulation worker failed: ${event.message ?? 'unknown error'}` });
-      root.dataset.run = 'error';
-      stop();
-    };
-    worker.postMessage({ id, baseUrl: new URL('wasm/', document.baseURI).href, request, curve: curveJobs });
-  }
+      // A new request keeps the last figures on screen until its own arrive.
+      if (main || event !== 'start') drawCurve();
+    }
+    showState(run);
+  };
+  runner.subscribe(showRun);
+  if (runner.run) showRun('result', runner.run);
 
-  let timer = 0;
   const edited = () => {
     local.load = loadKind.value;
     const read = (k) =>
@@ -367,12 +338,7 @@ export function servingPanel({ store }, root, { view } = {}) {
     local.usd = read('usd');
     inputs.load.setAttribute('data-path', local.load === 'rate' ? 'workload.request_rate' : 'workload.concurrency');
     showRequestsHint();
-    // The link keeps the last workload whose fields are all numbers.
-    if (['input', 'output', 'concurrency', 'rate', 'requests', 'usd'].every((k) => typeof local[k] === 'number')) {
-      store.set({ serving: { ...local } });
-    }
-    clearTimeout(timer);
-    timer = setTimeout(run, 250);
+    runner.setWorkload(local); // the link keeps the last workload whose fields are all numbers
   };
   for (const input of Object.values(inputs)) input.addEventListener('input', edited);
   loadKind.addEventListener('change', () => {
@@ -382,24 +348,19 @@ export function servingPanel({ store }, root, { view } = {}) {
 
   const priced = (good) => {
     memory.replaceChildren(h('h3', { text: 'Memory per GPU' }), memoryBar(good.result));
-    const { serving } = store.state;
-    if (serving && JSON.stringify(serving) !== JSON.stringify(local) &&
-      document.activeElement?.closest?.('.serve-inputs') !== form) {
-      Object.assign(local, serving); // a link or import changed the workload
-      show();
-    }
-    run();
   };
   store.subscribe((change, { good }) => { if (change === 'priced') priced(good); });
   if (store.good) priced(store.good);
-  if (!active) {
+  // The curve (nine more simulations) runs once the panel is on screen; the runner's own
+  // request runs anyway, for the summary strip.
+  if (view === 'serving') runner.wantCurve();
+  else {
     const seen = new IntersectionObserver((entries) => {
       if (!entries.some((e) => e.isIntersecting)) return;
       seen.disconnect();
-      active = true;
-      run();
+      runner.wantCurve();
     });
     seen.observe(root);
   }
-  return { run, cancel: () => cancel.click() };
+  return { cancel: () => cancel.click() };
 }

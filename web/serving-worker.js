@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Serving panel's Web Worker: runs calc.serve off the page's thread, so a
-// simulation of thousands of engine steps never blocks input. One job at a time:
-//   in:  {id, baseUrl, request, curve: [{concurrency, request}]}
+// simulation of thousands of engine steps never blocks input. One job at a time; the worker
+// stays for the next job (web/serving-runner.js), keeping the module and the tables it loaded:
+//   in:  {id, baseUrl, request, curve: [{concurrency, request}]} (request null: only the curve)
 //   out: {id, type: 'progress', share} (0..1 over the whole job, at most every 50 ms)
-//        {id, type: 'result', result} | {id, type: 'error', error: {code, path, message}}
+//        {id, type: 'result', result} | {id, type: 'error', error: {code, path, message}} (the job ends)
 //        {id, type: 'point', concurrency, result | error} per curve point, then {id, type: 'done'}
 // Cancel is the page terminating the worker (a running simulation cannot read messages).
 import { load } from '../wasm/stepcalc.js';
@@ -26,7 +27,8 @@ const plain = (error) =>
 
 self.onmessage = async ({ data }) => {
   const { id, baseUrl, request, curve = [] } = data;
-  const parts = 1 + curve.length;
+  const first = request ? 1 : 0;
+  const parts = first + curve.length;
   let last = 0;
   const progress = (done) => (share) => {
     const now = performance.now();
@@ -36,14 +38,14 @@ self.onmessage = async ({ data }) => {
   };
   try {
     calc ??= await load({ baseUrl });
-    self.postMessage({ id, type: 'result', result: await serve(request, progress(0)) });
+    if (request) self.postMessage({ id, type: 'result', result: await serve(request, progress(0)) });
   } catch (error) {
     self.postMessage({ id, type: 'error', error: plain(error) });
     return;
   }
   for (const [i, point] of curve.entries()) {
     try {
-      const result = await serve(point.request, progress(1 + i));
+      const result = await serve(point.request, progress(first + i));
       self.postMessage({ id, type: 'point', concurrency: point.concurrency, result });
     } catch (error) {
       self.postMessage({ id, type: 'point', concurrency: point.concurrency, error: plain(error) });
