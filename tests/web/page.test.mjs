@@ -48,6 +48,9 @@ test('the first view prices the default step exactly as the CLI does', async () 
   assert.equal(await page.locator('#sweeps svg.line').count(), 3);
   assert.ok((await page.locator('table.lookups tbody tr').count()) > 10);
   await page.evaluate(() => { document.querySelector('#io').open = false; scrollTo(0, 0); });
+  // The summary strip's serving figures are in (they come from a simulation in a worker).
+  await page.waitForFunction(() => document.querySelector('#summary').dataset.serving === 'done', null,
+    { timeout: 60000 });
   await page.screenshot({ path: artifactPath('page-desktop.png') });
   // The artifact stays in test-results/; STEPCALC_UPDATE_SCREENSHOT=1 also refreshes
   // the README's picture (so a test run never dirties the working tree by itself).
