@@ -149,7 +149,16 @@ export function servingRunner({ store }) {
     tell('start');
   }
 
-  store.subscribe((change) => { if (change === 'priced') update(); });
+  // After a price, once the frame that shows it has been painted: the simulation (a worker
+  // started, a request copied to it) never delays the number on screen, the first above all.
+  let frame = 0;
+  store.subscribe((change) => {
+    if (change !== 'priced' || frame) return;
+    frame = requestAnimationFrame(() => setTimeout(() => {
+      frame = 0;
+      update();
+    }, 0));
+  });
 
   return {
     /** The current run (null before the first). */

@@ -37,9 +37,19 @@ async function stripDone(page, timeout = 60000) {
 const figure = async (page, id, key = 'value') => Number(await page.getByTestId(`summary-${id}`)
   .getAttribute(`data-${key}`));
 
-/** Records every job the page posts to a serving worker: {request (null: only the curve), curve points}. */
+/**
+ * Records every job the page posts to a serving worker ({request (null: only the curve), curve
+ * points}) and when the first serving worker was started.
+ */
 const recordJobs = () => {
   window.servingJobs = [];
+  const Base = window.Worker;
+  window.Worker = class extends Base {
+    constructor(url, options) {
+      if (/serving-worker/.test(String(url))) window.servingWorkerAt ??= performance.now();
+      super(url, options);
+    }
+  };
   const post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (message, ...rest) {
     if (message && 'curve' in message) {
@@ -59,6 +69,10 @@ test('at 1366x800 the strip shows the step time, TTFT and TPOT of `stepcalc serv
   await page.goto(env.base);
   await page.getByTestId('step-time-us').waitFor();
   assert.equal(await stripDone(page), 'done');
+  // The simulation started after the first number was on screen, so it did not delay it.
+  const [first, worker] = await page.evaluate(() =>
+    [performance.getEntriesByName('stepcalc:first-result')[0]?.startTime, window.servingWorkerAt]);
+  assert.ok(first > 0 && worker > first, `first number at ${first} ms, the serving worker started at ${worker} ms`);
   // The Serving panel's default workload on the page's default model, GPU, TP and mode.
   const request = { model: 'llama-3.1-8b-instruct', gpu: 'H100', tp: 1, mode: 'measured',
     workload: { input_tokens: 1024, output_tokens: 128, concurrency: 8 } };
