@@ -36,6 +36,7 @@ export function createPricing({ calc, store, fields }) {
     }
     fields.show(errors.map((e) => ({ path: e.path, message: inUserWords(e.path, e.message) })));
     $('#results').classList.toggle('stale', !result);
+    $('#summary')?.classList.toggle('stale', !result); // the strip's figures are the last good state's too
     $('#stale').textContent = result ? '' : 'Showing the last good result: fix the marked field to update it.';
     if (!result) return;
     store.setGood({ state, request, result }); // everything shown of it is drawn by the store's subscribers

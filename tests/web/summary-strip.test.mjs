@@ -169,6 +169,11 @@ test('a model that does not fit says so beside the headline and in the strip, in
     Number(document.querySelector('[data-testid="summary-tpot"]').dataset.value) === v, cli.tpot_ms.mean,
   { timeout: 60000 });
   assert.equal(await figure(page, 'ttft'), cli.ttft_ms.mean);
+  // A field in error leaves the last good figures on screen, dimmed like the result card's.
+  await page.fill('#tp', '0');
+  await page.waitForFunction(() => document.querySelector('#summary').classList.contains('stale'));
+  await page.fill('#tp', '1');
+  await page.waitForFunction(() => !document.querySelector('#summary').classList.contains('stale'));
   assert.deepEqual(page.problems, []);
   await page.close();
 });
