@@ -36,7 +36,8 @@ export function showSummary(good) {
   fill($('#sum-step dd'),
     h('strong', { 'data-testid': 'summary-step-time', text: timeUs(result.step_time_us) }),
     noFit && h('span', { class: 'no-fit', 'data-testid': 'summary-no-fit', text: noFit }),
-    h('small', { text: `${int(result.tokens.total)} tokens in one step, mode ${result.mode}` }));
+    h('small', { text: `${int(result.tokens.total)} token${result.tokens.total === 1 ? '' : 's'} in one step, ` +
+      `mode ${result.mode}` }));
   const fit = fitWords(result);
   const memory = $('#sum-memory');
   memory.dataset.fits = String(fit.fits);

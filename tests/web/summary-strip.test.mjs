@@ -193,6 +193,8 @@ test('an overloaded workload says "Overloaded" in the strip, not a plain number'
   assert.match(await page.getByTestId('summary-tpot').textContent(), /overloaded; mean; p90/);
   assert.equal(await figure(page, 'tpot'), cli.tpot_ms.mean);
   assert.match(await page.locator('#sum-workload').textContent(), /at 2 requests\/s/);
+  assert.match(await page.locator('#sum-step small').textContent(), /^1 token in one step, mode measured$/);
+  await page.locator('#summary').screenshot({ path: artifactPath('summary-strip-overloaded.png') });
   assert.deepEqual(page.problems, []);
   await page.close();
 });
