@@ -283,6 +283,33 @@ class CandidateSearch {
     return true;
   }
 
+  /// Serves `out`'s replica workload as `stepcalc serve` does by default (an open loop until
+  /// its figures settle, docs/SERVING.md "Steady state and overload") and judges it: the
+  /// search's runs are shorter. The candidate takes that run's figures and counts (so its
+  /// serve_request reproduces them); false, with the reason, when it then misses the target.
+  Expected<bool> settle(PlanCandidate* out) {
+    Workload w = out->replica_workload;
+    w.num_requests = 0;
+    if (!in_.warmup_given) w.warmup_requests = -1;
+    auto e = eval(w, 0, false);
+    if (!e) return e.error();
+    if (e->ok) {
+      out->serve = std::move(e->result);
+      out->serve.trace.requests.clear();
+      out->serve.trace.inter_token_gaps.clear();
+      out->replica_workload.num_requests = out->serve.num_requests;
+      out->replica_workload.warmup_requests = out->serve.warmup_requests;
+      const double tpot = out->serve.tpot_ms.p50;
+      out->output_tokens_per_s_per_user = tpot > 0 ? 1000 / tpot : 0;
+      out->slo_ratio = e->ratio;
+    }
+    if (e->ok && e->meets) return true;
+    out->meets_slo = false;
+    out->reason = e->reason;
+    out->reason_message = "served until its figures settle: " + e->message;
+    return false;
+  }
+
  private:
   const PlanInput& in_;
   const PlanCandidateInput& c_;
@@ -388,20 +415,33 @@ Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kern
   for (size_t i = 1; i < f.size(); ++i)
     for (size_t j = i; j > 0 && cs[f[j]].output_tokens_per_s_per_user < cs[f[j - 1]].output_tokens_per_s_per_user; --j)
       std::swap(f[j], f[j - 1]);
-  // Recommended: meets the target at the lowest cost per hour; ties: fewer GPUs, then more headroom.
-  for (size_t i = 0; i < cs.size(); ++i) {
-    if (!cs[i].meets_slo) continue;
-    if (result.recommended < 0) {
-      result.recommended = static_cast<int64_t>(i);
-      continue;
+  // Recommended: meets the target at the lowest cost per hour; ties: fewer GPUs, then more
+  // headroom. Unless the request fixed the run's counts, it is served again as `stepcalc
+  // serve` serves it by default, until its figures settle; one that then misses the target
+  // gives way to the next.
+  for (;;) {
+    result.recommended = -1;
+    for (size_t i = 0; i < cs.size(); ++i) {
+      if (!cs[i].meets_slo) continue;
+      if (result.recommended < 0) {
+        result.recommended = static_cast<int64_t>(i);
+        continue;
+      }
+      const PlanCandidate& b = cs[static_cast<size_t>(result.recommended)];
+      const PlanCandidate& a = cs[i];
+      const bool better = a.cost_per_hour_usd != b.cost_per_hour_usd ? a.cost_per_hour_usd < b.cost_per_hour_usd
+                          : a.gpus_total != b.gpus_total             ? a.gpus_total < b.gpus_total
+                                                         : a.max_request_rate * static_cast<double>(a.replicas) >
+                                                               b.max_request_rate * static_cast<double>(b.replicas);
+      if (better) result.recommended = static_cast<int64_t>(i);
     }
-    const PlanCandidate& b = cs[static_cast<size_t>(result.recommended)];
-    const PlanCandidate& a = cs[i];
-    const bool better = a.cost_per_hour_usd != b.cost_per_hour_usd ? a.cost_per_hour_usd < b.cost_per_hour_usd
-                        : a.gpus_total != b.gpus_total             ? a.gpus_total < b.gpus_total
-                                                       : a.max_request_rate * static_cast<double>(a.replicas) >
-                                                             b.max_request_rate * static_cast<double>(b.replicas);
-    if (better) result.recommended = static_cast<int64_t>(i);
+    if (result.recommended < 0 || input.num_requests_given) break;
+    PlanCandidate& r = cs[static_cast<size_t>(result.recommended)];
+    const ProgressFn none;  // the search keeps a reference: it must outlive it
+    CandidateSearch search(input, r.input, kernels, none, &result);
+    auto settled = search.settle(&r);
+    if (!settled) return settled.error();
+    if (settled.value()) break;
   }
   if (result.recommended >= 0) {
     const PlanCandidate& r = cs[static_cast<size_t>(result.recommended)];

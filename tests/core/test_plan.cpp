@@ -50,6 +50,19 @@ TEST_CASE("plan: the recommendation meets the target when served alone, and noth
   CHECK(served->ttft_ms.p90 <= 1000);
   CHECK(served->tpot_ms.p90 <= 50);
   CHECK(served->ttft_ms.p90 == best.serve.ttft_ms.p90);
+  // And as `stepcalc serve` serves the per-replica rate by default (no counts: an open loop
+  // until its figures settle): the same figures, because the recommendation was settled so.
+  Request plain = best.input.request;
+  plain.workload.request_rate_per_s = best.replica_workload.request_rate_per_s;
+  plain.workload.num_requests = 0;
+  plain.workload.warmup_requests = -1;
+  auto by_default = run_serve(plain, kernels);
+  REQUIRE(by_default);
+  CHECK(by_default->steady.settled);
+  CHECK(by_default->ttft_ms.p90 <= 1000);
+  CHECK(by_default->tpot_ms.p90 <= 50);
+  CHECK(by_default->ttft_ms.p90 == best.serve.ttft_ms.p90);
+  CHECK(by_default->num_requests == best.replica_workload.num_requests);
   CHECK(best.max_request_rate * static_cast<double>(best.replicas) >= 2);
   CHECK(!r.frontier.empty());
   // The JSON names the TP in the vllm serve line.
