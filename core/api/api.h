@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/input_limits.h"
 #include "estimators/step_summary.h"
 #include "kernels/kernel_registry.h"
 
@@ -93,10 +94,12 @@ using ServeProgress = std::function<bool(double finished_share)>;
 /// Serving estimate (docs/SERVING.md) of every request of `json`: one request
 /// object with a `workload` (its error is the error), or an array of them (each
 /// result or error in order). `mode_override` as for price_document; `kernels`
-/// supplies the measured tables when a request's mode needs them.
+/// supplies the measured tables when a request's mode needs them. The requests share one
+/// bound on simulation work, `max_work` (docs/INPUT.md): each gets what the earlier left.
 Expected<PricedDocument> serve_document(std::string_view json, const std::string& mode_override = "",
                                         const KernelRegistry& kernels = no_kernels(),
-                                        const ServeProgress& progress = nullptr);
+                                        const ServeProgress& progress = nullptr,
+                                        double max_work = limits::kMaxServeWork);
 
 /// The serving estimate of exactly one request object.
 Expected<std::string> serve_json(std::string_view json, const KernelRegistry& kernels = no_kernels(),

@@ -35,7 +35,7 @@ Expected<std::string> serve_request(const Request& request, const KernelRegistry
 }  // namespace
 
 Expected<PricedDocument> serve_document(std::string_view json, const std::string& mode_override,
-                                        const KernelRegistry& kernels, const ServeProgress& progress) {
+                                        const KernelRegistry& kernels, const ServeProgress& progress, double max_work) {
   if (mode_override.size() > limits::kMaxStringBytes)
     return make_error("out_of_range", "mode",
                       "mode is longer than " + std::to_string(limits::kMaxStringBytes) + " bytes.");
@@ -46,7 +46,7 @@ Expected<PricedDocument> serve_document(std::string_view json, const std::string
   if (batch->is_array) w.begin_array();
   const double count = static_cast<double>(batch->requests.size());
   size_t index = 0;
-  double work_left = limits::kMaxServeWork;  // one bound for the document's requests together
+  double work_left = max_work;  // one bound for the document's requests together
   for (const Expected<Request>& parsed : batch->requests) {
     const double done = static_cast<double>(index++);
     auto note_failure = [&](const Error& e) {  // for the CLI's one-line message, as price_document
