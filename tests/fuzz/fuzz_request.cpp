@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer target over the JSON front door: any bytes go to price_document (both
-// modes), price_json and two sweeps. Beyond "no crash, no sanitizer report", it
-// checks that every answer is valid JSON (so valid UTF-8), that a priced result
-// has a positive integer step time, and that price_json and price_document agree.
+// modes), price_json, two sweeps and serve_document (under a small work bound, so a
+// run stays short). Beyond "no crash, no sanitizer report", it checks that every
+// answer is valid JSON (so valid UTF-8), that a priced result has a positive integer
+// step time, that a served one has a finite positive TTFT and, for an open loop, a
+// steady_state, and that price_json and price_document agree.
 //   build: scripts/test-hardening.sh (clang, -DSTEPCALC_FUZZ=ON)
 //   run:   build/fuzz/stepcalc_fuzz -dict=tests/fuzz/request.dict CORPUS_COPY
 #include <cstdint>
@@ -39,11 +41,34 @@ void check_error(const stepcalc::Error& e, const char* what) {
   if (e.code.empty() || e.message.empty()) fail(what, "error without code or message");
 }
 
+void check_served(simdjson::dom::element result, const std::string& json) {
+  if (result["error"].error() == simdjson::SUCCESS) return;
+  double ttft = 0;
+  if (result["ttft_ms"]["mean"].get_double().get(ttft) != simdjson::SUCCESS || !(ttft > 0))
+    fail("served result without a positive mean TTFT", json);
+  const bool open = result["workload"]["request_rate"].error() == simdjson::SUCCESS;
+  const bool steady = result["steady_state"].error() == simdjson::SUCCESS;
+  if (steady && !open) fail("a closed loop with a steady_state", json);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   simdjson::dom::parser parser;
+
+  // Serving: 20,000 units of work at most (about 14 ms natively), over the document.
+  if (auto served = stepcalc::serve_document(text, "", stepcalc::no_kernels(), nullptr, 20000); !served) {
+    check_error(served.error(), "serve_document");
+  } else {
+    simdjson::dom::element answer = parse_answer(parser, served->json, "serve_document");
+    simdjson::dom::array items;
+    if (answer.get_array().get(items) == simdjson::SUCCESS) {
+      for (simdjson::dom::element item : items) check_served(item, served->json);
+    } else {
+      check_served(answer, served->json);
+    }
+  }
 
   for (const char* mode : {"", "corrected"}) {
     auto doc = stepcalc::price_document(text, mode);
