@@ -19,6 +19,7 @@ import { stepEditor } from './step-editor.js';
 import { ioPanel } from './io-panel.js';
 import { breakdownCsv } from './charts.js';
 import { exportButtons } from './export-buttons.js';
+import { aboutExport } from './export-about.js';
 import { modesSection } from './modes.js';
 import { comparePanel } from './compare.js';
 import { showSummary } from './summary-strip.js';
@@ -69,7 +70,9 @@ function buildPanels({ context, pricing, results, panels }) {
   panels.later.push(comparePanel(context, $('#compare-controls'), $('#compare')), modesSection(context, $('#modes')));
   results.followUp(panels.later);
   $('#breakdown').after(exportButtons({ name: 'stepcalc-breakdown', label: 'the breakdown',
-    csv: () => breakdownCsv(context.store.good.result), chart: () => $('#breakdown svg.breakdown') }));
+    csv: () => breakdownCsv(context.store.good.result), chart: () => $('#breakdown svg.breakdown'),
+    about: () => aboutExport({ what: 'breakdown', title: 'where the time goes', good: context.store.good,
+      version: context.calc.version() }) }));
   for (const panel of [...panels.now, ...panels.later]) panel.render?.();
   pricing.priceNow();
 }

@@ -8,6 +8,7 @@ import { shapeFields } from './catalogue.js';
 import { breakdownRows } from './charts.js';
 import { contextLine } from './results.js';
 import { exportButtons } from './export-buttons.js';
+import { aboutExport, stepWords } from './export-about.js';
 
 /**
  * The comparable parts of a result: [{key, group, name, us}] — the step, each bar of
@@ -77,7 +78,10 @@ export function comparePanel({ calc, store, fetchKernels }, controlRoot, root) {
     head: ['bar', 'part', 'a_us', 'b_us', 'b_minus_a_us'],
     rows: api.rows().map((r) => [r.group, r.name === 'total' ? '' : r.name, r.a ?? '', r.b ?? '',
       r.a === null || r.b === null ? '' : r.b - r.a]),
-  }) }));
+  }), about: () => aboutExport({ what: 'a-b', title: 'A/B comparison (B is the step described here)',
+    good: store.good, version: calc.version(),
+    extra: store.pinned && cached?.result
+      ? [['A', `${contextLine(store.pinned.state, cached.result)} · ${stepWords(store.pinned.state)}`]] : [] }) }));
   let cacheKey = '', cached = null;
 
   const pinShown = () => store.setPinned(store.good.state);

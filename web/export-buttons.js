@@ -8,13 +8,16 @@ let loading;
 const exporter = () => (loading ??= import('./export.js'));
 
 /**
- * Buttons for one exportable thing. `name`: the file name without extension;
- * `csv()`: {head, rows} of its values; `chart()`: the <svg> element to save, if any.
- * @param {{name: string, label: string, csv?: () => {head: string[], rows: any[][]}, chart?: () => Element}} options
+ * Buttons for one exportable thing. `name`: the file name without extension when there is
+ * no `about`; `csv()`: {head, rows} of its values; `chart()`: the <svg> element to save, if
+ * any; `about()`: what it is of (web/export-about.js), written into every file, and the
+ * file's name.
+ * @param {{name: string, label: string, csv?: () => {head: string[], rows: any[][]}, chart?: () => Element,
+ *   about?: () => import('./export-about.js').About}} options
  */
-export function exportButtons({ name, label, csv, chart }) {
+export function exportButtons({ name, label, csv, chart, about }) {
   const status = h('span', { class: 'status', role: 'status' });
-  const run = (what) => () => exporter().then((m) => m[what]({ name, csv, chart })).catch((error) => {
+  const run = (what) => () => exporter().then((m) => m[what]({ name, csv, chart, about })).catch((error) => {
     status.textContent = `Export failed: ${error.message}`;
   });
   return h('div', { class: 'actions export', role: 'group', 'aria-label': `Export ${label}` },

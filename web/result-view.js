@@ -11,6 +11,7 @@ import { noFitWords } from './summary-strip.js';
 import { breakdownChart } from './charts.js';
 import { sweepTasks } from './sweeps.js';
 import { renderRoofline } from './roofline.js';
+import { aboutExport } from './export-about.js';
 
 /**
  * @param {{calc: any, presets: any, embed: boolean}} options `embed`: only the number
@@ -58,9 +59,13 @@ export function resultView({ calc, presets, embed }) {
     drawn.sweeps = widthOf($('#sweeps'));
     const spec = (presets.gpu_specs || []).find((g) => g.name === state.gpu);
     const priced = good;
+    const version = calc.version();
+    /** The About of an export of this priced state (web/export-about.js). */
+    const about = (what, title) => () => aboutExport({ what, title, good: priced, version });
     pending = [...later.map((panel) => () => panel.priced(priced)),
-      () => renderRoofline(result, spec, $('#roofline'), drawn.sweeps), () => renderDetails(result, $('#details')),
-      ...sweepTasks(calc, request, state, result, $('#sweeps'), drawn.sweeps)];
+      () => renderRoofline(result, spec, $('#roofline'), drawn.sweeps, about('roofline', 'roofline of the step')),
+      () => renderDetails(result, $('#details'), about('lookups', 'every table lookup')),
+      ...sweepTasks(calc, request, state, result, $('#sweeps'), drawn.sweeps, about)];
     secondary = setTimeout(runSecondary, 0);
   }
 

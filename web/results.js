@@ -154,7 +154,7 @@ export function lookupsCsv(result) {
 }
 
 /** The lookup table and the core's warnings (the page adds none of its own). */
-export function renderDetails(result, root) {
+export function renderDetails(result, root, about = undefined) {
   const rows = lookupRows(result);
   const limit = Math.min(Number(root.dataset.lookupRows) || MAX_LOOKUP_ROWS, MAX_SHOWN_LOOKUPS);
   const body = rows.slice(0, limit).map((r) => {
@@ -181,7 +181,7 @@ export function renderDetails(result, root) {
     // as the user left it across repricing.
     h('details', { class: 'lookup-details', open: lookupsOpen },
       h('summary', {}, h('h2', { text: `Every table lookup (${int(rows.length)})` })),
-      exportButtons({ name: 'stepcalc-lookups', label: 'the lookup table', csv: () => lookupsCsv(result) }),
+      exportButtons({ name: 'stepcalc-lookups', label: 'the lookup table', csv: () => lookupsCsv(result), about }),
       h('div', {}, h('table', { class: 'lookups' },
         h('thead', {},
           h('tr', {}, ['Where', 'Shape', 'MFU', 'Time', 'Provenance'].map((t) => h('th', { scope: 'col', text: t })))),
@@ -190,7 +190,7 @@ export function renderDetails(result, root) {
         limit < MAX_SHOWN_LOOKUPS ? h('button', { type: 'button', class: 'link',
           text: `Show ${int(Math.min(MORE_LOOKUP_ROWS, rows.length - limit))} more`, onclick: () => {
             root.dataset.lookupRows = String(limit + MORE_LOOKUP_ROWS);
-            renderDetails(result, root);
+            renderDetails(result, root, about);
           } }) : 'The rest are in the result JSON (stepcalc price).') : null,
       h('p',
         { class: 'muted',

@@ -92,7 +92,7 @@ export function rooflineChart(points, roof, width) {
 }
 
 /** Fills the roofline section for `result`, or hides it when the mode has no operators. */
-export function renderRoofline(result, spec, root, width) {
+export function renderRoofline(result, spec, root, width, about = undefined) {
   const section = root.closest('section');
   const points = rooflinePoints(result);
   section.hidden = !points.length || !spec;
@@ -116,7 +116,7 @@ export function renderRoofline(result, spec, root, width) {
         '(communication, copies) are not on the plot.' })
       : null,
     valuesTable('Roofline', head, rows),
-    exportButtons({ name: 'stepcalc-roofline', label: 'the roofline', chart: () => chart,
+    exportButtons({ name: 'stepcalc-roofline', label: 'the roofline', chart: () => chart, about,
       csv: () =>
         ({ head: ['operator', 'kind', 'flop_per_byte', 'achieved_flop_per_s', 'roof_flop_per_s', 'time_us', 'bound'],
         rows: points.map((p) => [p.name, p.kind, p.intensity, p.flops_per_s, peakOf(p), p.us, p.bound]) }) }));

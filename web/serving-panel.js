@@ -10,6 +10,7 @@
 import { h, svg, int, fixed, parseTyped, fill } from './dom.js';
 import { niceTicks } from './charts.js';
 import { exportButtons } from './export-buttons.js';
+import { aboutExport } from './export-about.js';
 
 const GIB = 2 ** 30;
 const gib = (bytes) => `${fixed(bytes / GIB, 1)} GiB`;
@@ -23,17 +24,36 @@ const FIELDS = [
   ['usd', '$ per GPU-hour', 'gpu_hour_usd', 'blank: no cost'],
 ];
 
-/** The serving results and curve for CSV: one line per simulated workload (the curve's points, then this one). */
+const LATENCIES = ['ttft', 'tpot', 'itl', 'e2e'];
+const STATS = ['mean', 'p50', 'p90', 'p99'];
+
+/**
+ * The serving results and curve for CSV: one line per simulated workload (the curve's
+ * points, then this one), each latency's mean, p50, p90 and p99 (blank when nothing was
+ * measured: TPOT when every request generates one token).
+ */
 export function servingCsv(points, main) {
-  const line = (what, c, r) => [what, c ?? '', r.workload.num_requests, r.ttft_ms.mean, r.ttft_ms.p99,
-    r.tpot_ms.mean ?? '', r.tpot_ms.p99 ?? '', r.itl_ms.mean ?? '', r.e2e_ms.mean, r.throughput.output_tokens_per_s,
+  const line = (what, c, r) => [what, c ?? '', r.workload.request_rate ?? '', r.workload.num_requests,
+    ...LATENCIES.flatMap((k) => STATS.map((s) => r[`${k}_ms`]?.[s] ?? '')), r.throughput.output_tokens_per_s,
     r.throughput.requests_per_s, r.cost?.usd_per_million_output_tokens ?? ''];
   const rows = points.filter((p) => p.result).sort((a, b) => a.concurrency - b.concurrency)
     .map((p) => line('curve', p.concurrency, p.result));
   if (main) rows.push(line('this workload', main.workload.concurrency, main));
-  const head = ['run', 'concurrency', 'requests', 'ttft_mean_ms', 'ttft_p99_ms', 'tpot_mean_ms', 'tpot_p99_ms',
-    'itl_mean_ms', 'e2e_mean_ms', 'output_tokens_per_s', 'requests_per_s', 'usd_per_million_output_tokens'];
+  const head = ['run', 'concurrency', 'request_rate_per_s', 'requests',
+    ...LATENCIES.flatMap((k) => STATS.map((s) => `${k}_${s}_ms`)), 'output_tokens_per_s', 'requests_per_s',
+    'usd_per_million_output_tokens'];
   return { head, rows };
+}
+
+/**
+ * A workload in words, for an export's context (no commas, so a CSV's `#` line needs no
+ * quotes): "1000 input + 200 output tokens per request; 16 concurrent clients; 320 requests".
+ */
+export function workloadWords(w) {
+  return `${w.input} input + ${w.output} output tokens per request; ` +
+    (w.load === 'rate' ? `${w.rate} requests/s` : `${w.concurrency} concurrent clients`) +
+    `; ${w.requests ? `${w.requests} requests` : 'default request count'}` +
+    (w.usd ? `; $${w.usd} per GPU-hour` : '');
 }
 
 /** The memory bar's segments of a priced step's `memory` (bytes per GPU). */
@@ -186,7 +206,7 @@ export function curveChart(points, current, width = 520, height = 220, band = nu
  * @param {import('./store.js').PanelContext} context @param {HTMLElement} root
  * @param {{view?: string, runner: import('./serving-runner.js').ServingRunner}} options
  */
-export function servingPanel({ store }, root, { view, runner }) {
+export function servingPanel({ store, calc }, root, { view, runner }) {
   if (view === 'serving') {
     document.body.classList.add('view-serving');
     root.classList.remove('full-only');
@@ -225,7 +245,10 @@ export function servingPanel({ store }, root, { view, runner }) {
   let main = null;
   const exports = exportButtons({ name: 'stepcalc-serving', label: 'the serving results',
     csv: () => servingCsv(points, main),
-    chart: () => curve.querySelector('svg.serve-curve') });
+    chart: () => curve.querySelector('svg.serve-curve'),
+    about: () => aboutExport({ what: 'serving', title: 'serving results and latency-throughput curve',
+      good: store.good, version: calc.version(),
+      extra: [['workload', workloadWords(runner.run?.workload ?? local)]] }) });
   root.append(h('p',
     { class: 'muted',
     text: 'The shown model, GPU, TP and mode serving a workload: vLLM\'s scheduler simulated step by step ' +

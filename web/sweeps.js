@@ -69,9 +69,9 @@ function chunks(values, cost) {
  * The sweeps as tasks: each prices a chunk of one sweep's points (a bounded number of
  * requests, so a 65,536-request step does not block input for seconds) or draws one
  * sweep into its own slot of `root` (`width` px wide), so the page can yield to input
- * between them.
+ * between them. `about(what, title)`: the About of an export (web/export-about.js).
  */
-export function sweepTasks(calc, request, state, result, root, width) {
+export function sweepTasks(calc, request, state, result, root, width, about = undefined) {
   const plans = sweepPlans(state, result);
   while (root.children.length > plans.length) root.lastElementChild.remove();
   while (root.children.length < plans.length) root.append(h('section', { class: 'sweep' }));
@@ -92,11 +92,12 @@ export function sweepTasks(calc, request, state, result, root, width) {
         failure = error;
       }
     });
-    return [...pricing, () => root.children[i].replaceWith(sweepSection(plan, points, failure, width))];
+    return [...pricing, () => root.children[i].replaceWith(sweepSection(plan, points, failure, width,
+      about?.(`sweep-${plan.axis.replace(/_/g, '-')}`, `sweep: ${plan.title.toLowerCase()}`)))];
   });
 }
 
-function sweepSection(plan, points, failure, width) {
+function sweepSection(plan, points, failure, width, about) {
   if (failure) {
     return h('section', { class: 'sweep' }, h('h3', { text: plan.title }),
       h('p', { class: 'field-error', 'data-testid': 'error', text: failure.message }));
@@ -125,7 +126,7 @@ function sweepSection(plan, points, failure, width) {
       rows: data.map((p) =>
         [p.x, Number.isFinite(p.y) ? p.y : '', p.bound ?? p.error?.message ?? '',
         plan.current && p.x === plan.current.x ? 'yes' : '']) }),
-    chart: () => section.querySelector('svg.line') }) : null;
+    chart: () => section.querySelector('svg.line'), about }) : null;
   const section = h('section', { class: 'sweep' }, h('h3', { text: plan.title }), body, readout, exports,
     h('small',
       { class: 'muted',

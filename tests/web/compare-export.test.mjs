@@ -5,7 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { openPage, cliStepTime, pageRequest, startForTests, settle } from './helpers.mjs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { openPage, cliStepTime, pageRequest, root, startForTests, settle } from './helpers.mjs';
 
 const env = startForTests();
 
@@ -18,8 +20,9 @@ async function downloaded(page, locator) {
   const [file] = await Promise.all([page.waitForEvent('download'), locator.click()]);
   return { name: file.suggestedFilename(), bytes: readFileSync(await file.path()) };
 }
-/** CSV text -> rows of fields (the files quote only plain fields here). */
-const parseCsv = (text) => text.trimEnd().split('\r\n').map((line) => line.split(','));
+/** CSV text -> rows of fields, without the `#` lines above the header (the files quote only plain fields here). */
+const parseCsv = (text) => text.trimEnd().split('\r\n').filter((line) => !/^"?#/.test(line))
+  .map((line) => line.split(','));
 
 test('pin A, change the TP: both priced as the CLI prices them, the difference per phase, A in the link', async () => {
   const page = await openPage(env.browser, `${env.base}${BLIS}`);
@@ -81,7 +84,7 @@ test('CSV exports of the breakdown, the lookup table and a sweep hold the priced
     document.querySelector('table.lookups'));
 
   const breakdown = await downloaded(page, page.locator('[aria-label="Export the breakdown"] [data-export="csv"]'));
-  assert.equal(breakdown.name, 'stepcalc-breakdown.csv');
+  assert.equal(breakdown.name, 'stepcalc-llama-3.1-8b-instruct-H100-tp1-breakdown.csv');
   const rows = parseCsv(breakdown.bytes.toString());
   assert.deepEqual(rows[0], ['bar', 'part', 'time_us', 'share_of_bar', 'binds']);
   assert.equal(rows[1][0], 'Step');
@@ -118,9 +121,71 @@ test('charts export as standalone SVG (colours written in) and as PNG', async ()
     .bytes.toString();
   assert.match(sweepSvg, /Step time \((ms|µs)\)/);
   const png = await downloaded(page, page.locator('.sweep').nth(1).locator('[data-export="png"]'));
-  assert.equal(png.name, 'stepcalc-sweep-decode_batch.png');
+  assert.equal(png.name, 'stepcalc-llama-3.1-8b-instruct-H100-tp1-sweep-decode-batch.png');
   assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   assert.ok(png.bytes.length > 2000);
   assert.deepEqual(page.problems, []);
   await page.close();
 });
+
+test('every export says what it is of: title, model, GPU, TP, mode, step, date, version and link; a name to match',
+  async () => {
+    const link = `${env.base}#v=1&m=llama-3.1-70b-instruct&g=H100&tp=4&mode=blis-v2&p=0.2048&d=512~64*64`;
+    const page = await openPage(env.browser, link);
+    await page.waitForFunction(() => document.querySelectorAll('#sweeps svg.line').length === 3);
+    const today = new Date().toISOString().slice(0, 10);
+    const version = JSON.parse(execFileSync(path.join(root, 'build/stepcalc'), ['catalogue']).toString()).version;
+
+    const breakdown = await downloaded(page, page.locator('[aria-label="Export the breakdown"] [data-export="csv"]'));
+    assert.equal(breakdown.name, 'stepcalc-llama-3.1-70b-instruct-H100-tp4-breakdown.csv');
+    const lines = breakdown.bytes.toString().split('\r\n');
+    const about = lines.slice(0, lines.findIndex((l) => !l.startsWith('#')));
+    assert.equal(about[0], '# stepcalc: where the time goes');
+    for (const want of [`# stepcalc version: ${version}`, '# model: llama-3.1-70b-instruct', '# GPU: H100', '# TP: 4',
+      '# mode: blis-v2', '# step: 1 prefill row (2048 new tokens); 64 decode rows']) {
+      assert.ok(about.includes(want), `${want} in ${about.join(' | ')}`);
+    }
+    assert.ok(about.some((l) => l.startsWith(`# exported: ${today} `)), about.join(' | '));
+    assert.ok(about.includes(`# link: ${page.url()}`), 'the link that reproduces it');
+    assert.equal(lines[about.length], 'bar,part,time_us,share_of_bar,binds', 'the header right under the context');
+    // Numbers to 6 significant digits, not 17.
+    const numbers = parseCsv(breakdown.bytes.toString()).slice(1).flatMap((r) => r.slice(2, 4)).filter(Boolean);
+    assert.ok(numbers.length > 10);
+    for (const v of numbers) {
+      assert.ok(v.replace(/^-?0?\.?0*/, '').replace('.', '').length <= 6 || Number.isInteger(Number(v)), v);
+    }
+
+    // The SVG: the title and context above the chart, in its <title> and <desc> too; every
+    // label inside the picture (a tick label at the last tick is not cut off).
+    const svgFile = await downloaded(page, page.locator('.sweep').first().locator('[data-export="svg"]'));
+    assert.equal(svgFile.name, 'stepcalc-llama-3.1-70b-instruct-H100-tp4-sweep-prefill-tokens.svg');
+    const svg = svgFile.bytes.toString();
+    assert.match(svg, /<title>stepcalc: sweep: step time vs\. prefill length<\/title>/);
+    assert.match(svg, /<desc>[^<]*model: llama-3\.1-70b-instruct\nGPU: H100\nTP: 4\nmode: blis-v2/);
+    const shown = await page.evaluate((text) => {
+      const box = document.createElement('div');
+      box.innerHTML = text.replace(/^<\?xml[^>]*>/, ''); // a test's own file, shown to measure it
+      document.body.append(box);
+      const out = box.querySelector('svg');
+      const edge = out.getBoundingClientRect();
+      const texts = [...out.querySelectorAll('text')].map((t) => {
+        const r = t.getBoundingClientRect();
+        return { text: t.textContent, inside: r.left >= edge.left - 0.5 && r.right <= edge.right + 0.5 &&
+          r.top >= edge.top - 0.5 && r.bottom <= edge.bottom + 0.5, about: t.dataset.about ?? '' };
+      });
+      box.remove();
+      return texts;
+    }, svg);
+    assert.deepEqual(shown.filter((t) => !t.inside).map((t) => t.text), [], 'labels cut at the picture\'s edges');
+    assert.equal(shown.find((t) => t.about === 'title')?.text, 'stepcalc: sweep: step time vs. prefill length');
+    const context = shown.filter((t) => t.about === 'context').map((t) => t.text).join(' · ');
+    for (const want of ['model llama-3.1-70b-instruct', 'GPU H100', 'TP 4', 'mode blis-v2', `exported ${today}`,
+      `stepcalc version ${version}`]) assert.ok(context.includes(want), `${want} in ${context}`);
+    const png = await downloaded(page, page.locator('.sweep').first().locator('[data-export="png"]'));
+    assert.equal(png.name, 'stepcalc-llama-3.1-70b-instruct-H100-tp4-sweep-prefill-tokens.png');
+    const [pngWidth, pngHeight] = [png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)];
+    const [svgWidth, svgHeight] = /<svg [^>]*width="(\d+)" height="(\d+)"/.exec(svg).slice(1).map(Number);
+    assert.deepEqual([pngWidth, pngHeight], [svgWidth * 2, svgHeight * 2], 'the PNG is the SVG with its header');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });

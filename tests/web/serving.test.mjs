@@ -83,17 +83,32 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
     assert.equal(await page.getByTestId('serve-band').count(), 0);
   }
 
-  // CSV export: the curve's points and this workload, as simulated.
+  // CSV export: the curve's points and this workload, as simulated, each latency's mean,
+  // p50, p90 and p99 (to 6 significant digits), under the lines saying what it is of.
   await page.waitForFunction(() => document.querySelector('[data-testid="serve-status"]').textContent === 'Done.', null,
     { timeout: 60000 });
   const [file] = await Promise.all([page.waitForEvent('download'),
     page.locator('[aria-label="Export the serving results"] [data-export="csv"]').click()]);
-  const csv = readFileSync(await file.path(), 'utf8').trimEnd().split('\r\n').map((l) => l.split(','));
-  assert.equal(file.suggestedFilename(), 'stepcalc-serving.csv');
-  assert.deepEqual(csv[0].slice(0, 4), ['run', 'concurrency', 'requests', 'ttft_mean_ms']);
-  const mine = csv.find((r) => r[0] === 'this workload');
-  assert.deepEqual([Number(mine[1]), Number(mine[2]), Number(mine[3])],
-    [16, expected.workload.num_requests, expected.ttft_ms.mean]);
+  const lines = readFileSync(await file.path(), 'utf8').trimEnd().split('\r\n');
+  assert.equal(file.suggestedFilename(), 'stepcalc-llama-3.1-8b-instruct-H100-tp1-serving.csv');
+  const about = lines.filter((l) => l.startsWith('# '));
+  for (const want of ['# model: llama-3.1-8b-instruct', '# TP: 1', '# mode: measured',
+    '# workload: 2048 input + 64 output tokens per request; 16 concurrent clients; default request count; ' +
+      '$2.5 per GPU-hour']) assert.ok(about.includes(want), `${want} in ${about.join(' | ')}`);
+  const csv = lines.filter((l) => !/^"?#/.test(l)).map((l) => l.split(','));
+  assert.deepEqual(csv[0].slice(0, 8), ['run', 'concurrency', 'request_rate_per_s', 'requests', 'ttft_mean_ms',
+    'ttft_p50_ms', 'ttft_p90_ms', 'ttft_p99_ms']);
+  const mine = Object.fromEntries(csv[0].map((k, i) => [k, csv.find((r) => r[0] === 'this workload')[i]]));
+  assert.deepEqual([Number(mine.concurrency), Number(mine.requests)], [16, expected.workload.num_requests]);
+  for (const k of ['ttft', 'tpot', 'itl', 'e2e']) {
+    for (const s of ['mean', 'p50', 'p90', 'p99']) {
+      const v = expected[`${k}_ms`][s];
+      assert.equal(Number(mine[`${k}_${s}_ms`]), Number(v.toPrecision(6)), `${k} ${s}`);
+    }
+  }
+  for (const f of csv.slice(1).flat().filter((x) => /^-?[\d.]+$/.test(x) && !/^-?\d+$/.test(x))) {
+    assert.ok(f.replace(/^-?0?\.?0*/, '').replace('.', '').length <= 6, `${f}: more than 6 significant digits`);
+  }
   assert.equal(csv.filter((r) => r[0] === 'curve').length, 9);
 
   // The link holds the workload; opening it restores the inputs and the same figures.

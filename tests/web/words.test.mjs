@@ -69,3 +69,27 @@ test('tick labels are thinned until none overlaps, keeping the first and the las
   assert.equal(keep[keep.length - 1], 5);
   for (let i = 1; i < keep.length; i++) assert.ok(xs[keep[i]] - xs[keep[i - 1]] >= 30, `${keep}`);
 });
+
+test('an export\'s context and file name; CSV numbers to 6 significant digits', async () => {
+  const { aboutExport, slug, stepWords } = await import('../../web/export-about.js');
+  const { csvNumber, csvText } = await import('../../web/export.js');
+  const good = { state: { model: 'llama-3.1-70b-instruct', modelName: '', gpu: 'H100', kernels: '', tp: 4,
+    prefill: [[0, 2048]], decode: [[512], [576]] }, result: { mode: 'measured' } };
+  const about = aboutExport({ what: 'serving', title: 'serving results', good, version: '0.1.0',
+    extra: [['workload', '1000 input + 200 output tokens per request']], link: 'http://x/#v=1',
+    now: new Date('2026-11-26T09:30:12Z') });
+  assert.equal(about.file, 'stepcalc-llama-3.1-70b-instruct-H100-tp4-serving');
+  assert.deepEqual(about.lines, [['stepcalc version', '0.1.0'], ['exported', '2026-11-26 09:30 UTC'],
+    ['model', 'llama-3.1-70b-instruct'], ['GPU', 'H100 (kernel tables default)'], ['TP', '4'], ['mode', 'measured'],
+    ['step', '1 prefill row (2048 new tokens); 2 decode rows'],
+    ['workload', '1000 input + 200 output tokens per request'], ['link', 'http://x/#v=1']]);
+  assert.equal(stepWords({ prefill: [], decode: [] }), 'no rows');
+  assert.equal(slug('My Model (edited)/../x'), 'my-model-edited-.-x');
+  assert.equal(aboutExport({ what: 'a-b', title: 't', good: { state: { ...good.state, model: { hidden_size: 1 },
+    modelName: 'Qwen/Qwen3 "odd", name' }, result: { mode: 'blis-v2' } }, version: '0.1.0', link: '' }).file,
+  'stepcalc-qwen-qwen3-odd-name-H100-tp4-a-b');
+  assert.deepEqual([0.1 + 0.2, 55012.34567, 123456.7, 1.5e-7, 42, -0.000123456789, NaN].map(csvNumber),
+    ['0.3', '55012.3', '123457', '1.5e-7', '42', '-0.000123457', '']);
+  assert.equal(csvText({ head: ['a', 'b'], rows: [[1 / 3, 'x,y']] }, { title: 'T', lines: [['k', 'v, w']] }),
+    '# T\r\n"# k: v, w"\r\na,b\r\n0.333333,"x,y"\r\n');
+});
