@@ -41,9 +41,17 @@ function check(calc, request) {
  */
 export function stateFromHash(calc, hash) {
   let offer = null;
+  let decoded;
   try {
-    const decoded = decodeHash(hash);
-    if (!decoded) return { state: null };
+    decoded = decodeHash(hash);
+  } catch (error) {
+    // What the link's own form says is wrong is in words already ("The link's TP "abc" is
+    // not a whole number."): no label before it, no path after it.
+    return { error: `This link's step cannot be shown: ${error.message.charAt(0).toLowerCase()}` +
+      `${error.message.slice(1)}`, offer };
+  }
+  if (!decoded) return { state: null };
+  try {
     // A #json= request is checked by the core as written (intake.js), as imports are:
     // unknown fields, repeated keys, ids, tags and numbers JSON.parse would round.
     const s = decoded.state ? decoded.state : stateFromRequest(calc, requestFromText(calc, decoded.text).request);
@@ -62,9 +70,11 @@ export function stateFromHash(calc, hash) {
     }
     return { state: s, pinned: a };
   } catch (error) {
-    // A link is JSON someone wrote: the page's words, and the path it can be fixed at.
+    // The page's words; a `#json=` link is JSON someone wrote, so also the path it can be
+    // fixed at (a compact link has no JSON paths: the words name the field).
     const words = error.path ? inUserWords(error.path, error.message) : error.message;
-    const why = error.path && !words.includes(error.path) ? `${words.replace(/\.$/, '')} (at ${error.path}).` : words;
+    const why = 'text' in decoded && error.path && !words.includes(error.path)
+      ? `${words.replace(/\.$/, '')} (at ${error.path}).` : words;
     return { error: `This link's step cannot be shown: ${why}`, offer };
   }
 }

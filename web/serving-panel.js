@@ -56,6 +56,43 @@ export function workloadWords(w) {
     (w.usd ? `; $${w.usd} per GPU-hour` : '');
 }
 
+/**
+ * A serve error in the panel's words: `label` ("Request rate") in place of the JSON path it
+ * starts with, bounds as people say them ("must be above 0", "from 1 to 4,096"), other
+ * fields' paths as their labels. The path stays, in brackets, only when no field of the
+ * panel is `label` (it then says where the error is).
+ * @param {{path?: string, message: string}} error @param {string} label
+ */
+export function serveErrorWords(error, label) {
+  const path = error.path || '';
+  let rest = String(error.message).trim();
+  let subject = '';
+  if (path && rest.startsWith(`${path} `)) {
+    rest = rest.slice(path.length + 1);
+    subject = label || path;
+  }
+  const number = (text) => {
+    const v = Number(text);
+    return Number.isFinite(v) && Math.abs(v) >= 1e-3 ? v.toLocaleString('en-US') : text;
+  };
+  rest = rest
+    .replace(/must be a finite number >= ([\d.e+-]*\d)/, (all, lo) =>
+      (Number(lo) > 0 && Number(lo) < 1e-3 ? 'must be a number above 0' : `must be a number of at least ${number(lo)}`))
+    .replace(/must be in \[([\d.e+-]*\d), ([\d.e+-]*\d)\]/,
+      (all, lo, hi) => `must be from ${number(lo)} to ${number(hi)}`)
+    .replace(/must be in \(0, ([\d.e+-]*\d)\]/, (all, hi) => `must be above 0 and at most ${number(hi)}`)
+    .replace(/exceeds the limit of ([\d.e+-]*\d)/, (all, hi) => `must be at most ${number(hi)}`)
+    .replace(/must be an integer, not an? \w+/, 'must be a whole number')
+    .replace(/must be a number, not an? \w+/, 'must be a number')
+    .replace(/\bworkload\.(\w+)|\bgpu_hour_usd\b/g, (all, key) =>
+      ({ input_tokens: 'the input tokens', output_tokens: 'the output tokens', concurrency: 'the concurrency',
+        request_rate: 'the request rate', num_requests: 'the request count' })[key] ??
+        (key ? all : 'the $ per GPU-hour'));
+  if (!/[.!?]$/.test(rest)) rest += '.';
+  const text = subject ? `${subject} ${rest}` : label ? `${label}: ${rest}` : rest;
+  return label || !path ? text : `${text.replace(/\.$/, '')} (${path}).`;
+}
+
 /** The memory bar's segments of a priced step's `memory` (bytes per GPU). */
 export function memorySegments(m) {
   return [
@@ -85,12 +122,13 @@ function memoryBar(result) {
   }
   const capacityX = (m.gpu_memory_bytes / total) * width;
   bar.append(svg('line', { x1: capacityX, x2: capacityX, y1: 0, y2: 8, class: 'mem-capacity' }));
+  // The core's warning says "The model does not fit at TP 1 on H100: ..." itself: said once.
   const notFit = result.warnings?.find((w) => w.code === 'model_does_not_fit');
   const words = m.fits
     ? `Fits: the KV cache holds ${int(m.kv_cache_tokens)} tokens (${int(m.kv_cache_blocks)} blocks of ` +
       `${m.block_size}) per GPU after the weights and reserves, of ${gib(m.gpu_memory_bytes)} on each ${m.gpu}.`
-    : `Does not fit. ${notFit?.message ??
-      `Weights ${gib(m.weights_bytes)} and reserves leave no KV cache in ${gib(m.budget_bytes)}.`}`;
+    : notFit?.message ?? `Does not fit at TP ${m.tp} on ${m.gpu}: weights ${gib(m.weights_bytes)} and reserves ` +
+      `leave no KV cache in ${gib(m.budget_bytes)}.`;
   return h('div', { class: 'memory' },
     bar,
     h('ul', { class: 'legend' },
@@ -276,8 +314,11 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
     target?.setAttribute('aria-invalid', 'true');
     const label = target ? FIELDS.find(([k]) => inputs[k] === target)[1] : '';
     const text = label && local.load === 'rate' && target === inputs.load ? 'Request rate' : label;
+    // A model that does not fit is said once, by the memory bar above (the core's words).
     errors.replaceChildren(h('p', { class: 'field-error', role: 'alert', 'data-testid': 'serve-error',
-      text: `${text ? `${text}: ` : ''}${error.message} (${error.path || 'request'})` }));
+      text: error.code === 'does_not_fit'
+        ? 'Not simulated: the model does not fit (see the memory per GPU above).'
+        : serveErrorWords(error, text) }));
   };
 
   const drawCurve = () => {

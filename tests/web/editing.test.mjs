@@ -138,6 +138,25 @@ test('a bad link stays in the address bar so it can be fixed', async () => {
   await page.close();
 });
 
+test('a compact link\'s error is one plain sentence: no label before its words, no JSON path after', async () => {
+  const page = await openPage(env.browser, `${env.base}#v=1&m=llama-3.1-8b-instruct&g=H100&tp=abc&d=5`);
+  await page.waitForSelector('#link-error [data-testid="error"]');
+  assert.equal(await page.textContent('#link-error [data-testid="error"]'),
+    'This link\'s step cannot be shown: the link\'s TP "abc" is not a whole number. The default step is shown ' +
+    'below; fix the address or edit the step.');
+  // A compact link the core refuses: the page's words, without "(at tp)".
+  await page.evaluate(() => { location.hash = '#v=1&m=llama-3.1-8b-instruct&g=H100&tp=0&d=5'; });
+  await page.waitForFunction(() => /TP degree must be at least 1/.test(document.querySelector('#link-error')
+    ?.textContent ?? ''));
+  assert.doesNotMatch(await page.textContent('#link-error'), /\(at tp\)/);
+  // A #json= link keeps the path it can be fixed at.
+  const json = encodeURIComponent(JSON.stringify({ model: 'llama-3.1-8b-instruct', tp: 0, step: {} }));
+  await page.evaluate((j) => { location.hash = `#json=${j}`; }, json);
+  await page.waitForFunction(() =>
+    /TP degree must be at least 1 \(at tp\)\./.test(document.querySelector('#link-error')?.textContent ?? ''));
+  await page.close();
+});
+
 test('"Apply fitted parameters" says what the fit was made from', async () => {
   const page = await openPage(env.browser, env.base);
   await page.locator('#calibrate summary').click();

@@ -180,28 +180,39 @@ test('bad workloads get an error naming the field; a model that does not fit say
   assert.equal(await hint.textContent(), 'blank: 10 × concurrency, at least 32');
   await setField(page, 'serve-output', 0);
   await page.getByTestId('serve-error').waitFor();
-  assert.match(await page.getByTestId('serve-error').textContent(), /^Output tokens: .*\(workload\.output_tokens\)$/);
+  // The field's label and a plain sentence, no JSON path (the field is marked).
+  assert.equal(await page.getByTestId('serve-error').textContent(), 'Output tokens must be at least 1.');
   assert.equal(await page.getByTestId('serve-output').getAttribute('aria-invalid'), 'true');
   await setField(page, 'serve-output', 128);
   await setField(page, 'serve-load', 'many');
   await page.waitForFunction(() =>
-    /\(workload\.concurrency\)$/.test(document.querySelector('[data-testid="serve-error"]')?.textContent ?? ''));
+    document.querySelector('[data-testid="serve-error"]')?.textContent === 'Concurrency must be a whole number.');
   await setField(page, 'serve-load', 100000);
   await page.waitForFunction(() =>
-    /Concurrency: .*workload\.concurrency/.test(document.querySelector('[data-testid="serve-error"]')?.textContent ??
-    ''));
+    document.querySelector('[data-testid="serve-error"]')?.textContent === 'Concurrency must be at most 10,000.');
+  // A request rate of 0: the rate's label and "above 0", not "workload.request_rate ... >= 1e-09".
+  await page.getByTestId('serve-load-kind').selectOption('rate');
+  await setField(page, 'serve-load', 0);
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid="serve-error"]')?.textContent === 'Request rate must be a number above 0.');
+  assert.equal(await page.getByTestId('serve-load').getAttribute('aria-invalid'), 'true');
+  await page.getByTestId('serve-load-kind').selectOption('concurrency');
   await setField(page, 'serve-load', 8);
   await page.getByTestId('ttft').waitFor();
   assert.equal(await page.getByTestId('serve-errors').textContent(), '');
   await page.close();
 
-  // Llama-2-70B on one H100: the memory bar says it does not fit, the simulation names tp.
+  // Llama-2-70B on one H100: the memory bar says it does not fit, once; the simulation's
+  // error points there instead of saying it again (and ends in no JSON path).
   const seventyB = { model: 'llama-2-70b-hf', tp: 1, step: { decode_requests: [{ progress_index: 100 }] } };
   const big = await openServing(`${env.base}#json=${encodeURIComponent(JSON.stringify(seventyB))}`);
   assert.match(await big.getByTestId('memory-fits').textContent(),
-    /^Does not fit\. The model does not fit at TP 1 on H100: weights [\d.]+ GiB/);
+    /^The model does not fit at TP 1 on H100: weights [\d.]+ GiB/);
   await big.getByTestId('serve-error').waitFor();
-  assert.match(await big.getByTestId('serve-error').textContent(), /does not fit at TP 1.*\(tp\)$/);
+  assert.equal(await big.getByTestId('serve-error').textContent(),
+    'Not simulated: the model does not fit (see the memory per GPU above).');
+  const panel = await big.locator('#serving-panel').textContent();
+  assert.equal(panel.match(/does not fit/gi).length, 2, panel);
   await big.close();
 });
 
