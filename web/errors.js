@@ -11,6 +11,9 @@ export function setFieldError(input, message) {
   const note = h('p',
     { class: 'field-error', 'data-testid': 'error', id: `err-${++serial}`, role: 'alert', text: message });
   (input.closest('.field, .block') || input).after(note);
+  // An input folded away (the reference modes' constants in measured) is unfolded to show it.
+  const folded = input.closest('details:not([open])');
+  if (folded) /** @type {HTMLDetailsElement} */ (folded).open = true;
   input.setAttribute('aria-invalid', 'true');
   input.setAttribute('aria-describedby', note.id);
   shown.set(input, note);

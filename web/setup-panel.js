@@ -45,13 +45,19 @@ export function setupPanel({ presets, store, fields }, root) {
   }
   const reset = h('button', { type: 'button', text: 'Reset constants' });
   // The constants above are the reference model's; the measured mode reads the GPU's
-  // measured kernel tables and its datasheet bandwidth instead.
+  // measured kernel tables and its datasheet bandwidth instead. In measured they are
+  // folded away under a summary saying whose inputs they are; open in the other modes.
   const hwNote = h('p', { class: 'muted', 'data-testid': 'hw-note' });
+  const hwSummary = h('summary', { 'data-testid': 'hw-summary' });
+  const hwBox = /** @type {HTMLDetailsElement} */ (h('details',
+    { class: 'hw-constants', id: 'hw-constants', open: true }, hwSummary, grid, hwNote, h('div', { class: 'actions' },
+      reset)));
+  let hwMode = ''; // the mode the box was last opened or closed for
   root.append(
     h('div', { class: 'grid' },
       h('label', { class: 'field' }, h('span', { class: 'label', text: 'GPU' }), gpu), tp.wrap,
       h('label', { class: 'field' }, h('span', { class: 'label', text: 'Mode' }), mode), kernelsField),
-    grid, hwNote, h('div', { class: 'actions' }, reset));
+    hwBox);
   fields.add('gpu', gpu);
   fields.add('tp', tp.input);
   fields.add('mode', mode);
@@ -101,9 +107,17 @@ export function setupPanel({ presets, store, fields }, root) {
       if (document.activeElement !== hw[key]) hw[key].value = s.hw[key] ?? base[key] ?? '';
       hw[key].placeholder = base[key] ?? '';
     }
-    hwNote.textContent = s.mode === MODE.measured
+    const measured = s.mode === MODE.measured;
+    hwNote.textContent = measured
       ? 'These constants are the reference model\'s (blis-v2, corrected); measured does not use them: it reads ' +
         `${s.gpu}'s measured kernel tables and its datasheet HBM bandwidth.` : '';
+    hwSummary.textContent = measured
+      ? 'Hardware constants of the reference modes (blis-v2, corrected): not used in measured'
+      : `Hardware constants (${s.mode} uses them)`;
+    hwBox.classList.toggle('unused', measured);
+    // Folded when the mode becomes measured, unfolded when it leaves it; as the user left it otherwise.
+    if (measured !== (hwMode === MODE.measured) || !hwMode) hwBox.open = !measured;
+    hwMode = s.mode;
     markEdited();
   }
   // Warnings that mean vLLM would refuse this TP degree are shown at the TP field too.

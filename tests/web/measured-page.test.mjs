@@ -108,3 +108,26 @@ test('the roofline plots every operator with FLOPs under the GPU\'s roofs, the s
   assert.deepEqual(page.problems, []);
   await page.close();
 });
+
+test('in measured, the reference modes\' hardware constants are folded away under a summary saying so', async () => {
+  const page = await openPage(env.browser, env.base);
+  await page.locator('#hw-constants').waitFor();
+  const summary = page.getByTestId('hw-summary');
+  assert.equal(await summary.textContent(),
+    'Hardware constants of the reference modes (blis-v2, corrected): not used in measured');
+  for (const key of ['TFlopsPeak', 'BwPeakTBs', 'bwEfficiencyFactor', 'perLayerOverhead']) {
+    assert.equal(await page.locator(`input[name="${key}"]`).isVisible(), false, `${key} shown in measured`);
+  }
+  // The modes that use them show them, and say so.
+  await page.selectOption('#mode', 'blis-v2');
+  await page.locator('input[name="TFlopsPeak"]').waitFor();
+  assert.equal(await summary.textContent(), 'Hardware constants (blis-v2 uses them)');
+  await page.selectOption('#mode', 'measured');
+  await page.locator('input[name="TFlopsPeak"]').waitFor({ state: 'hidden' });
+  // Opened by hand they stay open, with the note on what measured reads instead.
+  await summary.click();
+  await page.locator('input[name="TFlopsPeak"]').waitFor();
+  assert.match(await page.textContent('[data-testid="hw-note"]'), /measured does not use them/);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});

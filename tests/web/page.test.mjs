@@ -89,6 +89,7 @@ test('editing the model, machine and rows reprices like the CLI, and the link ro
     [[4096, 904]]);
 
   await page.fill('#tp', '2');
+  await page.click('#hw-constants summary'); // the reference modes' constants, folded in measured
   await page.fill('input[name="bwEfficiencyFactor"]', '0.9');
   await page.fill('input[name="hidden_size"]', '4096');
   request = await assertMatchesCli(page);
