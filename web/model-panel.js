@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The model: a preset picker, the shape fields (editing one makes a custom model),
 // and a HuggingFace config.json pasted, opened or dropped onto the panel.
-import { h, field, parseTyped } from './dom.js';
+import { h, field, fixed, parseTyped } from './dom.js';
 import { setFieldError, clearFieldError } from './errors.js';
 import { shapeFields, MODE } from './catalogue.js';
 import { trimConfig, matchingPreset } from './model-shape.js';
@@ -9,6 +9,31 @@ import { SHAPE_LABELS } from './words.js';
 import { configFromText } from './intake.js';
 
 const CUSTOM = '__custom';
+const DTYPE_WORDS = { bf16: 'BF16', fp16: 'FP16', fp8: 'FP8', fp8_block: 'FP8 (block-scaled)', mxfp4: 'MXFP4',
+  nvfp4: 'NVFP4', int4: 'INT4', int8: 'INT8' };
+const DTYPE_BYTES = { bf16: 2, fp16: 2, fp8: 1, fp8_block: 1, int8: 1, mxfp4: 0.5, nvfp4: 0.5, int4: 0.5 };
+
+/**
+ * How the measured mode priced the model, from its operators (it reads the model's full
+ * config: experts, latent attention, the weights' format), or null for another mode:
+ * {features: ['mixture of experts', ...], dtype: 'fp8_block' | ..., words: 'FP8 (block-scaled)'}.
+ */
+export function measuredModel(result) {
+  const ops = result.mode === MODE.measured ? result.measured?.operators : null;
+  if (!ops?.length) return null;
+  // The weights' format: the GEMMs' and experts' most common dtype (router and lm_head are kept in BF16).
+  const count = new Map();
+  for (const op of ops) {
+    if ((op.kind === 'gemm' || op.kind === 'moe') && op.dtype && !/^(router|lm_head)$/.test(op.name)) {
+      count.set(op.dtype, (count.get(op.dtype) || 0) + 1);
+    }
+  }
+  const dtype = [...count].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+  const features = [];
+  if (ops.some((op) => op.kind === 'moe')) features.push('mixture of experts (its fused MoE kernels)');
+  if (ops.some((op) => /^(kv_a_proj|kv_b_proj|q_a_proj)$/.test(op.name))) features.push('multi-head latent attention');
+  return { features, dtype, words: dtype ? DTYPE_WORDS[dtype] || dtype.toUpperCase() : null };
+}
 
 /**
  * Builds the panel into `root`.
@@ -20,7 +45,9 @@ export function modelPanel({ calc, presets, store, fields }, root) {
     presets.models.map((m) => h('option', { value: m.name, text: m.name })),
     h('option', { value: CUSTOM, text: 'Custom shape' }));
   const pick = h('label', { class: 'field wide' }, h('span', { class: 'label', text: 'Model' }), select);
-  const name = h('p', { class: 'muted', 'aria-live': 'polite' });
+  const name = h('p', { class: 'muted', 'aria-live': 'polite', 'data-testid': 'model-words' });
+  let said = ''; // "This config is the preset X." after a config that is one
+  let shown = null; // the last priced result
   const shapeInputs = {};
   const bytesNote = h('small', { 'data-testid': 'bytes-note' });
   const grid = h('div', { class: 'grid' });
@@ -83,7 +110,8 @@ export function modelPanel({ calc, presets, store, fields }, root) {
     const preset = matchingPreset(calc, presets, shape, config);
     store.set({ model: preset || shape, modelName: preset ? '' : configName });
     render();
-    name.textContent = preset ? `This config is the preset ${preset}. ${name.textContent}` : name.textContent;
+    said = preset ? `This config is the preset ${preset}. ` : '';
+    showName();
   }
 
   use.addEventListener('click', () => applyConfig(text.value));
@@ -112,12 +140,30 @@ export function modelPanel({ calc, presets, store, fields }, root) {
     render();
   });
 
+  /**
+   * The model in words: in the measured mode how it prices the model (from the full
+   * config), else the reference model's notes on what it ignores (priced as dense, ...).
+   */
   function showName() {
     const m = store.state.model;
     const preset = typeof m === 'string' && presets.models.find((p) => p.name === m);
     const notes = preset ? preset.notes : [];
-    name.textContent = typeof m === 'string' ? (notes.join(' ') || `Preset ${m}, ${preset?.torch_dtype ?? ''}.`)
-      : `Custom shape: ${store.state.modelName || 'unnamed'}.`;
+    const measured = shown && shown.mode === store.state.mode ? measuredModel(shown) : null;
+    let words;
+    if (measured) {
+      const weights = shown.measured.weight_bytes_per_gpu;
+      const parts = [...measured.features,
+        `${measured.words ?? 'its'} weights${weights > 0
+          ? `, ${fixed(weights / 2 ** 30, 1)} GiB per GPU at TP ${shown.tp ?? store.state.tp}` : ''}`,
+        shown.measured.kv_cache_dtype ? `${String(shown.measured.kv_cache_dtype).toUpperCase()} KV cache` : null]
+        .filter(Boolean);
+      words = `${typeof m === 'string' ? `Preset ${m}` : `Custom shape: ${store.state.modelName || 'unnamed'}`}, ` +
+        `as the measured mode prices it: ${parts.join('; ')}.`;
+    } else {
+      words = typeof m === 'string' ? (notes.join(' ') || `Preset ${m}, ${preset?.torch_dtype ?? ''}.`)
+        : `Custom shape: ${store.state.modelName || 'unnamed'}.`;
+    }
+    name.textContent = said + words;
   }
 
   /** Puts the state's model into the controls. */
@@ -130,12 +176,23 @@ export function modelPanel({ calc, presets, store, fields }, root) {
     // Every field, the focused one too: render() runs when the model is replaced (a
     // preset picked, a config dropped, a link or an import), never while typing.
     for (const key of shapeFields()) shapeInputs[key].value = shape[key] ?? '';
+    said = '';
     showName();
   }
   /** Says what bytes/param does in the shown mode, and when it changes nothing. */
   function priced({ result }) {
+    shown = result;
+    showName();
     if (result.mode === MODE.measured) {
-      bytesNote.textContent = 'Sets the weight bytes; 1 selects the FP8 kernels.';
+      // A quantized checkpoint's format comes from its config: the field's figure is the reference modes'.
+      const measured = measuredModel(result);
+      const typed = Number(shapeInputs.bytes_per_param.value);
+      bytesNote.textContent = measured?.dtype && DTYPE_BYTES[measured.dtype] !== undefined &&
+        DTYPE_BYTES[measured.dtype] !== typed
+        ? `Measured reads the weights from the model's config: ${measured.words}, ${DTYPE_BYTES[measured.dtype]} ` +
+          `byte${DTYPE_BYTES[measured.dtype] === 1 ? '' : 's'} per parameter; ${shapeInputs.bytes_per_param.value} ` +
+          'here is the reference modes\' figure (blis-v2, corrected).'
+        : 'Sets the weight bytes; 1 selects the FP8 kernels.';
       return;
     }
     const bound = result.corrected?.fused ? null : result.phases?.[result.bound];

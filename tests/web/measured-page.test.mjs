@@ -131,3 +131,35 @@ test('in measured, the reference modes\' hardware constants are folded away unde
   assert.deepEqual(page.problems, []);
   await page.close();
 });
+
+test('glm-5.2-fp8 in measured: the model in the measured mode\'s words (experts, MLA, FP8), not the reference\'s',
+  async () => {
+    const page = await openPage(env.browser, `${env.base}#v=1&m=glm-5.2-fp8&g=H100&tp=8&mode=measured&d=1000`);
+    const request = await pageRequest(page);
+    const result = cliResult(request);
+    assert.equal(await shownStepTime(page), result.step_time_us);
+    const words = page.getByTestId('model-words');
+    await page.waitForFunction(() =>
+      /as the measured mode prices it/.test(document.querySelector('[data-testid="model-words"]')?.textContent));
+    const text = await words.textContent();
+    const gib = (result.measured.weight_bytes_per_gpu / 2 ** 30).toFixed(1);
+    assert.equal(text, 'Preset glm-5.2-fp8, as the measured mode prices it: mixture of experts (its fused MoE ' +
+      `kernels); multi-head latent attention; FP8 (block-scaled) weights, ${gib} GiB per GPU at TP 8; BF16 KV cache.`);
+    assert.doesNotMatch(text, /dense model|ignored/);
+    assert.equal(await page.getByTestId('bytes-note').textContent(), 'Measured reads the weights from the model\'s ' +
+      'config: FP8 (block-scaled), 1 byte per parameter; 2 here is the reference modes\' figure (blis-v2, corrected).');
+    // In the reference mode, the reference model's notes again.
+    await page.selectOption('#mode', 'blis-v2');
+    await page.waitForFunction(() =>
+      /prices it as a dense model/.test(document.querySelector('[data-testid="model-words"]')?.textContent));
+    assert.match(await page.getByTestId('bytes-note').textContent(), /In blis-v2 it scales memory traffic only/);
+    // A dense BF16 model in measured: its weights as the field says, the usual note.
+    await page.selectOption('#mode', 'measured');
+    await page.selectOption('#model-preset', 'llama-3.1-8b-instruct');
+    await page.waitForFunction(() => /^Preset llama-3\.1-8b-instruct, as the measured mode prices it: BF16 weights/
+      .test(document.querySelector('[data-testid="model-words"]')?.textContent));
+    assert.equal(await page.getByTestId('bytes-note').textContent(),
+      'Sets the weight bytes; 1 selects the FP8 kernels.');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
