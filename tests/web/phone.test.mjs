@@ -54,3 +54,20 @@ test('at 390 px the number stays in sight in a bar under 10% of the screen', asy
   await page.screenshot({ path: artifactPath('phone-scrolled.png') });
   await page.close();
 });
+
+test('at 390 px the roofline\'s values table (measured mode) does not widen the page', async () => {
+  const page = await openPage(env.browser, `${env.base}#v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&mode=measured` +
+    '&p=0.2048&d=512~64*64', PHONE);
+  await page.locator('#roofline svg.roofline').waitFor();
+  await page.locator('#roofline details.values summary').click();
+  await page.locator('#roofline table.values-table').waitFor();
+  await settle(page);
+  const wide = await page.evaluate(() => ({
+    page: document.documentElement.scrollWidth,
+    table: Math.round(document.querySelector('#roofline table.values-table').getBoundingClientRect().right),
+  }));
+  assert.ok(wide.page <= 390, `the page is ${wide.page} px wide`);
+  assert.ok(wide.table <= 390, `the table reaches ${wide.table} px`);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
