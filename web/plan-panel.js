@@ -207,7 +207,9 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
     return { el, wrap: h('label', { class: 'field' }, h('span', { class: 'label', text: label }), el,
       hint && h('small', { text: hint })) };
   };
-  const model = h('select', { 'data-testid': 'plan-model', 'data-path': 'model', 'data-label': 'Model' });
+  const model = h('select', { 'data-testid': 'plan-model', 'data-path': 'model', 'data-label': 'Model',
+    'aria-describedby': 'plan-model-hint' });
+  const modelHint = h('small', { id: 'plan-model-hint', 'data-testid': 'plan-model-hint' });
   const modelNames = presets.models.map((m) => m.name);
   const inTokens = input('input', 'Input tokens', 'workload.input_tokens', 'per request');
   const outTokens = input('output', 'Output tokens', 'workload.output_tokens', 'per request');
@@ -244,7 +246,7 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
     }), maxGpus.wrap);
   const form = h('div', { class: 'plan-form' },
     h('div', { class: 'plan-inputs' },
-      h('label', { class: 'field model' }, h('span', { class: 'label', text: 'Model' }), model),
+      h('label', { class: 'field model' }, h('span', { class: 'label', text: 'Model' }), model, modelHint),
       inTokens.wrap, outTokens.wrap,
       h('label', { class: 'field' }, loadKind, load.el),
       ttft.wrap, tpot.wrap, e2e.wrap,
@@ -262,20 +264,25 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
     'Estimates, not measurements.' }), form, h('div', { class: 'actions' }, run, progress, cancel, status),
   errors, results);
 
-  /** The first model choice, named after the page's model (it follows the Model panel). */
-  const pageModelOption = () => {
+  /** The page's model's name (the first model choice; it follows the Model panel). */
+  const pageModelName = () => {
     const { model: m, modelName } = store.state;
-    return `The page's model (${typeof m === 'string' ? m : modelName || 'custom shape'})`;
+    return typeof m === 'string' ? m : modelName || 'custom shape';
+  };
+  /** Under the model choice: which model the page's is (the select itself says only "The page's model"). */
+  const showModelHint = () => {
+    modelHint.textContent = `the page's model: ${pageModelName()}`;
   };
 
   /** Puts `local` into the controls (those being typed in keep their text). */
   function show() {
-    model.replaceChildren(h('option', { value: '', text: pageModelOption() }),
+    model.replaceChildren(h('option', { value: '', text: 'The page\'s model' }),
       ...modelNames.map((m) => h('option', { value: m, text: m })));
     if (local.model && !modelNames.includes(local.model)) {
       model.append(h('option', { value: local.model, text: `${local.model} (unknown)` }));
     }
     model.value = local.model;
+    showModelHint();
     loadKind.value = local.load;
     const rate = local.load === 'rate';
     load.el.setAttribute('data-path', rate ? 'workload.request_rate' : 'workload.concurrency');
@@ -544,7 +551,7 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
     // A link replaced the state: its plan inputs, unless the panel wrote them (then what is
     // typed stays, also text that is not a number yet). A state with no plan (an imported
     // request, a link of a step alone) says nothing about the plan: the inputs stay.
-    if (change === 'priced') model.options[0].text = pageModelOption();
+    if (change === 'priced') showModelHint();
     if (change !== 'replaced') return;
     const plan = store.state.plan ?? '';
     if (plan && plan !== written && !root.contains(document.activeElement)) local = fromState();

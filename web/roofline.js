@@ -48,6 +48,7 @@ export function rooflineChart(points, roof, width) {
   const X = (x) => pad.l + (Math.log(x / xLo) / Math.log(xHi / xLo)) * (width - pad.l - pad.r);
   const Y = (y) => pad.t + (1 - Math.log(y / yLo) / Math.log(yHi / yLo)) * (height - pad.t - pad.b);
   const chart = svg('svg', { class: 'roofline', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img',
+    tabindex: 0,
     'aria-label': `Roofline: ${points.length} operators; ` +
       points.map((p) => `${p.name} at ${fixed(p.intensity, 1)} FLOP/byte, ${flopsText(p.flops_per_s)}`).join('; ') });
   for (const x of decades(xLo, xHi).filter((v) => v >= xLo && v <= xHi)) {
@@ -82,8 +83,14 @@ export function rooflineChart(points, roof, width) {
         'data-name': p.name }, title)
       : svg('circle', { class: cls, cx: X(p.intensity), cy: Y(p.flops_per_s), r, 'data-name': p.name }, title));
   }
-  chart.append(svg('text', { x: X(slowest.intensity) + 10, y: Y(slowest.flops_per_s) - 10, class: 'slowest-label' },
-    `${slowest.name}: most time`),
+  // The slowest operator's name: above and right of it when there is room (an estimate of
+  // 0.6 em per character of the 11 px label), else under it, ending at its right edge (it
+  // was cut at the chart's right edge; above it on the left it would cross the roof's label).
+  const slowestText = `${slowest.name}: most time`;
+  const sx = X(slowest.intensity), sy = Y(slowest.flops_per_s), sr = 3 + 7;
+  const right = sx + 10 + slowestText.length * 6.6 <= width - 2;
+  chart.append(svg('text', right ? { x: sx + 10, y: Math.max(12, sy - 10), class: 'slowest-label' }
+    : { x: Math.min(width - 2, sx + sr), y: sy + sr + 13, 'text-anchor': 'end', class: 'slowest-label' }, slowestText),
     svg('text', { x: pad.l + (width - pad.l - pad.r) / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis-title' },
       'Arithmetic intensity (FLOP per byte, log scale)'),
     svg('text', { x: 12, y: pad.t + (height - pad.t - pad.b) / 2, 'text-anchor': 'middle', class: 'axis-title',
@@ -105,12 +112,42 @@ export function renderRoofline(result, spec, root, width, about = undefined) {
     [p.name, fixed(p.intensity, 1), flopsText(p.flops_per_s), `${fixed((100 * p.flops_per_s) / peakOf(p), 0)}%`,
     time(p.us * 1e-6), p.bound]);
   const skipped = (result.measured?.operators || []).length - points.length;
-  fill(root, chart,
-    h('ul', { class: 'legend' },
+  // The chart takes the focus: the arrow keys go from operator to operator (by intensity),
+  // the readout names each, as the sweeps do; hovering a point does the same.
+  const readout = h('p', { class: 'readout', 'aria-live': 'polite', 'data-testid': 'roofline-readout',
+    text: 'Focus the chart and use the arrow keys, or hover a point, to read each operator.' });
+  const marks = [...chart.querySelectorAll('.point')].map((el, i) => ({ el, p: points.find((q) =>
+    q.name === el.getAttribute('data-name')) ?? points[i] })).sort((a, b) => a.p.intensity - b.p.intensity);
+  let at = -1;
+  const show = (i) => {
+    marks[at]?.el.classList.remove('selected');
+    at = Math.max(0, Math.min(marks.length - 1, i));
+    const { el, p } = marks[at];
+    el.classList.add('selected');
+    readout.textContent = `${p.name}: ${fixed(p.intensity, 1)} FLOP/byte, ${flopsText(p.flops_per_s)} ` +
+      `(${fixed((100 * p.flops_per_s) / peakOf(p), 0)}% of its roof), ${time(p.us * 1e-6)}, ${p.bound}-bound ` +
+      `(${at + 1} of ${marks.length})`;
+  };
+  chart.setAttribute('aria-describedby', 'roofline-legend');
+  chart.addEventListener('keydown', (e) => {
+    const d = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, End: marks.length,
+      Home: -marks.length }[e.key];
+    if (d === undefined) return;
+    e.preventDefault();
+    show(at < 0 ? 0 : at + d);
+  });
+  chart.addEventListener('focus', () => {
+    if (at < 0) show(marks.findIndex((m) => m.el.classList.contains('slowest')));
+  });
+  for (const [i, m] of marks.entries()) m.el.addEventListener('pointerenter', () => show(i));
+  fill(root, chart, readout,
+    h('ul', { class: 'legend', id: 'roofline-legend', 'data-testid': 'roofline-legend' },
       h('li', {}, h('span', { class: 'swatch point-swatch bound-compute' }), 'compute-bound (square)'),
       h('li', {}, h('span', { class: 'swatch point-swatch round bound-memory' }), 'memory-bound (circle)'),
       h('li', {}, h('span', { class: 'swatch point-swatch round bound-other' }), 'latency or launch-bound'),
-      h('li', {}, 'size: time in the step')),
+      h('li', {}, h('span', { class: 'swatch point-swatch round ring' }),
+        'ringed: the operator that takes the most time'),
+      h('li', {}, 'size: time in the step; lines: the GPU\'s compute and HBM bandwidth roofs')),
     skipped > 0
       ? h('p', { class: 'muted', text: `${int(skipped)} operator${skipped === 1 ? '' : 's'} without FLOPs ` +
         '(communication, copies) are not on the plot.' })

@@ -194,7 +194,7 @@ function cards(r) {
 
 /** The latency-throughput curve: output tokens/s against mean TPOT, one point per concurrency. */
 export function curveChart(points, current, width = 520, height = 220, band = null) {
-  const pad = { l: 56, r: 14, t: 10, b: 42 };
+  const pad = { l: 56, r: 24, t: 10, b: 42 }; // r: room for half the last tick label ("3,000")
   const all = current ? [...points, current] : points;
   const spread = band ? band.mape / 100 : 0;
   const xTicks = niceTicks(Math.max(...all.map((p) => p.x)), 4);
@@ -252,13 +252,21 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
   root.hidden = false;
   const local = runner.workload;
   const inputs = {};
+  // Short option texts (a longer one was cut off in the select); the load input is named
+  // after the choice (a select inside its <label> gave it no accessible name) and its unit
+  // is under it.
   const loadKind = h('select', { 'aria-label': 'Load', 'data-testid': 'serve-load-kind' },
-    h('option', { value: 'concurrency', text: 'Concurrency (clients)' }),
-      h('option', { value: 'rate', text: 'Request rate (per s)' }));
+    h('option', { value: 'concurrency', text: 'Concurrency' }), h('option', { value: 'rate', text: 'Request rate' }));
+  const loadHint = h('small', { 'data-testid': 'serve-load-hint' });
   const form = h('div', { class: 'serve-inputs' });
   // What a blank request count means: the core's default, 10 x concurrency (at least 32) for
   // clients; at a request rate, passes of 64 to 4,096 until the figures settle.
   const requestsHint = h('small');
+  const showLoadName = () => {
+    const rate = local.load === 'rate';
+    inputs.load.setAttribute('aria-label', rate ? 'Request rate (requests per second)' : 'Concurrency (clients)');
+    loadHint.textContent = rate ? 'requests per second' : 'clients sending one request at a time';
+  };
   const showRequestsHint = () => {
     requestsHint.textContent = local.load === 'rate' ? 'blank: until the figures settle (64 to 4,096)'
       : 'blank: 10 × concurrency, at least 32';
@@ -269,7 +277,7 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
       'data-path': path, id: `serve-${key}` });
     inputs[key] = input;
     form.append(h('label', { class: 'field' }, key === 'load' ? loadKind : h('span', { class: 'label', text: label }),
-      input, key === 'requests' ? requestsHint : hint && h('small', { text: hint })));
+      input, key === 'requests' ? requestsHint : key === 'load' ? loadHint : hint && h('small', { text: hint })));
   }
   const progress = h('progress',
     { max: 1, value: 0, 'data-testid': 'serve-progress', 'aria-label': 'Simulation progress' });
@@ -297,6 +305,7 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
     loadKind.value = local.load;
     inputs.load.setAttribute('data-path', local.load === 'rate' ? 'workload.request_rate' : 'workload.concurrency');
     showRequestsHint();
+    showLoadName();
     const text = { input: local.input, output: local.output,
       load: local.load === 'rate' ? local.rate : local.concurrency,
       requests: local.requests || '', usd: local.usd || '' };
@@ -402,6 +411,7 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
     local.usd = read('usd');
     inputs.load.setAttribute('data-path', local.load === 'rate' ? 'workload.request_rate' : 'workload.concurrency');
     showRequestsHint();
+    showLoadName();
     runner.setWorkload(local); // the link keeps the last workload whose fields are all numbers
   };
   for (const input of Object.values(inputs)) input.addEventListener('input', edited);

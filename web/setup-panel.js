@@ -6,10 +6,10 @@ import { hardwareFields } from './state.js';
 import { HW_LABELS } from './words.js';
 import { MODE } from './catalogue.js';
 
-/** A GPU's name with its device: "B200 (NVIDIA B200 SXM 180GB)". */
-const gpuLabel = (presets, name) => {
+/** A GPU's device name ("NVIDIA B200 SXM 180GB"), shown under the select, or '' when it is the name. */
+const gpuDevice = (presets, name) => {
   const spec = (presets.gpu_specs || []).find((g) => g.name === name);
-  return spec?.device && spec.device !== name ? `${name} (${spec.device})` : name;
+  return spec?.device && spec.device !== name ? spec.device : '';
 };
 
 /**
@@ -18,13 +18,16 @@ const gpuLabel = (presets, name) => {
  * @returns {import('./store.js').Panel}
  */
 export function setupPanel({ presets, store, fields }, root) {
-  const gpu = h('select', { id: 'gpu' },
-    presets.gpus.map((g) => h('option', { value: g.name, text: gpuLabel(presets, g.name) })));
+  // Short option texts, the longer words under the select (a select cut "H100 (NVIDIA H1").
+  const gpu = h('select', { id: 'gpu', 'aria-describedby': 'gpu-device' },
+    presets.gpus.map((g) => h('option', { value: g.name, text: g.name })));
+  const device = h('small', { id: 'gpu-device', 'data-testid': 'gpu-device' });
   // The measured kernel tables' version (vLLM release they were measured with), for
   // the modes that price from them; '' is the GPU's default.
-  const kernels = h('select', { id: 'kernels' });
+  const kernels = h('select', { id: 'kernels', 'aria-describedby': 'kernels-hint' });
+  const kernelsHint = h('small', { id: 'kernels-hint', 'data-testid': 'kernels-hint' });
   const kernelsField = h('label', { class: 'field' }, h('span', { class: 'label', text: 'Kernel tables' }), kernels,
-    h('small', { text: 'vLLM version measured' }));
+    kernelsHint);
   const tp = field('TP degree', { id: 'tp', 'data-kind': 'number' }, 'tensor-parallel GPUs');
   const mode = h('select', { id: 'mode' }, presets.modes.map((m) => h('option', { value: m, text: m })));
   const hw = {};
@@ -55,7 +58,7 @@ export function setupPanel({ presets, store, fields }, root) {
   let hwMode = ''; // the mode the box was last opened or closed for
   root.append(
     h('div', { class: 'grid' },
-      h('label', { class: 'field' }, h('span', { class: 'label', text: 'GPU' }), gpu), tp.wrap,
+      h('label', { class: 'field' }, h('span', { class: 'label', text: 'GPU' }), gpu, device), tp.wrap,
       h('label', { class: 'field' }, h('span', { class: 'label', text: 'Mode' }), mode), kernelsField),
     hwBox);
   fields.add('gpu', gpu);
@@ -96,7 +99,9 @@ export function setupPanel({ presets, store, fields }, root) {
     const spec = (presets.gpu_specs || []).find((g) => g.name === s.gpu);
     const versions = spec?.kernels || [];
     kernelsField.hidden = !versions.length;
-    kernels.replaceChildren(h('option', { value: '', text: spec ? `default (${spec.default_kernels})` : 'default' }),
+    device.textContent = gpuDevice(presets, s.gpu);
+    kernelsHint.textContent = `vLLM version measured${spec ? `; default: ${spec.default_kernels}` : ''}`;
+    kernels.replaceChildren(h('option', { value: '', text: 'default' }),
       ...versions.map((v) => h('option', { value: v, text: v })));
     if (s.kernels &&
       !versions.includes(s.kernels)) kernels.append(h('option', { value: s.kernels, text: `${s.kernels} (unknown)` }));

@@ -102,8 +102,8 @@ test('the issue\'s question: the CLI\'s recommendation, sentence and vllm serve 
   const expected = cli('plan', issueRequest);
   const page = await openPlan(env.base, undefined, { permissions: ['clipboard-read', 'clipboard-write'] });
   assert.equal(await page.getByTestId('plan-model').inputValue(), '', 'the page\'s model by default');
-  assert.equal(await page.locator('[data-testid="plan-model"] option').first().textContent(),
-    'The page\'s model (llama-3.1-8b-instruct)');
+  assert.equal(await page.locator('[data-testid="plan-model"] option').first().textContent(), 'The page\'s model');
+  assert.equal(await page.getByTestId('plan-model-hint').textContent(), 'the page\'s model: llama-3.1-8b-instruct');
   assert.equal(await page.getByTestId('plan-usd-H100').inputValue(), '3', 'presets/prices.json\'s price');
   await ask(page, ISSUE);
   await runPlan(page);
@@ -205,7 +205,7 @@ test('the link round-trips the plan\'s inputs; ?embed=1&view=plan shows the pane
   // A link of a step alone says nothing about the plan: the inputs stay.
   await page.evaluate(() => { location.hash = '#v=1&m=qwen3-32b&g=H100&tp=1'; });
   await page.waitForFunction(() =>
-    document.querySelector('[data-testid="plan-model"] option').textContent === 'The page\'s model (qwen3-32b)');
+    document.querySelector('[data-testid="plan-model-hint"]').textContent === 'the page\'s model: qwen3-32b');
   assert.equal(await page.getByTestId('plan-load').inputValue(), '1.5');
   assert.equal(await page.getByTestId('plan-model').inputValue(), 'llama-3.1-70b-instruct');
   await page.close();
