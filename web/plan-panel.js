@@ -13,6 +13,7 @@ import { niceTicks } from './charts.js';
 import { MODE, useCatalogue } from './catalogue.js';
 import { encodeHash } from './state.js';
 import { defaultServing } from './serving-state.js';
+import { fieldErrorWords } from './words.js';
 import { PERCENTILES, TP_CHOICES, decodePlan, defaultPlan, encodePlan, planComplete, planRequest }
   from './plan-state.js';
 // The planner's default prices, the file core/plan/plan_defaults.cpp mirrors (bundled in).
@@ -343,8 +344,9 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
       (error.path === 'slo' ? ttft.el : error.path === 'search' ? gpuSet : null);
     owner?.setAttribute('aria-invalid', 'true');
     const label = owner?.getAttribute('data-label');
+    // The field's label and a plain sentence; the JSON path only when no field owns the error.
     errors.replaceChildren(h('p', { class: 'field-error', role: 'alert', 'data-testid': 'plan-error',
-      text: `${label ? `${label}: ` : ''}${error.message}${error.path ? ` (${error.path})` : ''}` }));
+      text: fieldErrorWords(error, label) }));
   }
   const clearErrors = () => {
     errors.replaceChildren();

@@ -11,6 +11,7 @@ import { h, svg, int, fixed, parseTyped, fill } from './dom.js';
 import { niceTicks } from './charts.js';
 import { exportButtons } from './export-buttons.js';
 import { aboutExport } from './export-about.js';
+import { fieldErrorWords } from './words.js';
 
 const GIB = 2 ** 30;
 const gib = (bytes) => `${fixed(bytes / GIB, 1)} GiB`;
@@ -54,43 +55,6 @@ export function workloadWords(w) {
     (w.load === 'rate' ? `${w.rate} requests/s` : `${w.concurrency} concurrent clients`) +
     `; ${w.requests ? `${w.requests} requests` : 'default request count'}` +
     (w.usd ? `; $${w.usd} per GPU-hour` : '');
-}
-
-/**
- * A serve error in the panel's words: `label` ("Request rate") in place of the JSON path it
- * starts with, bounds as people say them ("must be above 0", "from 1 to 4,096"), other
- * fields' paths as their labels. The path stays, in brackets, only when no field of the
- * panel is `label` (it then says where the error is).
- * @param {{path?: string, message: string}} error @param {string} label
- */
-export function serveErrorWords(error, label) {
-  const path = error.path || '';
-  let rest = String(error.message).trim();
-  let subject = '';
-  if (path && rest.startsWith(`${path} `)) {
-    rest = rest.slice(path.length + 1);
-    subject = label || path;
-  }
-  const number = (text) => {
-    const v = Number(text);
-    return Number.isFinite(v) && Math.abs(v) >= 1e-3 ? v.toLocaleString('en-US') : text;
-  };
-  rest = rest
-    .replace(/must be a finite number >= ([\d.e+-]*\d)/, (all, lo) =>
-      (Number(lo) > 0 && Number(lo) < 1e-3 ? 'must be a number above 0' : `must be a number of at least ${number(lo)}`))
-    .replace(/must be in \[([\d.e+-]*\d), ([\d.e+-]*\d)\]/,
-      (all, lo, hi) => `must be from ${number(lo)} to ${number(hi)}`)
-    .replace(/must be in \(0, ([\d.e+-]*\d)\]/, (all, hi) => `must be above 0 and at most ${number(hi)}`)
-    .replace(/exceeds the limit of ([\d.e+-]*\d)/, (all, hi) => `must be at most ${number(hi)}`)
-    .replace(/must be an integer, not an? \w+/, 'must be a whole number')
-    .replace(/must be a number, not an? \w+/, 'must be a number')
-    .replace(/\bworkload\.(\w+)|\bgpu_hour_usd\b/g, (all, key) =>
-      ({ input_tokens: 'the input tokens', output_tokens: 'the output tokens', concurrency: 'the concurrency',
-        request_rate: 'the request rate', num_requests: 'the request count' })[key] ??
-        (key ? all : 'the $ per GPU-hour'));
-  if (!/[.!?]$/.test(rest)) rest += '.';
-  const text = subject ? `${subject} ${rest}` : label ? `${label}: ${rest}` : rest;
-  return label || !path ? text : `${text.replace(/\.$/, '')} (${path}).`;
 }
 
 /** The memory bar's segments of a priced step's `memory` (bytes per GPU). */
@@ -327,7 +291,7 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
     errors.replaceChildren(h('p', { class: 'field-error', role: 'alert', 'data-testid': 'serve-error',
       text: error.code === 'does_not_fit'
         ? 'Not simulated: the model does not fit (see the memory per GPU above).'
-        : serveErrorWords(error, text) }));
+        : fieldErrorWords(error, text) }));
   };
 
   const drawCurve = () => {

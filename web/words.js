@@ -73,3 +73,41 @@ export function inUserWords(path, message) {
   const subject = replaced ? `${label.field} ${rest}` : `${label.field}: ${rest}`;
   return label.where ? `${label.where}: ${subject}` : capital(subject);
 }
+
+/**
+ * A serve or plan error in a panel's words (the Serving and Plan panels): `label` ("Request
+ * rate") in place of the JSON path it starts with, bounds as people say them ("must be a
+ * number above 0", "from 1 to 4,096"), the workload's other paths in words. The path stays,
+ * in brackets, only when there is no `label` (no field of the panel owns the error: the
+ * path then says where it is).
+ * @param {{path?: string, message: string}} error @param {string} label
+ */
+export function fieldErrorWords(error, label) {
+  const path = error.path || '';
+  let rest = String(error.message).trim();
+  let subject = '';
+  if (path && rest.startsWith(`${path} `)) {
+    rest = rest.slice(path.length + 1);
+    subject = label || path;
+  }
+  const number = (text) => {
+    const v = Number(text);
+    return Number.isFinite(v) && Math.abs(v) >= 1e-3 ? v.toLocaleString('en-US') : text;
+  };
+  rest = rest
+    .replace(/must be a finite number >= ([\d.e+-]*\d)/, (all, lo) =>
+      (Number(lo) > 0 && Number(lo) < 1e-3 ? 'must be a number above 0' : `must be a number of at least ${number(lo)}`))
+    .replace(/must be in \[([\d.e+-]*\d), ([\d.e+-]*\d)\]/,
+      (all, lo, hi) => `must be from ${number(lo)} to ${number(hi)}`)
+    .replace(/must be in \(0, ([\d.e+-]*\d)\]/, (all, hi) => `must be above 0 and at most ${number(hi)}`)
+    .replace(/exceeds the limit of ([\d.e+-]*\d)/, (all, hi) => `must be at most ${number(hi)}`)
+    .replace(/must be an integer, not an? \w+/, 'must be a whole number')
+    .replace(/must be a number, not an? \w+/, 'must be a number')
+    .replace(/\bworkload\.(\w+)|\bgpu_hour_usd\b/g, (all, key) =>
+      ({ input_tokens: 'the input tokens', output_tokens: 'the output tokens', concurrency: 'the concurrency',
+        request_rate: 'the request rate', num_requests: 'the request count' })[key] ??
+        (key ? all : 'the $ per GPU-hour'));
+  if (!/[.!?]$/.test(rest)) rest += '.';
+  const text = subject ? `${subject} ${rest}` : label ? `${label}: ${rest}` : rest;
+  return label || !path || subject ? text : `${text.replace(/\.$/, '')} (${path}).`;
+}

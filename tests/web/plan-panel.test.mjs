@@ -272,20 +272,20 @@ test('errors name their field and keep what was typed; nothing meeting the targe
   await ask(page, { ...small, input: 0 });
   await runPlan(page);
   assert.equal(await runState(page), 'error');
-  assert.match(await page.getByTestId('plan-error').textContent(), /^Input tokens: .*\(workload\.input_tokens\)$/);
+  // The field's label and a plain sentence; the field is marked, so no JSON path.
+  assert.equal(await page.getByTestId('plan-error').textContent(), 'Input tokens must be at least 1.');
   assert.equal(await page.getByTestId('plan-input').getAttribute('aria-invalid'), 'true');
   assert.equal(await page.getByTestId('plan-input').inputValue(), '0', 'what was typed stays');
   await page.getByTestId('plan-input').fill('512');
   await page.getByTestId('plan-usd-H100').fill('cheap');
   await runPlan(page);
-  assert.match(await page.getByTestId('plan-error').textContent(),
-    /^H100 \$ per GPU-hour: .*\(gpu_hour_usd\.H100\)$/);
+  assert.match(await page.getByTestId('plan-error').textContent(), /^H100 \$ per GPU-hour[: ][^()]*$/);
   assert.equal(await page.getByTestId('plan-usd-H100').inputValue(), 'cheap');
   await page.getByTestId('plan-usd-H100').fill('3');
   await page.getByTestId('plan-tp-1').setChecked(false);
   await page.getByTestId('plan-input').press('Enter'); // Enter in a field plans too
   await planned(page);
-  assert.match(await page.getByTestId('plan-error').textContent(), /^TP degrees: .*\(search\.tp\)$/);
+  assert.match(await page.getByTestId('plan-error').textContent(), /^TP degrees[: ][^()]*$/);
   await page.getByTestId('plan-tp-1').setChecked(true);
 
   // A TTFT target of 1 ms: nothing meets it; the closest candidate and why.

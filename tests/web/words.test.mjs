@@ -93,3 +93,25 @@ test('an export\'s context and file name; CSV numbers to 6 significant digits', 
   assert.equal(csvText({ head: ['a', 'b'], rows: [[1 / 3, 'x,y']] }, { title: 'T', lines: [['k', 'v, w']] }),
     '# T\r\n"# k: v, w"\r\na,b\r\n0.333333,"x,y"\r\n');
 });
+
+test('serve and plan errors in a panel\'s words: the label for the path, bounds as people say them', async () => {
+  const { fieldErrorWords } = await import('../../web/words.js');
+  const say = (path, message, label) => fieldErrorWords({ path, message }, label);
+  assert.equal(say('workload.request_rate', 'workload.request_rate must be a finite number >= 1e-09.', 'Request rate'),
+    'Request rate must be a number above 0.');
+  assert.equal(say('workload.concurrency', 'workload.concurrency must be in [1, 4096].', 'Concurrency'),
+    'Concurrency must be from 1 to 4,096.');
+  assert.equal(say('workload.concurrency', 'workload.concurrency exceeds the limit of 10000.', 'Concurrency'),
+    'Concurrency must be at most 10,000.');
+  assert.equal(say('workload.concurrency', 'workload.concurrency must be an integer, not a string.', 'Concurrency'),
+    'Concurrency must be a whole number.');
+  assert.equal(say('gpu_hour_usd', 'gpu_hour_usd must be a finite number >= 0.', '$ per GPU-hour'),
+    '$ per GPU-hour must be a number of at least 0.');
+  assert.equal(say('search.tp', 'Give at least one TP degree', 'TP degrees'),
+    'TP degrees: Give at least one TP degree.');
+  // No field owns it: the path says where, once.
+  assert.equal(say('workload.warmup_requests', 'workload.warmup_requests must be in [0, 10].', ''),
+    'workload.warmup_requests must be from 0 to 10.');
+  assert.equal(say('engine.max_num_seqs', 'Too small.', ''), 'Too small (engine.max_num_seqs).');
+  assert.equal(say('', 'Something else.', ''), 'Something else.');
+});
