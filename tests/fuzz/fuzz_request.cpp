@@ -51,6 +51,14 @@ void check_served(simdjson::dom::element result, const std::string& json) {
   if (steady && !open) fail("a closed loop with a steady_state", json);
 }
 
+/// `check` on each element of a document's answer (an array), or on the answer itself.
+void check_each(simdjson::dom::element answer, const std::string& json,
+                void (*check)(simdjson::dom::element, const std::string&)) {
+  simdjson::dom::array items;
+  if (answer.get_array().get(items) != simdjson::SUCCESS) return check(answer, json);
+  for (simdjson::dom::element item : items) check(item, json);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -61,13 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto served = stepcalc::serve_document(text, "", stepcalc::no_kernels(), nullptr, 20000); !served) {
     check_error(served.error(), "serve_document");
   } else {
-    simdjson::dom::element answer = parse_answer(parser, served->json, "serve_document");
-    simdjson::dom::array items;
-    if (answer.get_array().get(items) == simdjson::SUCCESS) {
-      for (simdjson::dom::element item : items) check_served(item, served->json);
-    } else {
-      check_served(answer, served->json);
-    }
+    check_each(parse_answer(parser, served->json, "serve_document"), served->json, check_served);
   }
 
   for (const char* mode : {"", "corrected"}) {
@@ -76,13 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       check_error(doc.error(), "price_document");
       continue;
     }
-    simdjson::dom::element answer = parse_answer(parser, doc->json, "price_document");
-    simdjson::dom::array items;
-    if (answer.get_array().get(items) == simdjson::SUCCESS) {
-      for (simdjson::dom::element item : items) check_result(item, doc->json);
-    } else {
-      check_result(answer, doc->json);
-    }
+    check_each(parse_answer(parser, doc->json, "price_document"), doc->json, check_result);
   }
 
   auto single = stepcalc::price_json(text);
