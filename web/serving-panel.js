@@ -156,6 +156,27 @@ function cards(r) {
       'cost', cost ?? ''));
 }
 
+/**
+ * What the cards and the curve will take, shown until the first figures arrive: the panel
+ * keeps its height, so what is below it does not move when they come (a click aimed at
+ * the Calibrate panel under it landed elsewhere).
+ */
+function placeholders() {
+  // The words of the cards with the figures left out, so that they wrap as the cards will.
+  const shapes = [['TTFT (time to first token)', 'mean; p50 …, p90 …, p99 …; ±…% on … measured runs like this'],
+    ['TPOT (time per output token)', 'mean; p90 …, p99 …; ±…% on … measured runs like this'],
+    ['Throughput', 'output; … per GPU, … requests/s'], ['Cost', '$… / M input tokens']];
+  return h('div', { 'aria-hidden': 'true', 'data-testid': 'serve-pending' }, h('div', { class: 'serve-cards' },
+    ...shapes.map(([label, detail]) => card(label, '…', detail))),
+    h('p', { class: 'muted', text: '… requests, … engine steps simulated …' }));
+}
+
+function curvePlaceholder() {
+  return [h('h3', { text: 'Latency and throughput over concurrency' }),
+    h('div', { class: 'serve-curve-pending', 'aria-hidden': 'true' }),
+    h('details', { 'aria-hidden': 'true' }, h('summary', { text: 'The curve\'s values' }))];
+}
+
 /** The latency-throughput curve: output tokens/s against mean TPOT, one point per concurrency. */
 export function curveChart(points, current, width = 520, height = 220, band = null) {
   const pad = { l: 56, r: 24, t: 10, b: 42 }; // r: room for half the last tick label ("3,000")
@@ -253,6 +274,11 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
   const curve = h('div', { class: 'serve-curve-wrap' });
   let points = [];
   let main = null;
+  let curvePending = !runner.run?.result; // no figures yet: placeholders keep their room
+  if (curvePending) {
+    results.append(placeholders());
+    curve.append(...curvePlaceholder());
+  }
   const exports = exportButtons({ name: 'stepcalc-serving', label: 'the serving results',
     csv: () => servingCsv(points, main),
     chart: () => curve.querySelector('svg.serve-curve'),
@@ -300,7 +326,13 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
       .filter((p) => Number.isFinite(p.y)).sort((a, b) => a.c - b.c);
     const current = main && Number.isFinite(main.tpot_ms.mean)
       ? { x: main.throughput.output_tokens_per_s, y: main.tpot_ms.mean } : null;
-    if (!good.length) return curve.replaceChildren();
+    if (!good.length) {
+      // Until the first curve (it runs once the panel is on screen) its room is kept.
+      const coming = runner.run && runner.run.status !== 'error' && runner.run.curve !== 'done';
+      if (!(curvePending && coming)) curve.replaceChildren();
+      return;
+    }
+    curvePending = false;
     // The band: the accuracy ledger's TPOT error on the measured runs most like this (issue 22).
     const v = main?.validation;
     const band = v && v.subset !== null ? { mape: v.tpot_mape, runs: v.runs } : null;

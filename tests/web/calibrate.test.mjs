@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startForTests, openPage, artifactPath, root } from './helpers.mjs';
+import { startForTests, openPage, openDetails, artifactPath, root } from './helpers.mjs';
 
 const env = startForTests();
 let dir;
@@ -30,7 +30,7 @@ test('a CSV of measured steps is fitted in the page and the fit can be applied',
   const page = await openPage(env.browser, env.base);
   const uploads = [];
   page.on('request', (r) => { if (r.method() !== 'GET') uploads.push(r.url()); });
-  await page.click('#calibrate summary');
+  await openDetails(page, '#calibrate');
   await page.setInputFiles('#calibrate-file', sampleFile(60));
   const rows = page.locator('[data-testid="calibration-result"] tbody tr');
   await rows.nth(2).waitFor();
@@ -58,7 +58,7 @@ test('a CSV of measured steps is fitted in the page and the fit can be applied',
 
 test('the bundled sample fits the shipped CPU parameters back', async () => {
   const page = await openPage(env.browser, env.base);
-  await page.click('#calibrate summary');
+  await openDetails(page, '#calibrate');
   await page.getByRole('button', { name: 'Try it with the bundled sample' }).click();
   const rows = page.locator('[data-testid="calibration-result"] tbody tr');
   await rows.nth(2).waitFor({ timeout: 60000 });
@@ -73,7 +73,7 @@ test('the bundled sample fits the shipped CPU parameters back', async () => {
 
 test('a bad CSV or an unknown model shows an inline error and the page keeps working', async () => {
   const page = await openPage(env.browser, env.base);
-  await page.click('#calibrate summary');
+  await openDetails(page, '#calibrate');
   const bad = path.join(dir, 'bad.csv');
   writeFileSync(bad, 'model,tp\nllama-2-70b,four\n');
   await page.setInputFiles('#calibrate-file', bad);
@@ -96,7 +96,7 @@ test('a bad CSV or an unknown model shows an inline error and the page keeps wor
 
 test('a line asking for 30,000,000 decodes gets its own error at once; the page keeps working', async () => {
   const page = await openPage(env.browser, env.base);
-  await page.click('#calibrate summary');
+  await openDetails(page, '#calibrate');
   const lines = readFileSync(sampleFile(3), 'utf8').split('\n');
   const header = lines[0].split(',');
   const at = header.indexOf('batch.num_decode_reqs');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { openPage, shownStepTime, nextStepTime, cliStepTime, pageRequest, root, startForTests, settle,
-  useConfig } from './helpers.mjs';
+  useConfig, openDetails } from './helpers.mjs';
 
 const env = startForTests();
 
@@ -159,7 +159,7 @@ test('a compact link\'s error is one plain sentence: no label before its words, 
 
 test('"Apply fitted parameters" says what the fit was made from', async () => {
   const page = await openPage(env.browser, env.base);
-  await page.locator('#calibrate summary').click();
+  await openDetails(page, '#calibrate');
   await page.getByRole('button', { name: /bundled sample/ }).click();
   await page.waitForSelector('[data-testid="fit-source"]', { timeout: 120000 });
   const text = await page.textContent('[data-testid="fit-source"]');

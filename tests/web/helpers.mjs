@@ -115,3 +115,17 @@ export function contrast(a, b) {
   const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
   return (hi + 0.05) / (lo + 0.05);
 }
+
+/**
+ * Opens the <details> `selector` by a click on its summary once the page has stopped moving:
+ * the serving simulation started after the first view has shown its figures (until then a
+ * panel's height can change and a click aimed below it land elsewhere). Fails if it is not open.
+ */
+export async function openDetails(page, selector) {
+  await page.waitForFunction(() => {
+    const panel = document.querySelector('#serving-panel');
+    return !panel || panel.hidden || ['done', 'error', 'cancelled'].includes(panel.dataset.run);
+  }, null, { timeout: 60000 });
+  await page.click(`${selector} > summary`);
+  await page.waitForSelector(`${selector}[open]`, { timeout: 5000 });
+}

@@ -296,3 +296,33 @@ test('the panel serves on another GPU with that GPU\'s measured tables (fetched 
   assert.deepEqual(page.problems, []);
   await page.close();
 });
+
+test('what is below the panel stays put while its first figures are simulated (placeholders keep the room)',
+  async () => {
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 800 }]) {
+    const page = await env.browser.newPage({ viewport });
+    // Every frame from the panel's appearance to its figures: how far below its top the
+    // Calibrate panel is (panels above it fill in on their own time).
+    await page.addInitScript(() => {
+      window.calibrateTops = [];
+      const sample = () => {
+        const panel = document.querySelector('#serving-panel');
+        const below = document.querySelector('#calibrate');
+        if (panel && below && !panel.hidden) {
+          window.calibrateTops.push(below.getBoundingClientRect().top - panel.getBoundingClientRect().top);
+        }
+        if (panel?.dataset.run !== 'done') requestAnimationFrame(sample);
+      };
+      requestAnimationFrame(sample);
+    });
+    await page.goto(`${env.base}#v=1&m=llama-3.1-8b-instruct&tp=1&p=0.100*60&d=500*3`);
+    await page.waitForFunction(() => document.querySelector('#serving-panel')?.dataset.run === 'done', null,
+      { timeout: 60000 });
+    const tops = await page.evaluate(() => window.calibrateTops);
+    assert.ok(tops.length > 0, 'the panel was seen before its figures');
+    // Without the placeholders the cards (~260 px) and the curve (~280 px) pushed it down.
+    assert.ok(Math.max(...tops) - Math.min(...tops) <= 60,
+      `${viewport.width} px: moved ${Math.min(...tops)}..${Math.max(...tops)}`);
+    await page.close();
+  }
+});

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startForTests, openPage } from './helpers.mjs';
+import { startForTests, openPage, openDetails } from './helpers.mjs';
 
 const env = startForTests();
 let dir;
@@ -31,7 +31,7 @@ test('many prefill rows ("Show N more") and a bad calibration file leave no null
   const page = await openPage(env.browser, `${env.base}#v=1&m=llama-3.1-8b-instruct&tp=1&p=0.100*60&d=500*3`);
   await page.getByText(/Show \d+ more/).first().waitFor();
   assert.deepEqual(await strayText(page), []);
-  await page.click('#calibrate summary');
+  await openDetails(page, '#calibrate');
   const bad = path.join(dir, 'bad.csv');
   writeFileSync(bad, 'model,tp\nllama-2-70b,four\n');
   await page.setInputFiles('#calibrate-file', bad);
