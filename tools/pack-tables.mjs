@@ -345,7 +345,7 @@ const gpus = fs.existsSync(gpuDir) ? fs.readdirSync(gpuDir).filter((f) => f.ends
     cString(g.name), cString(g.device), cString(g.interconnect),
     `{${GPU_FIELDS.map((k) => num(g[k], k)).join(', ')}}`,
     `{${nccl.map((v, i) => num(v, `nccl_mem_bytes[${i}]`)).join(', ')}}`,
-    cString(g.kernels.join(',')), cString(g.default_kernels), cString(g.source), cString(g.aic_system ?? ''),
+    cString(g.kernels.join(',')), cString(g.default_kernels), cString(g.aic_system ?? ''),
   ];
   return `    {${fields.join(', ')}},`;
 }) : [];

@@ -6,5 +6,8 @@
 declare function createStepcalcCore(init?: {
   wasmBinary?: ArrayBuffer | Uint8Array;
   locateFile?: (file: string) => string;
+  /** emcc's hook: instantiate the module with `imports` and hand the result to `receive`. */
+  instantiateWasm?: (imports: WebAssembly.Imports,
+    receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) => object;
 }): Promise<any>;
 export default createStepcalcCore;

@@ -885,6 +885,11 @@ export interface StepCalc {
    */
   loadKernels(gpu: GpuName | string, version?: string, parts?: KernelPart[]):
     Promise<{ gpu: GpuName; version: string; parts: KernelPart[] }>;
+  /**
+   * For a Worker: `postMessage(calc.forWorker())` there, `load({ ...data, baseUrl })` in it,
+   * and the worker's module is neither fetched nor compiled again, nor the packs read so far.
+   */
+  forWorker(): { wasmModule: WebAssembly.Module; kernelPacks: Record<string, Uint8Array> };
   /** A fresh copy on every call. */
   catalogue(): Catalogue;
   /** A preset name or config object resolved to the model the core prices. Throws StepCalcError. */
@@ -909,6 +914,10 @@ export class StepCalcError extends Error {
  */
 export function load(options?: {
   wasmBinary?: ArrayBuffer | Uint8Array;
+  /** The compiled core from another instance's forWorker(): neither fetched nor compiled again. */
+  wasmModule?: WebAssembly.Module;
+  /** Kernel packs another instance read (forWorker()): file name -> bytes, not fetched again. */
+  kernelPacks?: Record<string, Uint8Array>;
   planWasmBinary?: ArrayBuffer | Uint8Array;
   baseUrl?: string | URL;
   kernelsUrl?: string | URL;

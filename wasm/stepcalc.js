@@ -45,23 +45,49 @@ function readPack(url) {
   return packCache.get(key);
 }
 
+/** The compiled core (dist/stepcalc-core.wasm): given, compiled from bytes, or fetched. */
+async function compileCore(options, base) {
+  const given = options.wasmModule;
+  if (given !== undefined) {
+    if (given instanceof WebAssembly.Module) return given;
+    throw new StepCalcError('type_error', 'options.wasmModule', 'options.wasmModule must be a WebAssembly.Module.');
+  }
+  const file = new URL('./dist/stepcalc-core.wasm', import.meta.url);
+  if (options.wasmBinary || inNode) {
+    // (emcc 3.1.6 would fetch() a file path under Node.)
+    return WebAssembly.compile(options.wasmBinary ?? await (await import('node:fs/promises')).readFile(file));
+  }
+  const response = await fetch(new URL('dist/stepcalc-core.wasm', base));
+  if (!response.ok) throw new Error(`HTTP ${response.status} for ${response.url}`);
+  // Compiled as it downloads when served as application/wasm.
+  return /^application\/wasm/.test(response.headers.get('content-type'))
+    ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer());
+}
+
 async function instantiate(options, drop) {
-  const init = {};
   // A bundler moves this file: `baseUrl` (the folder that holds dist/) says where
   // the module's files are; without it they sit beside this file.
   const base = new URL(options.baseUrl ?? '.', import.meta.url);
-  if (options.wasmBinary) {
-    init.wasmBinary = options.wasmBinary;
-  } else if (inNode) {
-    // emcc 3.1.6 would fetch() a file path under Node: hand it the bytes instead.
-    const { readFile } = await import('node:fs/promises');
-    init.wasmBinary = await readFile(new URL('./dist/stepcalc-core.wasm', import.meta.url));
-  } else {
-    init.locateFile = (file) => new URL(`dist/${file}`, base).href;
-  }
   const kernelsUrl = options.kernelsUrl ? new URL(String(options.kernelsUrl).replace(/\/?$/, '/'), import.meta.url)
     : new URL('dist/kernels/', base);
-  return wrap(await createStepcalcCore(init), drop, kernelsUrl, () => instantiatePlanner(options, base));
+  // Packs another instance read (calc.forWorker()), kept as if read here.
+  for (const [file, bytes] of Object.entries(options.kernelPacks ?? {})) {
+    const key = String(new URL(file, kernelsUrl));
+    if (!packCache.has(key)) packCache.set(key, Promise.resolve(new Uint8Array(bytes)));
+  }
+  // Compiled here and instantiated through emcc's hook, so that a Worker can be handed
+  // the compiled module (calc.forWorker()) instead of fetching and compiling it again.
+  const wasmModule = await compileCore(options, base);
+  let failed;
+  const failure = new Promise((_, reject) => { failed = reject; });
+  const init = {
+    instantiateWasm(imports, receive) {
+      WebAssembly.instantiate(wasmModule, imports).then((made) => receive(made, wasmModule), failed);
+      return {};
+    },
+  };
+  const core = await Promise.race([createStepcalcCore(init), failure]);
+  return wrap(core, drop, kernelsUrl, () => instantiatePlanner(options, base), wasmModule);
 }
 
 /**
@@ -127,7 +153,7 @@ function fitsUtf8(text, limit) {
   return bytes <= limit;
 }
 
-function wrap(core, drop, kernelsUrl, instantiatePlannerCore) {
+function wrap(core, drop, kernelsUrl, instantiatePlannerCore, wasmModule) {
   // The core's facts (limits, sweep axes, ...), read once, never retyped here.
   const catalogueText = core.catalogue();
   // bounds: the names of the bound numbers summary columns hold, in the core's order.
@@ -451,6 +477,11 @@ function wrap(core, drop, kernelsUrl, instantiatePlannerCore) {
      * once per page or process; concurrent calls share the reads.
      */
     loadKernels: (gpu, version, parts) => loadKernels(gpu, version, parts),
+    /**
+     * What a Worker's load() takes to start without fetching or compiling again: the
+     * compiled module and the kernel packs read so far (structured-cloneable, for postMessage).
+     */
+    forWorker: () => ({ wasmModule, kernelPacks: Object.fromEntries(packsAdded) }),
     /**
      * The facts the core owns (modes, corrected switches and parameters, sweep axes,
      * request fields, model-config notes, dtypes, GPUs, limits): a fresh copy per call.

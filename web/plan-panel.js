@@ -381,6 +381,8 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
     const request = planRequest(local, store.state.model);
     const inputs = structuredClone(local);
     const id = ++job;
+    // A new worker gets the page's compiled module and the kernel packs it has read.
+    const share = worker ? undefined : calc.forWorker();
     worker ??= new Worker(new URL('./plan-worker.js', import.meta.url), { type: 'module' });
     run.disabled = true;
     cancel.disabled = false;
@@ -416,7 +418,7 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
       showError({ path: '', message: `The plan's worker failed: ${event.message ?? 'unknown error'}` });
       root.dataset.run = 'error';
     };
-    worker.postMessage({ id, baseUrl: new URL('wasm/', document.baseURI).href, request });
+    worker.postMessage({ id, baseUrl: new URL('wasm/', document.baseURI).href, share, request });
   }
   run.addEventListener('click', start);
   form.addEventListener('keydown', (event) => {

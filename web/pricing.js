@@ -7,11 +7,7 @@
 import { $ } from './dom.js';
 import { toRequest } from './state.js';
 import { inUserWords } from './words.js';
-
-// The parts a dense BF16 model needs (GEMM, attention, all-reduce: ~19 KB gzipped on an
-// H100), fetched first; every part of the version only if the step still needs more
-// (MoE, MLA, FP8).
-const DENSE_PARTS = ['gemm-bf16', 'attention-bf16', 'allreduce'];
+import { partsToLoad } from './kernel-parts.js';
 
 /** @param {{calc: any, store: import('./store.js').Store, fields: import('./errors.js').FieldRegistry}} parts */
 export function createPricing({ calc, store, fields }) {
@@ -65,10 +61,7 @@ export function createPricing({ calc, store, fields }) {
     entry.tries += 1;
     entry.busy = true;
     $('#stale').textContent = `Loading the measured kernel tables for ${request.gpu}…`;
-    const set = calc.presets().kernels.find((k) => k.gpu.toUpperCase() === String(request.gpu).toUpperCase() &&
-      (request.kernels ? k.version === request.kernels : k.default));
-    const dense = set?.parts.map((p) => p.name).filter((n) => DENSE_PARTS.includes(n));
-    calc.loadKernels(request.gpu, request.kernels, entry.tries === 1 && dense?.length ? dense : undefined)
+    calc.loadKernels(request.gpu, request.kernels, partsToLoad(calc, request.gpu, request.kernels, entry.tries))
       .then(() => {
         entry.busy = false;
         reprice();

@@ -43,9 +43,9 @@ function curveJobs(/** @type {Run} */ run) {
 /**
  * A runner over the page's store. Nothing runs before start(), so its listeners can
  * subscribe first.
- * @param {{store: import('./store.js').Store}} context
+ * @param {{store: import('./store.js').Store, calc?: any}} context
  */
-export function servingRunner({ store }) {
+export function servingRunner({ store, calc }) {
   const workload = { ...defaultServing(), ...(store.state.serving ?? {}) };
   let seen = store.state.serving; // the store's workload last taken into `workload` (or put there)
   /** @type {Set<RunListener>} */
@@ -71,6 +71,8 @@ export function servingRunner({ store }) {
   /** Starts a job for the current run (ending any job still running: it cannot read messages). */
   function post(/** @type {Record<string, any>} */ message) {
     if (busy) stop();
+    // A new worker gets the page's compiled module and the kernel packs it has read.
+    const share = worker ? undefined : calc?.forWorker();
     worker ??= new Worker(new URL('./serving-worker.js', import.meta.url), { type: 'module' });
     busy = true;
     const id = ++job;
@@ -110,7 +112,7 @@ export function servingRunner({ store }) {
         message: `The simulation worker failed: ${event.message ?? 'unknown error'}` };
       tell('error');
     };
-    worker.postMessage({ id, baseUrl: new URL('wasm/', document.baseURI).href, ...message });
+    worker.postMessage({ id, baseUrl: new URL('wasm/', document.baseURI).href, share, ...message });
   }
 
   /** Runs the curve of the current request when it is wanted and not run yet; true when it started. */

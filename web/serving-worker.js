@@ -2,23 +2,30 @@
 // The Serving panel's Web Worker: runs calc.serve off the page's thread, so a
 // simulation of thousands of engine steps never blocks input. One job at a time; the worker
 // stays for the next job (web/serving-runner.js), keeping the module and the tables it loaded:
-//   in:  {id, baseUrl, request, curve: [{concurrency, request}]} (request null: only the curve)
+//   in:  {id, baseUrl, share?, request, curve: [{concurrency, request}]} (request null: only the
+//        curve; share: the page's calc.forWorker(), its compiled module and kernel packs,
+//        so that they are neither fetched nor compiled again here)
 //   out: {id, type: 'progress', share} (0..1 over the whole job, at most every 50 ms)
 //        {id, type: 'result', result} | {id, type: 'error', error: {code, path, message}} (the job ends)
 //        {id, type: 'point', concurrency, result | error} per curve point, then {id, type: 'done'}
 // Cancel is the page terminating the worker (a running simulation cannot read messages).
 import { load } from '../wasm/stepcalc.js';
+import { partsToLoad } from './kernel-parts.js';
 
 let calc = null;
 
-/** calc.serve, fetching the GPU's measured kernel tables first when the mode needs them. */
+/**
+ * calc.serve, loading the GPU's measured kernel tables when the mode needs them: the dense
+ * parts first (those the page shared are not read again), then every part.
+ */
 async function serve(request, onProgress) {
-  try {
-    return calc.serve(request, { onProgress });
-  } catch (error) {
-    if (error.code !== 'kernels_not_loaded') throw error;
-    await calc.loadKernels(request.gpu, request.kernels);
-    return calc.serve(request, { onProgress });
+  for (let tries = 1; ; tries++) {
+    try {
+      return calc.serve(request, { onProgress });
+    } catch (error) {
+      if (error.code !== 'kernels_not_loaded' || tries > 2) throw error;
+      await calc.loadKernels(request.gpu, request.kernels, partsToLoad(calc, request.gpu, request.kernels, tries));
+    }
   }
 }
 
@@ -26,7 +33,7 @@ const plain = (error) =>
   ({ code: error.code ?? 'error', path: error.path ?? '', message: error.message ?? String(error) });
 
 self.onmessage = async ({ data }) => {
-  const { id, baseUrl, request, curve = [] } = data;
+  const { id, baseUrl, share, request, curve = [] } = data;
   const first = request ? 1 : 0;
   const parts = first + curve.length;
   let last = 0;
@@ -37,7 +44,7 @@ self.onmessage = async ({ data }) => {
     self.postMessage({ id, type: 'progress', share: (done + share) / parts });
   };
   try {
-    calc ??= await load({ baseUrl });
+    calc ??= await load({ baseUrl, ...share });
     if (request) self.postMessage({ id, type: 'result', result: await serve(request, progress(0)) });
   } catch (error) {
     self.postMessage({ id, type: 'error', error: plain(error) });

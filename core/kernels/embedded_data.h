@@ -21,7 +21,8 @@ struct PresetText {
 extern const PresetText kModelPresets[];
 extern const size_t kModelPresetCount;
 
-/// A GPU preset (presets/gpus/<gpu>.json), fields as there; see GpuSpec for meanings.
+/// A GPU preset (presets/gpus/<gpu>.json), fields as there; see GpuSpec for meanings. Its
+/// `source` is only in kGpuPresetsJson (presets().gpu_specs): the core reads it nowhere.
 struct GpuPresetData {
   const char* name;
   const char* device;
@@ -30,8 +31,7 @@ struct GpuPresetData {
   double nccl_mem_bytes[4];     ///< TP 1, 2, 4, 8
   const char* kernels;          ///< comma-separated versions, e.g. "vllm-0.14.0,vllm-0.24.0"
   const char* default_kernels;  ///< e.g. "vllm-0.14.0"
-  const char* source;
-  const char* aic_system;  ///< AIConfigurator's system name, accepted as an alias ("b300_sxm")
+  const char* aic_system;       ///< AIConfigurator's system name, accepted as an alias ("b300_sxm")
 };
 extern const GpuPresetData kGpuPresets[];
 extern const size_t kGpuPresetCount;

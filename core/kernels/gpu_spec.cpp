@@ -32,7 +32,6 @@ GpuSpec from_preset(const embedded::GpuPresetData& d) {
   g.device = d.device;
   g.interconnect = d.interconnect;
   g.nccl_mem_bytes.assign(d.nccl_mem_bytes, d.nccl_mem_bytes + 4);
-  g.source = d.source;
   g.kernel_versions = split_commas(d.kernels);
   g.default_kernels = d.default_kernels;
   g.aic_system = d.aic_system;

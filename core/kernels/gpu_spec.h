@@ -35,7 +35,6 @@ struct GpuSpec : GpuConstants {
   std::string device;                        ///< as the measured tables name it, e.g. "NVIDIA H100 80GB HBM3"
   std::string interconnect;                  ///< "NVLink" or "PCIe" (what nvlink_bw_bytes_per_s is)
   std::vector<double> nccl_mem_bytes;        ///< NCCL buffers at TP 1, 2, 4, 8 (index log2 tp)
-  std::string source;                        ///< where the figures come from
   std::vector<std::string> kernel_versions;  ///< measured tables shipped, e.g. {"vllm-0.14.0", "vllm-0.24.0"}
   std::string default_kernels;               ///< the version a request gets by default
   std::string aic_system;                    ///< AIConfigurator's system name ("b300_sxm"): an alias

@@ -42,7 +42,6 @@ TEST_CASE("gpu specs: every preset file's figures, field for field, found case-i
     CHECK(g.name == str("name"));
     CHECK(g.device == str("device"));
     CHECK(g.interconnect == str("interconnect"));
-    CHECK(g.source == str("source"));
     CHECK(g.default_kernels == str("default_kernels"));
     CHECK(g.memory_bytes == number("memory_bytes"));
     CHECK(g.hbm_bw_bytes_per_s == number("hbm_bw_bytes_per_s"));
