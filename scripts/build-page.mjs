@@ -20,7 +20,7 @@ const out = path.join(root, 'web/dist');
 /** Modules loaded by import() when their panel first opens: each is a bundle of its own. */
 export const LAZY = ['calibrate-panel.js', 'export.js', 'serving.js', 'plan-panel.js'];
 /** Stylesheets a panel loaded later links when it is built (not part of the first view's style.css). */
-const LAZY_CSS = ['plan-panel.css'];
+const LAZY_CSS = ['plan-panel.css', 'serving-panel.css'];
 /** Web Workers: bundles of their own, started by URL (the serving simulations, the Plan panel's plan). */
 export const WORKERS = ['serving-worker.js', 'plan-worker.js'];
 /** Files (relative to the root) the first view loads besides web/dist/*, compressed too. */

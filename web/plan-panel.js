@@ -12,7 +12,7 @@ import { h, svg, fill, int, fixed, parseTyped } from './dom.js';
 import { niceTicks } from './charts.js';
 import { MODE, useCatalogue } from './catalogue.js';
 import { encodeHash } from './state.js';
-import { defaultServing } from './serving-state.js';
+import { defaultDetails, defaultServing, encodeDetails } from './serving-state.js';
 import { fieldErrorWords } from './words.js';
 import { PERCENTILES, TP_CHOICES, decodePlan, defaultPlan, encodePlan, planComplete, planRequest }
   from './plan-state.js';
@@ -533,8 +533,13 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
     const s = store.state;
     const rw = c.replica_workload;
     const round = (v) => Math.round(v * 1e6) / 1e6; // what the link's serving workload keeps
-    const serving = { ...defaultServing(), ...(s.serving ?? {}), input: inputs.input, output: inputs.output,
-      load: rw?.concurrency ? 'concurrency' : 'rate', requests: rw?.num_requests ?? 0, usd: c.gpu_hour_usd };
+    // The engine and workload details as the plan served them (vLLM's defaults), its targets as the curve's lines.
+    const { more, ...kept } = s.serving ?? {};
+    const targets = encodeDetails({ ...defaultDetails(), ttft: request.slo?.ttft_ms ?? null,
+      tpot: request.slo?.tpot_ms ?? null });
+    const serving = { ...defaultServing(), ...kept, input: inputs.input, output: inputs.output,
+      load: rw?.concurrency ? 'concurrency' : 'rate', requests: rw?.num_requests ?? 0, usd: c.gpu_hour_usd,
+      ...(targets ? { more: targets } : {}) };
     if (rw?.concurrency) serving.concurrency = rw.concurrency;
     else serving.rate = round(rw?.request_rate ?? inputs.rate);
     const next = { ...s, gpu: c.gpu, kernels: '', tp: c.tp, mode: MODE.measured, serving };

@@ -1,60 +1,101 @@
 // SPDX-License-Identifier: Apache-2.0
-// "Serving: does it fit, and how fast" (docs/SERVING.md): the workload inputs, the
-// memory bar of the shown step's model, GPU and TP (weights, reserves and KV cache
-// against the GPU's memory, "does not fit" in words), TTFT / TPOT / throughput / cost
-// cards, and a latency-throughput curve over concurrency with the current point marked.
+// "Serving: does it fit, and how fast" (docs/SERVING.md): the workload inputs (the engine
+// and workload details folded under them), the memory bar of the shown step's model, GPU and
+// TP (weights, reserves and KV cache against the GPU's memory, "does not fit" in words),
+// TTFT / TPOT / throughput / cost cards, and a latency curve over concurrency or over request
+// rate, with the user's TTFT and TPOT targets drawn (web/serving-charts.js).
 // The simulation of the workload is the serving runner's (web/serving-runner.js, in a Web
 // Worker), shared with the summary strip; the curve's starts when the panel is first on
 // screen; progress and Cancel here. Loaded (web/serving.js) after the first view; in an
 // embed with `view=serving` it is the whole page.
 import { h, svg, int, fixed, parseTyped, fill } from './dom.js';
-import { niceTicks } from './charts.js';
 import { exportButtons } from './export-buttons.js';
 import { aboutExport } from './export-about.js';
 import { fieldErrorWords } from './words.js';
+import { curveChart, misses, ms, rate, rateChart, ratePoint } from './serving-charts.js';
+import { curveKind } from './serving-runner.js';
+import { engineOf } from './serving-state.js';
 
+export { ms, curveChart };
 const GIB = 2 ** 30;
 const gib = (bytes) => `${fixed(bytes / GIB, 1)} GiB`;
-/** A latency; null (nothing measured, e.g. TPOT when every request generates one token) is a dash. */
-export const ms = (v) => (v === null ? '—' : v >= 100 ? `${int(v)} ms` : `${fixed(v, v >= 10 ? 1 : 2)} ms`);
+/** The panel's inputs: [key, label, JSON path (or the page's own, for what the core never sees), hint]. */
 const FIELDS = [
   ['input', 'Input tokens', 'workload.input_tokens'],
   ['output', 'Output tokens', 'workload.output_tokens'],
   ['load', 'Concurrency', 'workload.concurrency'],
   ['requests', 'Requests', 'workload.num_requests', ''],
   ['usd', '$ per GPU-hour', 'gpu_hour_usd', 'blank: no cost'],
+  ['ttft', 'TTFT target (ms)', 'target.ttft', 'blank: none; a line on the curve'],
+  ['tpot', 'TPOT target (ms)', 'target.tpot', 'blank: none; a line on the curve'],
 ];
+/** The engine and workload details (folded): the hint under each says what blank means. */
+const DETAILS = [
+  ['seqs', 'Max running requests', 'engine.max_num_seqs'],
+  ['budget', 'Token budget per step', 'engine.max_num_batched_tokens'],
+  ['util', 'GPU memory utilization', 'engine.gpu_memory_utilization'],
+  ['hit', 'Prefix-cache hit ratio', 'workload.prefix_cache_hit_ratio'],
+  ['spreadPct', 'Spread (%)', 'spread'],
+];
+/** Fields whose blank is null (the core's default, or no target) rather than 0. */
+const BLANK_NULL = new Set(['ttft', 'tpot', 'seqs', 'budget', 'util', 'hit', 'spreadPct']);
+const SPREADS = [['fixed', 'Fixed lengths'], ['uniform', 'Uniform ±%'], ['normal', 'Normal, σ %'],
+  ['exponential', 'Exponential']];
 
 const LATENCIES = ['ttft', 'tpot', 'itl', 'e2e'];
 const STATS = ['mean', 'p50', 'p90', 'p99'];
 
+/** The user's targets ({ttft, tpot} in ms) that are numbers above 0; null for none (or one in error). */
+export const targetsOf = (w) => ({ ttft: typeof w.ttft === 'number' && w.ttft > 0 ? w.ttft : null,
+  tpot: typeof w.tpot === 'number' && w.tpot > 0 ? w.tpot : null });
+
 /**
  * The serving results and curve for CSV: one line per simulated workload (the curve's
  * points, then this one), each latency's mean, p50, p90 and p99 (blank when nothing was
- * measured: TPOT when every request generates one token).
+ * measured: TPOT when every request generates one token), whether it was overloaded, and
+ * the targets it misses (`targets`: {ttft, tpot} in ms, null: none).
  */
-export function servingCsv(points, main) {
+export function servingCsv(points, main, targets = { ttft: null, tpot: null }) {
   const line = (what, c, r) => [what, c ?? '', r.workload.request_rate ?? '', r.workload.num_requests,
     ...LATENCIES.flatMap((k) => STATS.map((s) => r[`${k}_ms`]?.[s] ?? '')), r.throughput.output_tokens_per_s,
-    r.throughput.requests_per_s, r.cost?.usd_per_million_output_tokens ?? ''];
-  const rows = points.filter((p) => p.result).sort((a, b) => a.concurrency - b.concurrency)
+    r.throughput.requests_per_s, r.cost?.usd_per_million_output_tokens ?? '',
+    r.steady_state ? String(r.steady_state.overloaded) : '',
+    misses({ ttft: r.ttft_ms, tpot: r.tpot_ms }, targets).join('; ')];
+  const rows = points.filter((p) => p.result && !p.own)
+    .sort((a, b) => (a.concurrency ?? a.rate) - (b.concurrency ?? b.rate))
     .map((p) => line('curve', p.concurrency, p.result));
   if (main) rows.push(line('this workload', main.workload.concurrency, main));
   const head = ['run', 'concurrency', 'request_rate_per_s', 'requests',
     ...LATENCIES.flatMap((k) => STATS.map((s) => `${k}_${s}_ms`)), 'output_tokens_per_s', 'requests_per_s',
-    'usd_per_million_output_tokens'];
+    'usd_per_million_output_tokens', 'overloaded', 'targets_missed'];
   return { head, rows };
 }
 
 /**
  * A workload in words, for an export's context (no commas, so a CSV's `#` line needs no
- * quotes): "1000 input + 200 output tokens per request; 16 concurrent clients; 320 requests".
+ * quotes): "1000 input + 200 output tokens per request; 16 concurrent clients; 320 requests",
+ * then the details set ("; at most 64 running requests; lengths uniform ±20%").
  */
 export function workloadWords(w) {
+  const details = [
+    w.seqs != null && `at most ${w.seqs} running requests`,
+    w.budget != null && `token budget ${w.budget} per step`,
+    w.util != null && `GPU memory utilization ${w.util}`,
+    w.hit != null && `prefix-cache hit ratio ${w.hit}`,
+    w.spread && w.spread !== 'fixed' && `lengths ${w.spread}${w.spread === 'exponential' ? ''
+      : ` ${w.spread === 'uniform' ? '±' : 'σ '}${w.spreadPct}%`}`,
+  ].filter(Boolean);
   return `${w.input} input + ${w.output} output tokens per request; ` +
     (w.load === 'rate' ? `${w.rate} requests/s` : `${w.concurrency} concurrent clients`) +
     `; ${w.requests ? `${w.requests} requests` : 'default request count'}` +
-    (w.usd ? `; $${w.usd} per GPU-hour` : '');
+    (w.usd ? `; $${w.usd} per GPU-hour` : '') + details.map((d) => `; ${d}`).join('');
+}
+
+/** The targets in words for an export's context ("TTFT 500 ms; TPOT 50 ms"), or null with none. */
+export function targetWords(w) {
+  const t = targetsOf(w);
+  const words = [t.ttft !== null && `TTFT ${t.ttft} ms`, t.tpot !== null && `TPOT ${t.tpot} ms`].filter(Boolean);
+  return words.length ? `${words.join('; ')} (mean and p90 held against each)` : null;
 }
 
 /** The memory bar's segments of a priced step's `memory` (bytes per GPU). */
@@ -171,56 +212,14 @@ function placeholders() {
     h('p', { class: 'muted', text: '… requests, … engine steps simulated …' }));
 }
 
-function curvePlaceholder() {
-  return [h('h3', { text: 'Latency and throughput over concurrency' }),
-    h('div', { class: 'serve-curve-pending', 'aria-hidden': 'true' }),
+/** The room the curve of `kind` will take, until it is drawn. */
+function curvePlaceholder(kind) {
+  return [h('div', { class: `serve-curve-pending${kind === 'rate' ? ' rate' : ''}`, 'aria-hidden': 'true' }),
     h('details', { 'aria-hidden': 'true' }, h('summary', { text: 'The curve\'s values' }))];
 }
 
-/** The latency-throughput curve: output tokens/s against mean TPOT, one point per concurrency. */
-export function curveChart(points, current, width = 520, height = 220, band = null) {
-  const pad = { l: 56, r: 24, t: 10, b: 42 }; // r: room for half the last tick label ("3,000")
-  const all = current ? [...points, current] : points;
-  const spread = band ? band.mape / 100 : 0;
-  const xTicks = niceTicks(Math.max(...all.map((p) => p.x)), 4);
-  const yTicks = niceTicks(Math.max(...all.map((p) => p.y)) * (1 + spread), 4);
-  const X = (x) => pad.l + (x / (xTicks[xTicks.length - 1] || 1)) * (width - pad.l - pad.r);
-  const Y = (y) => pad.t + (1 - y / (yTicks[yTicks.length - 1] || 1)) * (height - pad.t - pad.b);
-  const chart = svg('svg', { class: 'line serve-curve', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img',
-    'data-testid': 'serve-curve',
-    'aria-label': `Mean TPOT against output throughput for concurrency ${points.map((p) => p.c).join(', ')}` });
-  for (const t of yTicks) {
-    chart.append(svg('line', { x1: pad.l, x2: width - pad.r, y1: Y(t), y2: Y(t), class: 'grid' }),
-      svg('text', { x: pad.l - 5, y: Y(t) + 4, 'text-anchor': 'end', class: 'tick y-tick' },
-        fixed(t, t < 10 && t % 1 ? 1 : 0)));
-  }
-  for (const t of xTicks) {
-    chart.append(svg('text', { x: X(t), y: height - pad.b + 15, 'text-anchor': 'middle', class: 'tick x-tick' },
-      int(t)));
-  }
-  chart.append(svg('line', { x1: pad.l, x2: width - pad.r, y1: height - pad.b, y2: height - pad.b, class: 'axis' }),
-    svg('text', { x: pad.l + (width - pad.l - pad.r) / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis-title' },
-      'Output tokens/s'),
-    svg('text', { x: 12, y: pad.t + (height - pad.t - pad.b) / 2, 'text-anchor': 'middle', class: 'axis-title',
-      transform: `rotate(-90 12 ${pad.t + (height - pad.t - pad.b) / 2})` }, 'Mean TPOT (ms)'),
-    ...(band ? [svg('path', { class: 'band', 'data-testid': 'serve-band',
-      d: [...points.map((p, i) => `${i ? 'L' : 'M'}${X(p.x).toFixed(1)},${Y(p.y * (1 + spread)).toFixed(1)}`),
-        ...[...points].reverse().map((p) => `L${X(p.x).toFixed(1)},${Y(Math.max(0, p.y * (1 - spread))).toFixed(1)}`),
-        'Z'].join('') },
-    svg('title', {}, `±${fixed(band.mape, 0)}%: the TPOT error on ${int(band.runs)} measured runs like this`))] : []),
-    svg('path', { class: 'curve',
-      d: points.map((p, i) => `${i ? 'L' : 'M'}${X(p.x).toFixed(1)},${Y(p.y).toFixed(1)}`).join('') }));
-  for (const p of points) {
-    chart.append(svg('circle', { cx: X(p.x), cy: Y(p.y), r: 3, class: 'point', 'data-concurrency': p.c },
-      svg('title', {}, `concurrency ${p.c}: ${int(p.x)} tok/s, TPOT ${ms(p.y)}`)));
-  }
-  if (current) {
-    chart.append(svg('circle',
-      { cx: X(current.x), cy: Y(current.y), r: 6, class: 'now', 'data-testid': 'curve-current' },
-      svg('title', {}, `this workload: ${int(current.x)} tok/s, TPOT ${ms(current.y)}`)));
-  }
-  return chart;
-}
+const CURVE_TITLES = { concurrency: 'Latency and throughput over concurrency',
+  rate: 'Latency over request rate' };
 
 /**
  * Builds the panel into `root`; it shows the runner's simulation (web/serving-runner.js) of
@@ -235,6 +234,8 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
     root.classList.remove('full-only');
   }
   root.hidden = false;
+  // The panel's own stylesheet (web/serving-panel.css, built beside this bundle).
+  document.head.append(h('link', { rel: 'stylesheet', href: new URL('./serving-panel.css', import.meta.url).href }));
   const local = runner.workload;
   const inputs = {};
   // Short option texts (a longer one was cut off in the select); the load input is named
@@ -256,50 +257,134 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
     requestsHint.textContent = local.load === 'rate' ? 'blank: until the figures settle (64 to 4,096)'
       : 'blank: 10 × concurrency, at least 32';
   };
+  const input = (key, path) => {
+    inputs[key] = h('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false',
+      'data-testid': `serve-${key}`, 'data-path': path, id: `serve-${key}` });
+    return inputs[key];
+  };
   for (const [key, label, path, hint] of FIELDS) {
-    const input = h('input',
-      { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', 'data-testid': `serve-${key}`,
-      'data-path': path, id: `serve-${key}` });
-    inputs[key] = input;
     form.append(h('label', { class: 'field' }, key === 'load' ? loadKind : h('span', { class: 'label', text: label }),
-      input, key === 'requests' ? requestsHint : key === 'load' ? loadHint : hint && h('small', { text: hint })));
+      input(key, path),
+      key === 'requests' ? requestsHint : key === 'load' ? loadHint : hint && h('small', { text: hint })));
   }
+  // The engine and workload details, folded: blank is the core's default, said in the hint
+  // (the value the last simulation on this GPU used for it, once there is one).
+  const spread = h('select', { 'aria-label': 'Length spread', 'data-testid': 'serve-spread' },
+    SPREADS.map(([value, text]) => h('option', { value, text })));
+  const hints = {};
+  const detailsForm = h('div', { class: 'serve-inputs' });
+  for (const [key, label, path] of DETAILS) {
+    hints[key] = h('small', { 'data-testid': `serve-${key}-hint` });
+    if (key === 'spreadPct') {
+      detailsForm.append(h('label', { class: 'field' }, h('span', { class: 'label', text: 'Length spread' }), spread,
+        h('small', { text: 'of input and output lengths' })));
+    }
+    detailsForm.append(h('label', { class: 'field' }, h('span', { class: 'label', text: label }), input(key, path),
+      hints[key]));
+  }
+  const detailsSummary = h('summary', { text: 'Engine and workload details' });
+  const details = h('details', { class: 'serve-details', 'data-testid': 'serve-details' }, detailsSummary,
+    detailsForm);
+  /**
+   * What blank means for the shown model, GPU, TP and mode: the engine the core runs and its
+   * prefix-cache hit (a one-request simulation echoes them; under a millisecond), by GPU
+   * (vLLM's defaults depend on the GPU alone), null when it cannot be served.
+   */
+  const defaults = new Map();
+  const defaultsOf = () => {
+    const good = store.good;
+    if (!good) return null;
+    const { step, engine, ...rest } = good.request;
+    const key = JSON.stringify(rest);
+    if (!defaults.has(key)) {
+      let found = null;
+      try {
+        const one = { input_tokens: 1, output_tokens: 1, concurrency: 1, num_requests: 1 };
+        const r = calc.serve({ ...rest, workload: one });
+        found = { seqs: r.engine.max_num_seqs, budget: r.engine.max_num_batched_tokens,
+          util: r.engine.gpu_memory_utilization, hit: r.workload.prefix_cache_hit_ratio };
+      } catch {
+        // Not served (a model that does not fit, tables not loaded yet): the hint says it in words.
+      }
+      defaults.set(key, found);
+    }
+    return defaults.get(key);
+  };
+  const showHints = () => {
+    const gpu = store.good?.request.gpu ?? '';
+    const d = defaultsOf() ?? {};
+    const onGpu = (k) => `blank: vLLM's default${d[k] !== undefined ? `, ${int(d[k])} on ${gpu}` : ' on the GPU'}`;
+    const plain = (k, what) => `blank: ${d[k] ?? what}`;
+    hints.seqs.textContent = `max_num_seqs; ${onGpu('seqs')}`;
+    hints.budget.textContent = `max_num_batched_tokens; ${onGpu('budget')}`;
+    hints.util.textContent = `share of the GPU's memory vLLM takes; ${plain('util', 'vLLM\'s default')}`;
+    hints.hit.textContent = `share of each prompt already in the prefix cache, 0 to 1; ${plain('hit', 'none')}`;
+    hints.spreadPct.textContent = {
+      fixed: 'not used: every request has the lengths above',
+      uniform: 'each length drawn from ±this share (vllm bench serve\'s --random-range-ratio)',
+      normal: 'standard deviation as a share of each length',
+      exponential: 'not used: lengths drawn with the means above' }[local.spread] ?? '';
+    inputs.spreadPct.disabled = local.spread === 'fixed' || local.spread === 'exponential';
+    const set = DETAILS.filter(([k]) => k !== 'spreadPct' && local[k] !== null).length +
+      (local.spread !== 'fixed' ? 1 : 0);
+    detailsSummary.textContent = `Engine and workload details${set ? ` (${set} set)` : ''}`;
+  };
+
   const progress = h('progress',
     { max: 1, value: 0, 'data-testid': 'serve-progress', 'aria-label': 'Simulation progress' });
   const status = h('span', { class: 'status', role: 'status', 'data-testid': 'serve-status' });
   const cancel = h('button', { type: 'button', text: 'Cancel', 'data-testid': 'serve-cancel', disabled: true });
-  const errors = h('div', { 'data-testid': 'serve-errors' });
+  const serveError = h('div');
+  const targetError = h('div');
+  const errors = h('div', { 'data-testid': 'serve-errors' }, serveError, targetError);
   const memory = h('div');
   const results = h('div', { 'data-testid': 'serve-results' });
-  const curve = h('div', { class: 'serve-curve-wrap' });
+  const curveTitle = h('h3', { text: CURVE_TITLES[curveKind(local)] });
+  const curveAxis = h('select', { 'aria-label': 'Curve over', 'data-testid': 'serve-curve-kind' },
+    h('option', { value: 'concurrency', text: 'Over concurrency' }),
+    h('option', { value: 'rate', text: 'Over request rate' }));
+  const curve = h('div');
+  const curveWrap = h('div', { class: 'serve-curve-wrap' },
+    curveTitle, h('label', { class: 'serve-curve-axis' }, curveAxis), curve);
   let points = [];
   let main = null;
+  let shownKind = curveKind(local); // the axis of the points shown
   let curvePending = !runner.run?.result; // no figures yet: placeholders keep their room
   if (curvePending) {
     results.append(placeholders());
-    curve.append(...curvePlaceholder());
+    curve.append(...curvePlaceholder(shownKind));
   }
   const exports = exportButtons({ name: 'stepcalc-serving', label: 'the serving results',
-    csv: () => servingCsv(points, main),
+    csv: () => servingCsv(points, main, targetsOf(local)),
     chart: () => curve.querySelector('svg.serve-curve'),
-    about: () => aboutExport({ what: 'serving', title: 'serving results and latency-throughput curve',
-      good: store.good, version: calc.version(),
-      extra: [['workload', workloadWords(runner.run?.workload ?? local)]] }) });
-  root.append(h('p',
-    { class: 'muted',
-    text: 'The shown model, GPU, TP and mode serving a workload: vLLM\'s scheduler simulated step by step ' +
-      '(docs/SERVING.md).' }),
-    form, h('div', { class: 'actions' }, progress, cancel, status), errors, memory, results, curve, exports);
+    about: () => aboutExport({ what: 'serving', good: store.good, version: calc.version(),
+      title: `serving results and ${shownKind === 'rate' ? 'latency curve over request rate'
+        : 'latency-throughput curve'}`,
+      extra: [['workload', workloadWords({ ...(runner.run?.workload ?? local), ttft: local.ttft, tpot: local.tpot })],
+        .../** @type {[string, string][]} */ (targetWords(local) ? [['targets', targetWords(local)]] : [])] }) });
+  root.append(h('p', { class: 'muted' },
+    'The shown model, GPU, TP and mode serving a workload: vLLM\'s scheduler simulated step by step (',
+    h('a', { href: 'web/dist/docs/SERVING.html', target: '_blank', rel: 'noopener', 'data-testid': 'serve-doc',
+      text: 'how it is simulated' }), ').'),
+  form, details, h('div', { class: 'actions' }, progress, cancel, status), errors, memory, results, curveWrap, exports);
 
   const show = () => {
     loadKind.value = local.load;
+    spread.value = local.spread;
+    curveAxis.value = curveKind(local);
     inputs.load.setAttribute('data-path', local.load === 'rate' ? 'workload.request_rate' : 'workload.concurrency');
     showRequestsHint();
     showLoadName();
+    showHints();
+    const blank = (v) => (v === null || v === undefined ? '' : v);
     const text = { input: local.input, output: local.output,
       load: local.load === 'rate' ? local.rate : local.concurrency,
-      requests: local.requests || '', usd: local.usd || '' };
+      requests: local.requests || '', usd: local.usd || '', ttft: blank(local.ttft), tpot: blank(local.tpot),
+      seqs: blank(local.seqs), budget: blank(local.budget), util: blank(local.util), hit: blank(local.hit),
+      spreadPct: blank(local.spreadPct) };
     for (const [k, v] of Object.entries(text)) if (document.activeElement !== inputs[k]) inputs[k].value = String(v);
+    // A link's details are shown: set ones unfold the fold.
+    if (DETAILS.some(([k]) => k !== 'spreadPct' && local[k] !== null) || local.spread !== 'fixed') details.open = true;
   };
   show();
 
@@ -307,49 +392,100 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
   // repricing of the step, only by an edit that changes it.
   cancel.addEventListener('click', () => runner.cancel());
 
+  /** The label of the input `target` as the error should say it. */
+  const labelOf = (target) => {
+    if (!target) return '';
+    if (target === inputs.load) return local.load === 'rate' ? 'Request rate' : 'Concurrency';
+    return [...FIELDS, ...DETAILS].find(([k]) => inputs[k] === target)[1];
+  };
   const showError = (error) => {
-    for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
-    const target = Object.values(inputs).find((i) => i.getAttribute('data-path') === error.path);
+    for (const input of Object.values(inputs)) if (!input.dataset.path.startsWith('target.')) {
+      input.removeAttribute('aria-invalid');
+    }
+    // The field whose path the error names, or one the path is inside (a length's distribution).
+    const owner = (i) => error.path === i.dataset.path || String(error.path).startsWith(`${i.dataset.path}.`);
+    const target = Object.values(inputs).find(owner);
     target?.setAttribute('aria-invalid', 'true');
-    const label = target ? FIELDS.find(([k]) => inputs[k] === target)[1] : '';
-    const text = label && local.load === 'rate' && target === inputs.load ? 'Request rate' : label;
+    if (target && details.contains(target)) details.open = true;
     // A model that does not fit is said once, by the memory bar above (the core's words).
-    errors.replaceChildren(h('p', { class: 'field-error', role: 'alert', 'data-testid': 'serve-error',
+    fill(serveError, h('p', { class: 'field-error', role: 'alert', 'data-testid': 'serve-error',
       text: error.code === 'does_not_fit'
         ? 'Not simulated: the model does not fit (see the memory per GPU above).'
-        : fieldErrorWords(error, text) }));
+        : fieldErrorWords(error, labelOf(target)) }));
   };
 
-  const drawCurve = () => {
-    const good = points.filter((p) => p.result)
+  /** The targets typed: numbers above 0 or blank; another value is named under the fields, and drawn as none. */
+  const checkTargets = () => {
+    const bad = ['ttft', 'tpot'].filter((k) => local[k] !== null && !(typeof local[k] === 'number' && local[k] > 0));
+    for (const k of ['ttft', 'tpot']) {
+      if (bad.includes(k)) inputs[k].setAttribute('aria-invalid', 'true');
+      else inputs[k].removeAttribute('aria-invalid');
+    }
+    fill(targetError, ...bad.map((k) => h('p', { class: 'field-error', role: 'alert', 'data-testid': 'target-error',
+      text: fieldErrorWords({ path: `target.${k}`, message: `target.${k} must be a number above 0.` },
+        labelOf(inputs[k])) })));
+  };
+
+  const valuesTable = (head, rows) => h('details', {}, h('summary', { text: 'The curve\'s values' }),
+    h('table', { class: 'values-table', 'data-testid': 'serve-curve-table' },
+      h('thead', {}, h('tr', {}, ...head.map((t) => h('th', { text: t })))),
+      h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((t) => h('td', { text: t })))))));
+
+  const drawConcurrency = () => {
+    const good = points.filter((p) => p.result && p.concurrency !== undefined)
       .map((p) => ({ c: p.concurrency, x: p.result.throughput.output_tokens_per_s, y: p.result.tpot_ms.mean }))
       .filter((p) => Number.isFinite(p.y)).sort((a, b) => a.c - b.c);
+    if (!good.length) return false;
     const current = main && Number.isFinite(main.tpot_ms.mean)
       ? { x: main.throughput.output_tokens_per_s, y: main.tpot_ms.mean } : null;
-    if (!good.length) {
-      // Until the first curve (it runs once the panel is on screen) its room is kept.
-      const coming = runner.run && runner.run.status !== 'error' && runner.run.curve !== 'done';
-      if (!(curvePending && coming)) curve.replaceChildren();
-      return;
-    }
-    curvePending = false;
     // The band: the accuracy ledger's TPOT error on the measured runs most like this (issue 22).
     const v = main?.validation;
     const band = v && v.subset !== null ? { mape: v.tpot_mape, runs: v.runs } : null;
-    curve.replaceChildren(h('h3', { text: 'Latency and throughput over concurrency' }),
-      curveChart(good, current, Math.min(640, Math.max(300, root.clientWidth - 30)), 220, band),
-      h('details', {}, h('summary', { text: 'The curve\'s values' }), h('table', { 'data-testid': 'serve-curve-table' },
-        h('thead', {},
-          h('tr', {}, ...['Concurrency', 'Output tok/s', 'Mean TTFT', 'Mean TPOT'].map((t) => h('th', { text: t })))),
-        h('tbody', {},
-          ...points.filter((p) => p.result).sort((a, b) => a.concurrency - b.concurrency).map((p) => h('tr', {},
-          h('td', { text: int(p.concurrency) }), h('td', { text: int(p.result.throughput.output_tokens_per_s) }),
-          h('td', { text: ms(p.result.ttft_ms.mean) }), h('td', { text: ms(p.result.tpot_ms.mean) })))))));
+    fill(curve, curveChart(good, current, Math.min(640, Math.max(300, root.clientWidth - 30)), 220, band,
+      targetsOf(local).tpot),
+    valuesTable(['Concurrency', 'Output tok/s', 'Mean TTFT', 'Mean TPOT'],
+      points.filter((p) => p.result && p.concurrency !== undefined).sort((a, b) => a.concurrency - b.concurrency)
+        .map((p) => [int(p.concurrency), int(p.result.throughput.output_tokens_per_s), ms(p.result.ttft_ms.mean),
+          ms(p.result.tpot_ms.mean)])));
+    return true;
+  };
+
+  const drawRate = () => {
+    const good = points.filter((p) => p.result && p.rate !== undefined).map(ratePoint).sort((a, b) => a.rate - b.rate);
+    if (!good.length) return false;
+    const targets = targetsOf(local);
+    const anyTarget = targets.ttft !== null || targets.tpot !== null;
+    fill(curve, rateChart(good, targets, Math.min(640, Math.max(300, root.clientWidth - 30))),
+      h('p', { class: 'muted', 'data-testid': 'serve-curve-legend',
+        text: 'Solid: mean; dashed: p90; ringed: this workload; ×: overloaded (the queue grows, so latency grows ' +
+          'with the run); ' + (anyTarget ? 'red: above its target line.' : 'set a TTFT or TPOT target to draw it.') }),
+      valuesTable(['Request rate', 'Served req/s', 'Output tok/s', 'Mean TTFT', 'p90 TTFT', 'Mean TPOT', 'p90 TPOT',
+        'Overloaded', 'Targets'], good.map((p) => {
+        const missed = misses(p, targets);
+        return [`${rate(p.rate)}${p.own ? ' (this)' : ''}`, fixed(p.requests, 2), int(p.tokens), ms(p.ttft.mean),
+          ms(p.ttft.p90), ms(p.tpot.mean), ms(p.tpot.p90), p.overloaded ? 'yes' : 'no',
+          !anyTarget ? '—' : missed.length ? `missed: ${missed.join(', ')}` : 'met'];
+      })));
+    return true;
+  };
+
+  const drawCurve = () => {
+    curveTitle.textContent = CURVE_TITLES[shownKind];
+    if (shownKind === 'rate' ? drawRate() : drawConcurrency()) {
+      curvePending = false;
+      return;
+    }
+    // Until the first curve (it runs once the panel is on screen) its room is kept.
+    const run = runner.run;
+    const coming = run && run.status !== 'error' && run.curve !== 'done' && run.curve !== 'cancelled';
+    if (!(curvePending && coming)) fill(curve, coming ? curvePlaceholder(shownKind) : null);
   };
 
   const showResult = () => {
-    errors.replaceChildren();
-    for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
+    fill(serveError);
+    for (const input of Object.values(inputs)) if (!input.dataset.path.startsWith('target.')) {
+      input.removeAttribute('aria-invalid');
+    }
     const preemptions = main.scheduler?.preemptions
       ? `${int(main.scheduler.preemptions)} preemptions` : 'no preemption';
     fill(results, overloadNote(main), cards(main), h('p', { class: 'muted', 'data-testid': 'serve-summary',
@@ -366,8 +502,9 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
     root.dataset.run = state;
     cancel.disabled = !runner.busy;
     progress.value = state === 'done' ? 1 : run.share;
+    const what = { curve: ' the curve', compare: ' A for the comparison' }[runner.job] ?? '';
     status.textContent = { error: '', cancelled: 'Cancelled.', done: 'Done.',
-      running: `Simulating${run.status === 'done' ? ' the curve' : ''}… ${Math.round(run.share * 100)}%` }[state];
+      running: `Simulating${what}… ${Math.round(run.share * 100)}%` }[state];
   };
 
   /** Everything the run holds (a panel built after the run started catches up here too). */
@@ -375,6 +512,7 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
     if (event === 'workload') { // a link, an import or a plan set it
       Object.assign(local, runner.workload);
       show();
+      checkTargets();
       return;
     }
     if (!run) return;
@@ -385,11 +523,15 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
         showError(run.error);
         results.replaceChildren();
         curve.replaceChildren();
-      } else if (main && event !== 'point') {
+      } else if (main && event !== 'point' && event !== 'curve' && event !== 'compare') {
         showResult();
       }
       // A new request keeps the last figures on screen until its own arrive.
-      if (main || event !== 'start') drawCurve();
+      if (main || event !== 'start') {
+        shownKind = run.curveKind;
+        if (run.status !== 'error') drawCurve();
+      }
+      showHints();
     }
     showState(run);
   };
@@ -398,29 +540,63 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
 
   const edited = () => {
     local.load = loadKind.value;
-    const read = (k) =>
-      (inputs[k].value.trim() === '' && (k === 'requests' || k === 'usd') ? 0 : parseTyped(inputs[k].value));
+    local.spread = spread.value;
+    local.curve = curveAxis.value === (local.load === 'rate' ? 'rate' : 'concurrency') ? '' : curveAxis.value;
+    const read = (k) => {
+      const typed = inputs[k].value.trim();
+      if (typed === '') return BLANK_NULL.has(k) ? null : k === 'requests' || k === 'usd' ? 0 : typed;
+      return parseTyped(typed);
+    };
     local.input = read('input');
     local.output = read('output');
     local[local.load === 'rate' ? 'rate' : 'concurrency'] = read('load');
-    local.requests = read('requests');
-    local.usd = read('usd');
+    for (const k of ['requests', 'usd', 'ttft', 'tpot', 'seqs', 'budget', 'util', 'hit', 'spreadPct']) {
+      local[k] = read(k);
+    }
     inputs.load.setAttribute('data-path', local.load === 'rate' ? 'workload.request_rate' : 'workload.concurrency');
     showRequestsHint();
     showLoadName();
+    showHints();
+    checkTargets();
+    drawCurve(); // the targets' lines at once; a new curve comes with the simulation
+    drawMemory();
     runner.setWorkload(local); // the link keeps the last workload whose fields are all numbers
   };
   for (const input of Object.values(inputs)) input.addEventListener('input', edited);
+  spread.addEventListener('change', edited);
+  curveAxis.addEventListener('change', edited);
   loadKind.addEventListener('change', () => {
     inputs.load.value = String(loadKind.value === 'rate' ? local.rate : local.concurrency);
+    // The curve follows the load unless the user picked its axis.
+    if (!local.curve) curveAxis.value = loadKind.value === 'rate' ? 'rate' : 'concurrency';
     edited();
   });
 
-  const priced = (good) => {
-    memory.replaceChildren(h('h3', { text: 'Memory per GPU' }), memoryBar(good.result));
+  /**
+   * The memory bar of the shown model, GPU and TP; with engine settings typed, of the engine
+   * they make (the budget and utilization change the KV cache), priced with an empty step.
+   */
+  const drawMemory = () => {
+    const good = store.good;
+    if (!good) return;
+    const engine = engineOf(local);
+    let result = good.result;
+    if (engine) {
+      try {
+        result = calc.price({ ...good.request, step: {}, engine });
+      } catch {
+        // An engine setting in error is named at its field by the simulation; the bar stays the default engine's.
+      }
+    }
+    fill(memory, h('h3', { text: 'Memory per GPU' }), memoryBar(result));
   };
-  store.subscribe((change, { good }) => { if (change === 'priced') priced(good); });
-  if (store.good) priced(store.good);
+  store.subscribe((change) => {
+    if (change !== 'priced') return;
+    drawMemory();
+    showHints();
+  });
+  drawMemory();
+  checkTargets();
   // The curve (nine more simulations) runs once the panel is on screen; the runner's own
   // request runs anyway, for the summary strip.
   if (view === 'serving') runner.wantCurve();

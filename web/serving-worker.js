@@ -2,12 +2,13 @@
 // The Serving panel's Web Worker: runs calc.serve off the page's thread, so a
 // simulation of thousands of engine steps never blocks input. One job at a time; the worker
 // stays for the next job (web/serving-runner.js), keeping the module and the tables it loaded:
-//   in:  {id, baseUrl, share?, request, curve: [{concurrency, request}]} (request null: only the
-//        curve; share: the page's calc.forWorker(), its compiled module and kernel packs,
+//   in:  {id, baseUrl, share?, request, curve: [{point, request}]} (request null: only the
+//        curve; `point` says which, e.g. {concurrency: 8} or {rate: 2}, and comes back with its
+//        result; share: the page's calc.forWorker(), its compiled module and kernel packs,
 //        so that they are neither fetched nor compiled again here)
 //   out: {id, type: 'progress', share} (0..1 over the whole job, at most every 50 ms)
 //        {id, type: 'result', result} | {id, type: 'error', error: {code, path, message}} (the job ends)
-//        {id, type: 'point', concurrency, result | error} per curve point, then {id, type: 'done'}
+//        {id, type: 'point', point, result | error} per curve point, then {id, type: 'done'}
 // Cancel is the page terminating the worker (a running simulation cannot read messages).
 import { load } from '../wasm/stepcalc.js';
 import { partsToLoad } from './kernel-parts.js';
@@ -53,9 +54,9 @@ self.onmessage = async ({ data }) => {
   for (const [i, point] of curve.entries()) {
     try {
       const result = await serve(point.request, progress(first + i));
-      self.postMessage({ id, type: 'point', concurrency: point.concurrency, result });
+      self.postMessage({ id, type: 'point', point: point.point, result });
     } catch (error) {
-      self.postMessage({ id, type: 'point', concurrency: point.concurrency, error: plain(error) });
+      self.postMessage({ id, type: 'point', point: point.point, error: plain(error) });
     }
   }
   self.postMessage({ id, type: 'done' });

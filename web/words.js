@@ -86,9 +86,13 @@ export function fieldErrorWords(error, label) {
   const path = error.path || '';
   let rest = String(error.message).trim();
   let subject = '';
+  const leaf = /\.(\w+)$/.exec(path)?.[1];
   if (path && rest.startsWith(`${path} `)) {
     rest = rest.slice(path.length + 1);
     subject = label || path;
+  } else if (label && leaf && (rest.startsWith(`${leaf} `))) { // "max_num_seqs (2000) must be ..."
+    rest = rest.slice(leaf.length + 1);
+    subject = label;
   }
   const number = (text) => {
     const v = Number(text);
@@ -105,8 +109,13 @@ export function fieldErrorWords(error, label) {
     .replace(/must be a number, not an? \w+/, 'must be a number')
     .replace(/\bworkload\.(\w+)|\bgpu_hour_usd\b/g, (all, key) =>
       ({ input_tokens: 'the input tokens', output_tokens: 'the output tokens', concurrency: 'the concurrency',
-        request_rate: 'the request rate', num_requests: 'the request count' })[key] ??
-        (key ? all : 'the $ per GPU-hour'));
+        request_rate: 'the request rate', num_requests: 'the request count',
+        prefix_cache_hit_ratio: 'the prefix-cache hit ratio' })[key] ??
+        (key ? all : 'the $ per GPU-hour'))
+    .replace(/\b(?:engine\.)?(max_num_seqs|max_num_batched_tokens|gpu_memory_utilization)\b/g, (all, key) =>
+      ({ max_num_seqs: 'the max running requests',
+        max_num_batched_tokens: 'the token budget per step',
+        gpu_memory_utilization: 'the GPU memory utilization' })[key]);
   if (!/[.!?]$/.test(rest)) rest += '.';
   const text = subject ? `${subject} ${rest}` : label ? `${label}: ${rest}` : rest;
   return label || !path || subject ? text : `${text.replace(/\.$/, '')} (${path}).`;

@@ -191,6 +191,10 @@ test('the candidates sort by a column\'s title; Open shows a candidate in the st
   assert.equal(await page.getByTestId('serve-input').inputValue(), '1000');
   assert.equal(await page.getByTestId('serve-output').inputValue(), '300');
   assert.equal(await page.getByTestId('serve-usd').inputValue(), String(rec.cost_per_hour_usd / rec.gpus_total));
+  // The plan's targets become the serving curve's lines (its engine details: vLLM's defaults, as planned).
+  assert.equal(await page.getByTestId('serve-ttft').inputValue(), String(issueRequest.slo.ttft_ms));
+  assert.equal(await page.getByTestId('serve-tpot').inputValue(), String(issueRequest.slo.tpot_ms));
+  assert.equal(await page.getByTestId('serve-seqs').inputValue(), '');
   assert.ok(page.url().includes(`pl=${ISSUE_LINK}`), 'the plan stays in the link');
   assert.deepEqual(page.problems, []);
   await page.close();

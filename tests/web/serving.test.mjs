@@ -216,6 +216,196 @@ test('bad workloads get an error naming the field; a model that does not fit say
   await big.close();
 });
 
+test('engine and workload details: served as the CLI serves them, kept in the link, bad values named', async () => {
+  const page = await openServing(env.base);
+  await page.getByTestId('ttft').waitFor();
+  const base = { model: 'llama-3.1-8b-instruct', gpu: 'H100', tp: 1, mode: 'measured' };
+  const workload = { input_tokens: 2048, output_tokens: 64, concurrency: 16 };
+  const plain = cliServe({ ...base, workload });
+  // Folded, with what blank means: the core's own defaults for this GPU.
+  const details = page.getByTestId('serve-details');
+  assert.equal(await details.evaluate((d) => d.open), false);
+  assert.equal(await page.getByTestId('serve-seqs-hint').textContent(),
+    `max_num_seqs; blank: vLLM's default, ${plain.engine.max_num_seqs.toLocaleString('en-US')} on H100`);
+  assert.equal(await page.getByTestId('serve-budget-hint').textContent(),
+    `max_num_batched_tokens; blank: vLLM's default, ${plain.engine.max_num_batched_tokens.toLocaleString('en-US')} ` +
+    'on H100');
+  assert.match(await page.getByTestId('serve-util-hint').textContent(),
+    new RegExp(`blank: ${plain.engine.gpu_memory_utilization}$`));
+  await details.locator('summary').click();
+  await setField(page, 'serve-input', 2048);
+  await setField(page, 'serve-output', 64);
+  await setField(page, 'serve-load', 16);
+  await setField(page, 'serve-seqs', 64);
+  await setField(page, 'serve-budget', 4096);
+  await setField(page, 'serve-util', 0.85);
+  await setField(page, 'serve-hit', 0.3);
+  await page.getByTestId('serve-spread').selectOption('uniform');
+  await setField(page, 'serve-spreadPct', 20);
+  // Uniform ±20%: 2048 -> 1638..2458, 64 -> 51..77 (vllm bench serve's --random-range-ratio 0.2).
+  const request = { ...base, engine: { max_num_seqs: 64, max_num_batched_tokens: 4096, gpu_memory_utilization: 0.85 },
+    workload: { input_tokens: { distribution: 'uniform', min: 1638, max: 2458 },
+      output_tokens: { distribution: 'uniform', min: 51, max: 77 }, concurrency: 16, prefix_cache_hit_ratio: 0.3 } };
+  const expected = cliServe(request);
+  assert.notEqual(expected.ttft_ms.mean, plain.ttft_ms.mean, 'the details change the answer');
+  const want = { ttft: expected.ttft_ms.mean, tpot: expected.tpot_ms.mean,
+    throughput: expected.throughput.output_tokens_per_s };
+  const same = (p) => p.waitForFunction((w) => Object.entries(w).every(([id, v]) =>
+    Number(document.querySelector(`[data-testid="${id}"]`)?.getAttribute('data-value')) === v), want,
+  { timeout: 60000 }).catch(() => {});
+  await same(page);
+  for (const [id, v] of Object.entries(want)) assert.equal(await cardValue(page, id), v, id);
+  // The memory bar is the engine's: 0.85 of the GPU, the KV cache the CLI reports.
+  assert.match(await page.getByTestId('memory-bar').getAttribute('aria-label'), /Kept free \(1 − 0\.85\)/);
+  assert.match(await page.getByTestId('memory-fits').textContent(),
+    new RegExp(`holds ${expected.memory.kv_cache_tokens.toLocaleString('en-US')} tokens`));
+  assert.match(await details.locator('summary').textContent(), /\(5 set\)$/);
+
+  // The link keeps them (after the five parts an older link has); opened, the same inputs and figures.
+  await page.waitForFunction(() => location.hash.includes('sv=2048_64_c16_n0_u0_s64_b4096_g0.85_h0.3_lu20'));
+  const again = await openServing(page.url());
+  assert.equal(await again.getByTestId('serve-details').evaluate((d) => d.open), true, 'set details unfold');
+  for (const [id, v] of [['serve-seqs', '64'], ['serve-budget', '4096'], ['serve-util', '0.85'], ['serve-hit', '0.3'],
+    ['serve-spreadPct', '20']]) assert.equal(await again.getByTestId(id).inputValue(), v, id);
+  assert.equal(await again.getByTestId('serve-spread').inputValue(), 'uniform');
+  await same(again);
+  for (const [id, v] of Object.entries(want)) assert.equal(await cardValue(again, id), v, `link: ${id}`);
+  await again.close();
+
+  // A bad value: its field marked, its label and the bound in plain words.
+  const error = (text) => page.waitForFunction((t) =>
+    document.querySelector('[data-testid="serve-error"]')?.textContent === t, text, { timeout: 10000 })
+    .catch(async () => assert.equal(await page.getByTestId('serve-error').textContent(), text));
+  await setField(page, 'serve-util', 1.5);
+  await error('GPU memory utilization must be at most 1.');
+  assert.equal(await page.getByTestId('serve-util').getAttribute('aria-invalid'), 'true');
+  await setField(page, 'serve-util', '');
+  await setField(page, 'serve-budget', 32);
+  await error('Token budget per step (32) must be at least the max running requests (64), as vLLM requires.');
+  assert.equal(await page.getByTestId('serve-budget').getAttribute('aria-invalid'), 'true');
+  await setField(page, 'serve-budget', '');
+  await setField(page, 'serve-hit', 2);
+  await error('Prefix-cache hit ratio must be at most 1.');
+  await setField(page, 'serve-hit', '');
+  await setField(page, 'serve-spreadPct', 'wide');
+  await error('Spread (%) must be a number from 0 to 100 (percent of each length).');
+  assert.equal(await page.getByTestId('serve-spreadPct').getAttribute('aria-invalid'), 'true');
+  // What was typed stays, and the link keeps the last workload that was all numbers.
+  assert.equal(await page.getByTestId('serve-spreadPct').inputValue(), 'wide');
+  assert.match(new URL(page.url()).hash, /sv=2048_64_c16_n0_u0_s64_h?[^&]*lu20/);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('rate mode: latency over request rate as the CLI serves each rate, overloaded points marked, target lines',
+  async () => {
+  // The issue's overloaded case: Llama-3.1-70B at TP 2 on H100, 1,000 in / 300 out at 2 req/s.
+  const link = '#v=1&m=llama-3.1-70b-instruct&g=H100&tp=2&mode=measured&d=100&sv=1000_300_r2_n0_u0';
+  const page = await openServing(`${env.base}${link}`);
+  const at = (r, metric, stat) =>
+    page.locator(`[data-testid="serve-curve"] .point[data-rate="${r}"][data-metric="${metric}"][data-stat="${stat}"]`);
+  await page.waitForFunction(() => document.querySelectorAll(
+    'svg.serve-rate-curve .point[data-metric="ttft"][data-stat="mean"]').length === 7, null, { timeout: 120000 });
+  assert.equal(await page.getByTestId('serve-curve-kind').inputValue(), 'rate', 'rate mode: the curve is over rate');
+  // 0.25x to 2x the workload's rate; its own point (2) ringed.
+  const rates = await page.locator('svg.serve-rate-curve .point[data-metric="ttft"][data-stat="mean"]')
+    .evaluateAll((ps) => ps.map((p) => Number(p.getAttribute('data-rate'))));
+  assert.deepEqual(rates, [0.5, 1, 1.5, 2, 2.5, 3, 4]);
+  assert.equal(await page.getByTestId('curve-current-ttft').count(), 1);
+  const base = { model: 'llama-3.1-70b-instruct', gpu: 'H100', tp: 2, mode: 'measured' };
+  const serve = (r) => cliServe({ ...base, workload: { input_tokens: 1000, output_tokens: 300, request_rate: r } });
+  const calm = serve(1), busy = serve(4);
+  assert.equal(calm.steady_state.overloaded, false);
+  assert.equal(busy.steady_state.overloaded, true);
+  // A point is the CLI's serve of that rate (mean and p90, TTFT and TPOT).
+  for (const metric of ['ttft', 'tpot']) {
+    for (const stat of ['mean', 'p90']) {
+      assert.equal(Number(await at(1, metric, stat).getAttribute('data-value')), calm[`${metric}_ms`][stat],
+        `${metric} ${stat} at 1 req/s`);
+    }
+  }
+  // Overloaded points are crosses over the shaded zone; the others circles.
+  assert.equal(await at(1, 'ttft', 'mean').getAttribute('data-overloaded'), 'false');
+  assert.equal(await at(1, 'ttft', 'mean').evaluate((e) => e.tagName), 'circle');
+  assert.equal(await at(4, 'ttft', 'mean').getAttribute('data-overloaded'), 'true');
+  assert.match(await at(4, 'tpot', 'p90').getAttribute('class'), /\boverloaded\b/);
+  assert.equal(await at(4, 'ttft', 'mean').evaluate((e) => e.tagName), 'path');
+  assert.equal(await page.getByTestId('overload-zone').count(), 1);
+  // No targets: no lines, no misses.
+  assert.equal(await page.locator('[data-testid^="slo-"]').count(), 0);
+  assert.equal(await page.locator('svg.serve-rate-curve .point.miss').count(), 0);
+
+  // Targets: a line on each plot, and every point above its line a miss (both statistics).
+  await setField(page, 'serve-ttft', 2000);
+  await setField(page, 'serve-tpot', 33);
+  await page.getByTestId('slo-tpot').waitFor({ state: 'attached' }); // a line: no height to be 'visible'
+  assert.equal(await page.getByTestId('slo-ttft').count(), 1);
+  const drawn = await page.locator('svg.serve-rate-curve .point').evaluateAll((ps) => ps.map((p) => ({
+    metric: p.getAttribute('data-metric'), value: Number(p.getAttribute('data-value')),
+    miss: p.getAttribute('data-miss'), cls: p.getAttribute('class') })));
+  assert.equal(drawn.length, 28);
+  for (const p of drawn) {
+    const over = p.value > (p.metric === 'ttft' ? 2000 : 33);
+    assert.equal(p.miss, String(over), `${p.metric} ${p.value}`);
+    assert.equal(/\bmiss\b/.test(p.cls), over);
+  }
+  assert.ok(drawn.some((p) => p.miss === 'true') && drawn.some((p) => p.miss === 'false'), 'both kinds drawn');
+  // The targets are in the link; one cleared takes its line away.
+  await page.waitForFunction(() => location.hash.includes('sv=1000_300_r2_n0_u0_t2000_p33'));
+  await setField(page, 'serve-ttft', '');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="slo-ttft"]'));
+  assert.equal(await page.getByTestId('slo-tpot').count(), 1);
+  // A target that is not a number is named, and drawn as none.
+  await setField(page, 'serve-tpot', '-3');
+  await page.getByTestId('target-error').waitFor();
+  assert.equal(await page.getByTestId('target-error').textContent(), 'TPOT target (ms) must be a number above 0.');
+  assert.equal(await page.locator('[data-testid^="slo-"]').count(), 0);
+  await setField(page, 'serve-tpot', 33);
+
+  // The values as a table and in the CSV: one line per rate, whether overloaded, the targets missed.
+  assert.equal(await page.locator('[data-testid="serve-curve-table"] tbody tr').count(), 7);
+  await page.waitForFunction(() => document.querySelector('[data-testid="serve-status"]').textContent === 'Done.');
+  const [file] = await Promise.all([page.waitForEvent('download'),
+    page.locator('[aria-label="Export the serving results"] [data-export="csv"]').click()]);
+  const lines = readFileSync(await file.path(), 'utf8').trimEnd().split('\r\n');
+  assert.ok(lines.includes('# targets: TPOT 33 ms (mean and p90 held against each)'), lines.join('\n'));
+  const csv = lines.filter((l) => !/^"?#/.test(l)).map((l) => l.split(','));
+  const col = (name) => csv[0].indexOf(name);
+  const row = (r) => csv.find((c) => c[0] === 'curve' && Number(c[col('request_rate_per_s')]) === r);
+  assert.equal(csv.filter((c) => c[0] === 'curve').length, 6, 'the six other rates (2 is this workload)');
+  assert.equal(row(1)[col('overloaded')], 'false');
+  assert.equal(row(4)[col('overloaded')], 'true');
+  assert.equal(Number(row(1)[col('ttft_mean_ms')]), Number(calm.ttft_ms.mean.toPrecision(6)));
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('concurrency mode: the curve over request rate on request, around the rate the clients reach', async () => {
+  const page = await openServing(env.base);
+  await page.getByTestId('ttft').waitFor();
+  assert.equal(await page.getByTestId('serve-curve-kind').inputValue(), 'concurrency');
+  await page.waitForFunction(() => document.querySelector('[data-testid="serve-status"]').textContent === 'Done.', null,
+    { timeout: 60000 });
+  const main = cliServe({ model: 'llama-3.1-8b-instruct', gpu: 'H100', tp: 1, mode: 'measured',
+    workload: { input_tokens: 1024, output_tokens: 128, concurrency: 8 } });
+  await page.getByTestId('serve-curve-kind').selectOption('rate');
+  await page.waitForFunction(() => document.querySelectorAll(
+    'svg.serve-rate-curve .point[data-metric="ttft"][data-stat="mean"]').length === 7, null, { timeout: 120000 });
+  // 1x is the rate the 8 clients reached, to three significant digits, served as an open loop.
+  const rate = Number(main.throughput.requests_per_s.toPrecision(3));
+  const cli = cliServe({ model: 'llama-3.1-8b-instruct', gpu: 'H100', tp: 1, mode: 'measured',
+    workload: { input_tokens: 1024, output_tokens: 128, request_rate: rate } });
+  const point = page.locator(`svg.serve-rate-curve .point[data-rate="${rate}"][data-metric="tpot"][data-stat="mean"]`);
+  assert.equal(Number(await point.getAttribute('data-value')), cli.tpot_ms.mean);
+  // The choice is in the link; the concurrency curve comes back on request.
+  await page.waitForFunction(() => /sv=1024_128_c8_n0_u0_xr(&|$)/.test(location.hash));
+  await page.getByTestId('serve-curve-kind').selectOption('concurrency');
+  await page.waitForFunction(() =>
+    document.querySelectorAll('svg.serve-curve circle.point[data-concurrency]').length >= 9, null, { timeout: 60000 });
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test('a long simulation runs in a worker: the page answers meanwhile, shows progress, and Cancel stops it',
   async () => {
   const page = await openServing(env.base);

@@ -114,4 +114,12 @@ test('serve and plan errors in a panel\'s words: the label for the path, bounds 
     'workload.warmup_requests must be from 0 to 10.');
   assert.equal(say('engine.max_num_seqs', 'Too small.', ''), 'Too small (engine.max_num_seqs).');
   assert.equal(say('', 'Something else.', ''), 'Something else.');
+  // The engine's settings: a message that starts with the setting's own name, the others in words.
+  assert.equal(say('engine.max_num_batched_tokens',
+    'max_num_batched_tokens (1000) must be at least max_num_seqs (2000), as vLLM requires.', 'Token budget per step'),
+  'Token budget per step (1000) must be at least the max running requests (2000), as vLLM requires.');
+  assert.equal(say('engine.gpu_memory_utilization', 'engine.gpu_memory_utilization must be a finite number >= 0.01.',
+    'GPU memory utilization'), 'GPU memory utilization must be a number of at least 0.01.');
+  assert.equal(say('workload.input_tokens', 'workload.input_tokens must exceed workload.prefix_cache_hit_ratio x 2.',
+    'Input tokens'), 'Input tokens must exceed the prefix-cache hit ratio x 2.');
 });
