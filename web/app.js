@@ -78,12 +78,14 @@ function buildPanels({ context, pricing, results, panels }) {
 }
 
 /**
- * The Serving panel and the summary strip's serving figures, one simulation of the workload
- * for both (web/serving.js, with its worker): a bundle of its own, loaded by import().
+ * The Serving panel, the summary strip's serving figures and the A/B comparison's, one
+ * simulation of the workload for all (web/serving.js, with its worker): a bundle of its own,
+ * loaded by import().
  */
 function loadServing(context) {
   return import('./serving.js')
-    .then((m) => m.startServing(context, $('#serving-panel'), { view, strip: embed ? null : $('#summary') }))
+    .then((m) => m.startServing(context, $('#serving-panel'),
+      { view, strip: embed ? null : $('#summary'), compare: embed ? null : $('#compare') }))
     .catch((error) => $('#serving-panel').append(errorNote(`The serving panel did not load: ${error.message}`)));
 }
 

@@ -122,6 +122,8 @@ export function comparePanel({ calc, store, fetchKernels }, controlRoot, root) {
     if (a.error) return fill(body, h('p',
       { class: 'field-error', 'data-testid': 'error', text: `A cannot be priced: ${a.error}` }));
     const diff = differences(store.pinned.state, good.state);
+    const kernels = [a.result, good.result].map((r) => r.measured?.kernels);
+    if (kernels[0] && kernels[1] && kernels[0] !== kernels[1]) diff.push(`kernel tables ${kernels.join(' → ')}`);
     const rows = compareRows(a.result, good.result);
     const cell = (us) => (us === null ? '—' : timeUs(us));
     fill(body, 

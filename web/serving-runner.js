@@ -218,6 +218,10 @@ export function servingRunner({ store, calc }) {
    */
   function next() {
     if (busy || !run || run.status === 'running' || run.status === 'cancelled') return false;
+    if (run.compare?.status === 'waiting' && run.compare.key === run.key && run.status === 'done') {
+      Object.assign(run.compare, { status: 'done', result: run.result }); // A is this very request
+      tell('compare');
+    }
     if (run.compare?.status === 'waiting') {
       run.compare.status = 'running';
       post('compare', { request: run.compare.request, curve: [] });

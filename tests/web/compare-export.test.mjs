@@ -55,8 +55,8 @@ test('pin A, change the TP: both priced as the CLI prices them, the difference p
   assert.deepEqual(await again.getByTestId('compare-table').locator('tbody tr').first()
     .evaluate((tr) => [...tr.children].map((c) => c.textContent)), step);
   // The comparison exports as CSV with µs figures.
-  const csv = parseCsv((await downloaded(again, again.locator('#compare-section [data-export="csv"]')))
-    .bytes.toString());
+  const button = again.locator('[aria-label="Export the A/B comparison"] [data-export="csv"]');
+  const csv = parseCsv((await downloaded(again, button)).bytes.toString());
   assert.deepEqual(csv[0], ['bar', 'part', 'a_us', 'b_us', 'b_minus_a_us']);
   assert.deepEqual(csv[1].slice(0, 4).map((v, i) => (i < 2 ? v : Number(v))), ['Step', 'step time', a, b]);
   await again.getByTestId('unpin-a').click();
