@@ -33,6 +33,17 @@ export const h = (tag, props, ...children) => build(document.createElement(tag),
 export const svg = (tag, props, ...children) => build(document.createElementNS(SVG_NS, tag), props, children);
 export const $ = (selector, root = document) => root.querySelector(selector);
 
+/**
+ * A link to the rendered page of docs/`name`.md (web/dist/docs/, scripts/build-docs.mjs), in a
+ * new tab: the documentation as a document, not its Markdown.
+ */
+export const docLink = (name, text = `docs/${name}.md`) =>
+  h('a', { href: `web/dist/docs/${name}.html`, target: '_blank', rel: 'noopener', text });
+
+/** `text` (a core's message, say) with each "docs/NAME.md" in it a link to that page. */
+export const withDocLinks = (text) => String(text).split(/\b(docs\/[A-Z][A-Z-]*\.md)/)
+  .map((part, i) => (i % 2 ? docLink(part.slice(5, -3), part) : part));
+
 /** A labelled input: returns {wrap, input}. `props` go to the input. */
 export function field(label, props = {}, hint) {
   const input = h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false', ...props });

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Every mode priced side by side, and the switches and parameters of the corrected
 // model, all read from presets().modes and the results' `corrected` object.
-import { h, int, parseTyped, timeUs, deltaTime, deltaPct } from './dom.js';
+import { h, int, parseTyped, timeUs, deltaTime, deltaPct, docLink, withDocLinks } from './dom.js';
 import { toRequest } from './state.js';
 import { catalogue, MODE } from './catalogue.js';
 
@@ -24,16 +24,13 @@ function modesExplained(modes) {
       const doc = MODE_DOCS[mode];
       const a = acc?.modes?.[mode];
       return [h('dt', {}, h('code', { text: mode }), a ? ` · ${a.mape.toFixed(2)}% mean error` : ''),
-        h('dd', {}, text,
-          doc ? [' ',
-          h('a', { href: `web/dist/docs/${doc}.html`, target: '_blank', rel: 'noopener',
-          text: 'How it works' })] : null)];
+        h('dd', {}, withDocLinks(text), // the core's words name their document: a link to its page
+          doc ? [' ', docLink(doc, 'How it works')] : null)];
     }));
     const ranked = modes.filter((m) => acc?.modes?.[m]).sort((a, b) => acc.modes[a].mape - acc.modes[b].mape);
     note.replaceChildren(...(ranked.length ? [`Most accurate: `, h('strong', { text: ranked[0] }),
       `. Mean absolute error against ${int(acc.steps)} measured vLLM steps (${acc.setup}; ${acc.fitted}). `,
-      h('a',
-        { href: 'web/dist/docs/ACCURACY.html', target: '_blank', rel: 'noopener', text: 'Accuracy in detail' })] : []));
+      docLink('ACCURACY', 'Accuracy in detail')] : []));
   };
   fill(accuracy);
   if (!accuracy) {
@@ -121,9 +118,8 @@ export function modesSection({ calc, presets, store, fields }, root) {
       `(${switchList.length} + ${paramList.length})`;
     controls.replaceChildren(h('h3', { text: 'Switches' }), ...switchList,
       h('h3', { text: 'Parameters' }), h('div', { class: 'grid' }, paramList), h('div', { class: 'actions' }, reset),
-      h('small',
-        { class: 'muted',
-        text: 'Each switch fixes one documented weakness of the reference model; see docs/CORRECTED-MODE.md.' }));
+      h('small', { class: 'muted' },
+        'Each switch fixes one documented weakness of the reference model; see ', docLink('CORRECTED-MODE'), '.'));
   }
 
   /** Re-prices the other modes and refreshes the controls for the priced `good`. */

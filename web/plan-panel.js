@@ -8,7 +8,7 @@
 // table, each with "Open" (the page's model, GPU, TP and serving workload become the
 // candidate's). A bundle of its own, loaded when the panel is first opened; the inputs are
 // in the link (`pl=`, web/plan-state.js); `?embed=1&view=plan` shows the panel alone.
-import { h, svg, fill, int, fixed, parseTyped } from './dom.js';
+import { h, svg, fill, int, fixed, parseTyped, docLink } from './dom.js';
 import { niceTicks } from './charts.js';
 import { MODE, useCatalogue } from './catalogue.js';
 import { encodeHash } from './state.js';
@@ -260,9 +260,9 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
   const status = h('span', { class: 'status', role: 'status', 'data-testid': 'plan-status' });
   const errors = h('div', { 'data-testid': 'plan-errors' });
   const results = h('div', { class: 'plan-results', 'data-testid': 'plan-results' });
-  root.append(h('p', { class: 'muted', text: 'The cheapest configuration that meets a latency target: every GPU × ' +
-    'TP candidate served in the measured mode, vLLM\'s scheduler simulated step by step (docs/PLAN.md). ' +
-    'Estimates, not measurements.' }), form, h('div', { class: 'actions' }, run, progress, cancel, status),
+  root.append(h('p', { class: 'muted' }, 'The cheapest configuration that meets a latency target: every GPU × ' +
+    'TP candidate served in the measured mode, vLLM\'s scheduler simulated step by step (', docLink('PLAN'), '). ' +
+    'Estimates, not measurements.'), form, h('div', { class: 'actions' }, run, progress, cancel, status),
   errors, results);
 
   /** The page's model's name (the first model choice; it follows the Model panel). */
@@ -471,9 +471,9 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
         `${fixed(rec.headroom.request_rate, 2)} requests/s, ${fixed(rec.headroom.ratio, 2)} × ${served}. ` +
         `${pct} TTFT ${ms(c.ttft_ms_at_percentile)}, TPOT ${ms(c.tpot_ms_at_percentile)}, ` +
         `end-to-end ${ms(c.e2e_ms_at_percentile)}.` }),
-      h('p', { class: 'muted',
-        text: `Estimates of the measured mode, not measurements: ${validationNote(c.validation)} ` +
-          '(docs/VALIDATION.md).' }),
+      h('p', { class: 'muted' },
+        `Estimates of the measured mode, not measurements: ${validationNote(c.validation)} (`,
+        docLink('VALIDATION'), ').'),
     ];
   }
 

@@ -8,7 +8,7 @@
 // Worker), shared with the summary strip; the curve's starts when the panel is first on
 // screen; progress and Cancel here. Loaded (web/serving.js) after the first view; in an
 // embed with `view=serving` it is the whole page.
-import { h, svg, int, fixed, parseTyped, fill } from './dom.js';
+import { h, svg, int, fixed, parseTyped, fill, docLink, withDocLinks } from './dom.js';
 import { exportButtons } from './export-buttons.js';
 import { aboutExport } from './export-about.js';
 import { fieldErrorWords } from './words.js';
@@ -364,8 +364,7 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
         .../** @type {[string, string][]} */ (targetWords(local) ? [['targets', targetWords(local)]] : [])] }) });
   root.append(h('p', { class: 'muted' },
     'The shown model, GPU, TP and mode serving a workload: vLLM\'s scheduler simulated step by step (',
-    h('a', { href: 'web/dist/docs/SERVING.html', target: '_blank', rel: 'noopener', 'data-testid': 'serve-doc',
-      text: 'how it is simulated' }), ').'),
+    docLink('SERVING', 'how it is simulated'), ').'),
   form, details, h('div', { class: 'actions' }, progress, cancel, status), errors, memory, results, curveWrap, exports);
 
   const show = () => {
@@ -492,7 +491,7 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
       text: `${int(main.workload.num_requests)} requests, ${int(main.steps)} engine steps simulated in ` +
         `${main.mode} on ${main.tp} × ${main.gpu}; ${preemptions}.` }),
     ...main.warnings.filter((w) => w.code !== 'model_does_not_fit' && w.code !== 'serving_overload')
-      .map((w) => h('p', { class: 'field-warning', text: w.message })));
+      .map((w) => h('p', { class: 'field-warning' }, withDocLinks(w.message))));
   };
 
   /** Progress, status and Cancel from the run's state. */
