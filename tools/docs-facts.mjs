@@ -103,6 +103,14 @@ export const facts = {
   /** Every GPU the core knows, by name. */
   'gpu-names': (ctx) => list(ctx.catalogue().gpu_specs.map((/** @type {any} */ g) => g.name)),
 
+  /** The GPUs measured on vLLM tables of their own. */
+  'measured-gpu-names': (ctx) => list(ctx.catalogue().gpu_specs.filter((/** @type {any} */ g) => !g.kernels_from)
+    .map((/** @type {any} */ g) => g.name)),
+
+  /** The GPUs with datasheet constants only, each with the GPU whose tables are scaled to it. */
+  'scaled-gpu-names': (ctx) => list(ctx.catalogue().gpu_specs.filter((/** @type {any} */ g) => g.kernels_from)
+    .map((/** @type {any} */ g) => `${g.name} (from ${g.kernels_from})`)),
+
   /** The `gpu` values a request may name, the default first. */
   'gpu-choices': (ctx) => {
     const c = ctx.catalogue();

@@ -44,7 +44,9 @@ export const tables = {
   /** Every GPU with its device name and measured kernel tables, from the catalogue. */
   'kernel-gpus': (ctx) => table(['GPU', 'device (as measured)', 'vLLM tables', 'default'],
     ctx.catalogue().gpu_specs.map((/** @type {any} */ g) =>
-      [g.name, g.device, g.kernels.join(', '), g.default_kernels])),
+      [g.name, g.device,
+        g.kernels_from ? `${g.kernels_from}'s, scaled (none measured on this GPU)` : g.kernels.join(', '),
+        g.default_kernels])),
 
   /** The measured mode's constants from each GPU's tables, read from real results. */
   'measured-table-figures': (ctx) => {

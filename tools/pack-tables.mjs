@@ -242,13 +242,14 @@ const MODEL_KEYS = new Set([
   'multi_query_group_num', 'intermediate_size', 'ffn_hidden_size', 'torch_dtype', 'dtype', 'vocab_size',
   'head_dim', 'num_local_experts', 'n_routed_experts', 'num_experts', 'num_experts_per_tok', 'kv_lora_rank',
   'sliding_window', 'use_sliding_window', 'moe_intermediate_size', 'text_config',
-  'architectures', 'model_type', 'tie_word_embeddings', 'hidden_act', 'use_qk_norm', 'vision_config',
+  'architectures', 'model_type', 'tie_word_embeddings', 'hidden_act', 'hidden_activation', 'use_qk_norm',
+  'vision_config',
   'quantization_config', 'moe_topk', 'first_k_dense_replace', 'moe_layer_freq', 'interleave_moe_layer_step',
   'decoder_sparse_step', 'mlp_only_layers', 'n_shared_experts', 'shared_expert_intermediate_size',
   'intermediate_size_mlp', 'q_lora_rank', 'qk_nope_head_dim', 'qk_rope_head_dim', 'v_head_dim',
   'attention_chunk_size', 'index_topk', 'index_n_heads', 'num_nextn_predict_layers',
   'max_position_embeddings', 'n_positions', 'max_seq_len', 'seq_length', 'max_sequence_length', 'model_max_length',
-  'rope_scaling',
+  'rope_scaling', 'layer_types', 'sliding_window_pattern',
 ]);
 // rope_scaling: what the context length's scaling reads (read_context in model_spec_config.cpp).
 const ROPE_KEYS = new Set(['rope_type', 'type', 'factor', 'original_max_position_embeddings']);
@@ -329,9 +330,12 @@ const gpuJson = [];  // presets().gpu_specs, written verbatim by the core
 const GPU_JSON_FIELDS = ['name', 'device', 'memory_bytes', 'hbm_bw_bytes_per_s', 'bf16_tflops', 'fp8_tflops',
   'int8_tflops',
   'interconnect', 'nvlink_bw_bytes_per_s', 'pcie_bw_bytes_per_s', 'inter_node_bw_bytes_per_s', 'gpus_per_node',
-  'other_mem_bytes', 'nccl_mem_bytes', 'aic_system', 'kernels',
+  'other_mem_bytes', 'nccl_mem_bytes', 'aic_system', 'kernels_from', 'kernels',
   'default_kernels', 'source'];
-const gpus = fs.existsSync(gpuDir) ? fs.readdirSync(gpuDir).filter((f) => f.endsWith('.json')).sort().map((f) => {
+// By name ("a100" before "a100-pcie": a plain sort of the file names puts '-' before '.').
+const byName = (/** @type {string} */ a, /** @type {string} */ b) =>
+  (a.replace(/\.json$/, '') < b.replace(/\.json$/, '') ? -1 : 1);
+const gpus = fs.existsSync(gpuDir) ? fs.readdirSync(gpuDir).filter((f) => f.endsWith('.json')).sort(byName).map((f) => {
   const g = JSON.parse(fs.readFileSync(path.join(gpuDir, f), 'utf8'));
   gpuJson.push(Object.fromEntries(GPU_JSON_FIELDS.map((k) => [k, g[k]])));
   const num = (v, what) => {
@@ -346,6 +350,7 @@ const gpus = fs.existsSync(gpuDir) ? fs.readdirSync(gpuDir).filter((f) => f.ends
     `{${GPU_FIELDS.map((k) => num(g[k], k)).join(', ')}}`,
     `{${nccl.map((v, i) => num(v, `nccl_mem_bytes[${i}]`)).join(', ')}}`,
     cString(g.kernels.join(',')), cString(g.default_kernels), cString(g.aic_system ?? ''),
+    cString(g.kernels_from ?? ''),
   ];
   return `    {${fields.join(', ')}},`;
 }) : [];

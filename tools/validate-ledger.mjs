@@ -155,7 +155,9 @@ export function requestOf(row) {
   let quantization = QUANT[row.gemm_quant_mode];
   if (quantization === undefined) return { reason: `gemm_quant_mode ${row.gemm_quant_mode} has no request value` };
   // AIConfigurator labels gpt-oss's MXFP4 checkpoint nvfp4; the checkpoint says what runs.
-  const quant = typeof model.model === 'object' ? model.model.quantization_config?.quant_method : undefined;
+  const config = typeof model.model === 'object' ? model.model
+    : JSON.parse(readText(`presets/models/${model.model}.json`));
+  const quant = config.quantization_config?.quant_method;
   if (quantization === 'nvfp4' && quant === 'mxfp4') quantization = 'mxfp4';
   const c = Number(row.concurrency);
   const request = {

@@ -4,7 +4,7 @@
 // weight precision, dense/MoE kind, TP, priced runs and the TTFT/TPOT MAPE. Never edited
 // by hand; regenerated whenever docs/validation.json changes.
 // Usage: node tools/validate-summary.mjs docs/validation.json OUT.cpp
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const [ledgerFile, out] = process.argv.slice(2);
 if (!ledgerFile || !out) throw new Error('usage: node tools/validate-summary.mjs docs/validation.json OUT.cpp');
@@ -14,8 +14,10 @@ const ledger = JSON.parse(readFileSync(ledgerFile, 'utf8'));
 function isMoe(key) {
   const run = ledger.runs.find((/** @type {any} */ r) => r.subset === key && r.status === 'priced');
   const m = run?.request?.model;
-  const config = m && typeof m === 'object' ? ledger.models[m.$model] : null;
-  if (!config) return /-a\d+b/i.test(key);  // a preset: Qwen3-30B-A3B style names are MoE
+  const preset = typeof m === 'string' ? new URL(`../presets/models/${m}.json`, import.meta.url) : null;
+  const config = m && typeof m === 'object' ? ledger.models[m.$model]
+    : preset && existsSync(preset) ? JSON.parse(readFileSync(preset, 'utf8')) : null;
+  if (!config) return /-a\d+b/i.test(key);  // no config: Qwen3-30B-A3B style names are MoE
   const c = config.text_config ?? config;
   return Number(c.num_local_experts ?? c.num_experts ?? c.n_routed_experts ?? 0) > 0;
 }

@@ -168,8 +168,8 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
   // The panel's own stylesheet (web/plan-panel.css, built beside this bundle).
   document.head.append(h('link', { rel: 'stylesheet', href: new URL('./plan-panel.css', import.meta.url).href }));
 
-  /** GPUs with measured tables: the planner's candidates. */
-  const gpuNames = presets.gpu_specs.filter((g) => g.kernels?.length).map((g) => g.name).sort();
+  /** GPUs with measured tables of their own: the planner's candidates (not those scaled from a sibling's). */
+  const gpuNames = presets.gpu_specs.filter((g) => g.kernels?.length && !g.kernels_from).map((g) => g.name).sort();
   const defaults = /** @type {Record<string, number>} */ (prices.gpu_hour_usd);
   const fresh = () => defaultPlan(Object.fromEntries(gpuNames.map((g) => [g, defaults[g] ?? ''])));
   /** Each GPU's price as typed, also for GPUs not checked (the link keeps the checked ones). */

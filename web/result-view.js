@@ -101,7 +101,8 @@ export function resultView({ calc, presets, embed }) {
     const noFit = noFitWords(result);
     $('#sticky').replaceChildren(h('strong', { text: timeUs(result.step_time_us) }), noFit ? ` ${noFit}` : '',
       ` · ${context}`);
-    $('#headline').replaceChildren(headline(result, referenceOf(request), accuracy));
+    const gpu = (presets.gpu_specs || []).find((g) => g.name === state.gpu);
+    $('#headline').replaceChildren(headline(result, referenceOf(request), accuracy, gpu));
     renderCharts();
   }
 

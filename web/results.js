@@ -24,7 +24,7 @@ export function contextLine(state, result) {
  * The headline: the step time, its tokens, what binds it; `reference` (the blis-v2
  * result of the same step, or null) is shown beside another mode's figure.
  */
-export function headline(result, reference = null, accuracy = null) {
+export function headline(result, reference = null, accuracy = null, gpu = null) {
   const t = result.tokens;
   const fused = result.corrected?.fused;
   const phaseText = (name) => {
@@ -54,7 +54,23 @@ export function headline(result, reference = null, accuracy = null) {
         `; CPU overhead ${time(result.overhead_us * 1e-6)} is added on top.`),
     h('ul', { class: 'phases' }, phaseText('prefill'), phaseText('decode')),
     reference ? referenceLine(result, reference) : null,
+    linkLine(result, gpu),
     accuracyLine(result.mode, accuracy));
+}
+
+/**
+ * GPUs without NVLink (`gpu`'s interconnect is PCIe) whose collectives take a fifth or more
+ * of a measured step's GPU time: said under the number, with the link's bandwidth.
+ */
+export function linkLine(result, gpu) {
+  const m = result.measured;
+  if (!m || gpu?.interconnect !== 'PCIe' || !(m.gpu_time_us > 0)) return null;
+  const share = m.totals_us.communication / m.gpu_time_us;
+  if (!(share >= 0.2)) return null;
+  return h('p', { class: 'field-warning', 'data-testid': 'pcie-note',
+    text: `${gpu.name} GPUs talk over PCIe (${int(gpu.nvlink_bw_bytes_per_s / 1e9)} GB/s each way, no NVLink): ` +
+      `the all-reduce takes ${pct(share)} of this step's GPU time. Fewer GPUs per engine (a lower TP) or ` +
+      'NVLink GPUs spend less on it.' });
 }
 
 /**

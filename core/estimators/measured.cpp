@@ -100,6 +100,29 @@ KernelTime collective(const MeasuredPlan& p, int group, double elements) {
   return t;
 }
 
+/// `us`, the time of one instance of `op` on the tables' GPU, on the plan's `scaled_to` GPU:
+/// what is above the launch floor (communication: the link latency) times the ratio of the
+/// op's two rooflines (its FLOPs at the format's peak, or its bytes at HBM bandwidth), or of
+/// the two interconnects' bandwidths.
+double scaled_us(const MeasuredPlan& p, const Operator& op, double rows, double us) {
+  if (p.scaled_to == nullptr) return us;
+  double floor = p.constants.launch_floor_us, ratio = p.scale_link;
+  if (op.kind == OpKind::kAllreduce || op.kind == OpKind::kGather) {
+    floor = p.db->gpu().p2p_latency_s * 1e6;
+  } else {
+    const bool low =
+        op.format == WeightFormat::kFp8 || op.format == WeightFormat::kFp8Block || op.format == WeightFormat::kNvfp4;
+    const auto roof = [&](const GpuSpec& g) {
+      const double peak = (low && g.fp8_tflops > 0 ? g.fp8_tflops : g.bf16_tflops) * 1e12;
+      return std::max(peak > 0 ? rows * op.row_flops / peak : 0.0,
+                      g.hbm_bw_bytes_per_s > 0 ? op_bytes(op, rows) / g.hbm_bw_bytes_per_s : 0.0);
+    };
+    const double measured_on = roof(p.db->gpu());
+    ratio = measured_on > 0 ? roof(*p.scaled_to) / measured_on : p.scale_hbm;
+  }
+  return us <= floor ? us : floor + (us - floor) * ratio;
+}
+
 /// One instance of `op` at `rows`; `kernel` gets the cells of a table lookup.
 double op_us(const MeasuredPlan& p, const Operator& op, double rows, KernelTime* kernel) {
   const KernelDb& db = *p.db;
@@ -191,7 +214,7 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
         }
       }
     } else {
-      us_each = op_us(p, op, rows, full != nullptr ? &kernel : nullptr);
+      us_each = scaled_us(p, op, rows, op_us(p, op, rows, full != nullptr ? &kernel : nullptr));
     }
     const double us = count * us_each;
     t.gpu_us += us;

@@ -73,6 +73,11 @@ struct MeasuredPlan {
   /// each request's context cut to the window.
   double sliding_share = 0;
   int64_t sliding_window = 0;
+  /// A GPU measured on no table (GpuSpec::kernels_from): the tables are its sibling's, and
+  /// their times are scaled to it by the two datasheets. Time factors (sibling's figure over
+  /// this GPU's): HBM-bound, BF16-compute-bound, interconnect-bound; all 1 otherwise.
+  const GpuSpec* scaled_to = nullptr;
+  double scale_hbm = 1, scale_bf16 = 1, scale_link = 1;
   std::vector<Warning> warnings;  ///< plan-level: approximations that hold for every step
 };
 

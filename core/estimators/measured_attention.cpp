@@ -167,6 +167,10 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
     }
     fixed = std::max(fixed, c.prefill_fixed_us);
   }
+  // On a GPU priced from its sibling's tables: decode reads KV (HBM-bound), prefill is
+  // flash attention's FLOPs (compute-bound); the fixed launch cost stays.
+  decode_var *= p.scale_hbm;
+  prefill_var *= p.scale_bf16;
   if (split != nullptr) {
     split->fixed_us = fixed;
     split->decode_us = decode_var;

@@ -6,6 +6,8 @@
 
 #include "estimators/measured.h"
 #include "estimators/measured_attention.h"
+#include "json/text_format.h"
+#include "kernels/gpu_spec.h"
 #include "kernels/kernel_catalogue.h"
 
 namespace stepcalc {
@@ -233,6 +235,21 @@ Expected<MeasuredPlan> plan_measured(const Request& r, std::shared_ptr<const Ker
     plan.sliding_window = spec.sliding_window;
   }
   const KernelDb& kdb = *plan.db;
+  if (const GpuSpec* asked = find_gpu_spec(r.hardware.gpu); asked != nullptr && asked->kernels_from == kdb.gpu().name) {
+    const GpuSpec& s = kdb.gpu();
+    const auto factor = [](double sibling, double self) { return sibling > 0 && self > 0 ? sibling / self : 1.0; };
+    plan.scaled_to = asked;
+    plan.scale_hbm = factor(s.hbm_bw_bytes_per_s, asked->hbm_bw_bytes_per_s);
+    plan.scale_bf16 = factor(s.bf16_tflops, asked->bf16_tflops);
+    plan.scale_link = factor(s.nvlink_bw_bytes_per_s, asked->nvlink_bw_bytes_per_s);
+    const auto x = [](double v) { return format_fixed(v, 2) + "x"; };
+    plan.warnings.push_back(
+        {"gpu_tables_scaled", "No vLLM kernel tables were measured on " + asked->name + ": its operators are " +
+                                  s.name + "'s measured times scaled by the two datasheets (memory-bound work " +
+                                  x(plan.scale_hbm) + ", compute-bound " + x(plan.scale_bf16) + ", " +
+                                  asked->interconnect + " communication " + x(plan.scale_link) +
+                                  " above the launch and link latency). No measured runs check it."});
+  }
   // What the GPU measures (the catalogue), not only what is loaded: a missing part is an error.
   const KernelSet* set = find_kernel_set(kdb.gpu().name, kdb.version());
   const KernelCoverage& cov = set != nullptr ? set->coverage : kdb.coverage();

@@ -56,6 +56,7 @@ constexpr const char* kNames[kNumWarningCodes] = {
     "table_approximated",
     "table_missing",
     "table_outlier",
+    "gpu_tables_scaled",
     "beyond_context",
     "model_does_not_fit",
     "kv_cache_overflow",

@@ -67,6 +67,7 @@ enum WarningCode {
   kWarnTableApproximated,
   kWarnTableMissing,
   kWarnTableOutlier,
+  kWarnGpuTablesScaled,
   kWarnBeyondContext,
   kWarnModelDoesNotFit,
   kWarnKvCacheOverflow,

@@ -202,6 +202,44 @@ const std::vector<const char*>& model_shape_fields() {
   return kFields;
 }
 
+/// Refuses a model with linear-attention (or state-space) layers: their cost and state are
+/// not softmax attention's, and the core reads no tables for them yet. Names the key.
+Expected<bool> check_attention_kind(const ConfigView& c) {
+  element e;
+  const Path* base = nullptr;
+  std::string_view found;
+  for (const char* key : {"full_attention_interval", "linear_num_value_heads", "linear_attn_config"})
+    if (found.empty() && c.find(key, &e, &base) && !e.is_null()) found = key;
+  const auto lists = [&](const char* key, auto linear) {
+    simdjson::dom::array list;
+    if (!found.empty() || !c.find(key, &e, &base) || e.get_array().get(list) != simdjson::SUCCESS) return;
+    for (element t : list)
+      if (linear(t)) {
+        found = key;
+        return;
+      }
+  };
+  lists("layer_types", [](element t) {
+    std::string_view v;
+    return t.get_string().get(v) == simdjson::SUCCESS && v.find("linear") != std::string_view::npos;
+  });
+  lists("layers_block_type", [](element t) {
+    std::string_view v;
+    return t.get_string().get(v) == simdjson::SUCCESS && (v == "mamba" || v.find("linear") != std::string_view::npos);
+  });
+  lists("attn_type_list", [](element t) {  // MiniMax: 0 = lightning (linear) attention, 1 = softmax
+    int64_t v = 1;
+    return t.get_int64().get(v) == simdjson::SUCCESS && v == 0;
+  });
+  if (found.empty()) return true;
+  const std::string where = c.where(found);
+  return make_error("unsupported", where,
+                    "This model has linear-attention or state-space layers (" + std::string(found) +
+                        "): stepcalc prices softmax attention only and reads no linear-attention tables yet, so "
+                        "its step time and KV cache would be wrong. Models whose layers are all softmax attention "
+                        "(full or sliding-window) are priced.");
+}
+
 Expected<ModelShape> model_from_config(object top, const Path& path) {
   ConfigView c(path);
   c.top = top;
@@ -259,6 +297,8 @@ Expected<ModelShape> model_from_config(object top, const Path& path) {
   if (!notes) return notes.error();
   auto moe = check_moe(c);
   if (!moe) return moe.error();
+  auto kind = check_attention_kind(c);
+  if (!kind) return kind.error();
   m.spec = model_spec_from_config(top, m);
   m.source = "config";
   return m;

@@ -336,6 +336,7 @@ ModelSpec model_spec_from_config(object config, const ModelShape& shape) {
   if (const int64_t head_dim = f.integer("head_dim"); head_dim > 0) s.head_dim = head_dim;
   s.tie_word_embeddings = f.flag("tie_word_embeddings", false);
   s.activation = f.text_of("hidden_act");
+  if (s.activation.empty()) s.activation = f.text_of("hidden_activation");  // Gemma's name for it
   if (s.activation.empty()) s.activation = "silu";
   s.qk_norm = f.flag("use_qk_norm", s.model_type == "qwen3" || s.model_type == "qwen3_moe");
   s.has_vision = config.at_key("vision_config").error() == simdjson::SUCCESS;

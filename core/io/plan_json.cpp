@@ -262,8 +262,8 @@ Expected<PlanRequest> parse_plan_request(std::string_view text) {
   }
   // GPUs and prices.
   if (p.gpus.empty())
-    for (const GpuSpec& g : gpu_specs())
-      if (!g.kernel_versions.empty()) p.gpus.push_back(g.name);
+    for (const GpuSpec& g : gpu_specs())  // measured on tables of their own (not a sibling's, scaled)
+      if (!g.kernel_versions.empty() && g.kernels_from.empty()) p.gpus.push_back(g.name);
   for (const std::string& g : p.gpus) p.gpu_hour_usd[g] = default_gpu_hour_usd(g) > 0 ? default_gpu_hour_usd(g) : -1;
   if (prices) {
     p.prices_given = true;

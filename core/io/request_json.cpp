@@ -10,6 +10,7 @@
 #include "io/workload_json.h"
 #include "json/json_read.h"
 #include "json/json_writer.h"
+#include "kernels/gpu_spec.h"
 #include "kernels/kernel_registry.h"
 
 namespace stepcalc {
@@ -185,7 +186,10 @@ Expected<Request> request_from(element e, const Path& path, const std::string& m
     // (docs/KERNELS.md) so a request never names tables that do not exist.
     auto which = resolve_kernels(r.hardware.gpu, r.kernels, path.key("gpu").str(), path.key("kernels").str());
     if (!which) return which.error();
-    r.hardware.gpu = which->first;
+    // A GPU with constants only keeps its name (its memory, its datasheet); the tables'
+    // GPU (its sibling) is resolved again where they are read.
+    if (const GpuSpec* asked = find_gpu_spec(r.hardware.gpu); asked == nullptr || asked->kernels_from.empty())
+      r.hardware.gpu = which->first;
     r.kernels = which->second;
   }
   if (hardware) {

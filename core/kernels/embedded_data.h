@@ -32,6 +32,7 @@ struct GpuPresetData {
   const char* kernels;          ///< comma-separated versions, e.g. "vllm-0.14.0,vllm-0.24.0"
   const char* default_kernels;  ///< e.g. "vllm-0.14.0"
   const char* aic_system;       ///< AIConfigurator's system name, accepted as an alias ("b300_sxm")
+  const char* kernels_from;     ///< no measured tables: the GPU whose tables are scaled to it ("H100")
 };
 extern const GpuPresetData kGpuPresets[];
 extern const size_t kGpuPresetCount;

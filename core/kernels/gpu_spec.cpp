@@ -35,6 +35,7 @@ GpuSpec from_preset(const embedded::GpuPresetData& d) {
   g.kernel_versions = split_commas(d.kernels);
   g.default_kernels = d.default_kernels;
   g.aic_system = d.aic_system;
+  g.kernels_from = d.kernels_from;
   return g;
 }
 

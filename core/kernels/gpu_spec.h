@@ -38,6 +38,9 @@ struct GpuSpec : GpuConstants {
   std::vector<std::string> kernel_versions;  ///< measured tables shipped, e.g. {"vllm-0.14.0", "vllm-0.24.0"}
   std::string default_kernels;               ///< the version a request gets by default
   std::string aic_system;                    ///< AIConfigurator's system name ("b300_sxm"): an alias
+  /// A GPU without measured vLLM tables ("H100-PCIe"): the GPU whose tables the measured mode
+  /// reads and scales to this one's datasheet ("H100"); empty when it has its own.
+  std::string kernels_from;
 
   /// NCCL buffer reserve at tensor parallelism `tp` (1, 2, 4, 8; larger: the TP 8 figure).
   double nccl_mem_at_tp(int tp) const;

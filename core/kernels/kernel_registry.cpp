@@ -38,6 +38,8 @@ Expected<std::pair<std::string, std::string>> resolve_kernels(const std::string&
   if (spec == nullptr) {
     return make_error("unknown_gpu", gpu_path, "Unknown GPU '" + shown(gpu) + "'; known: " + gpu_spec_names() + ".");
   }
+  // A GPU measured on no table reads its sibling's (scaled by the measured mode).
+  if (const GpuSpec* sibling = spec->kernels_from.empty() ? nullptr : find_gpu_spec(spec->kernels_from)) spec = sibling;
   if (version.empty()) return std::make_pair(spec->name, spec->default_kernels);
   for (const std::string& v : spec->kernel_versions) {
     if (v == version) return std::make_pair(spec->name, v);

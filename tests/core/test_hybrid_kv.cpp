@@ -98,6 +98,25 @@ TEST_CASE("layer_types of 10 full and 12 sliding: under 1.25 x, one group size o
   CHECK(m.kv_cache_blocks == static_cast<int64_t>(std::floor(std::floor(m.kv_cache_bytes / page) / 12)));
 }
 
+TEST_CASE("the shipped presets keep their windows (the embedded config keeps layer_types and the pattern)") {
+  // Gemma-3-27B: 62 layers, every 6th global: 10 full, 52 sliding of 1,024 tokens; 52 >= 1.25 x 10,
+  // so groups of 10: one full group and ceil(52 / 10) = 6 sliding groups.
+  const ServingMemory gemma = plan_of(R"("gemma-3-27b-it")", "H100", 1);
+  CHECK(gemma.kv_full_groups == 1);
+  CHECK(gemma.kv_sliding_groups == 6);
+  CHECK(gemma.kv_window_tokens == 1024);
+  const double page = gemma.kv_bytes_per_token * 16 / 62;
+  CHECK(gemma.kv_cache_blocks == static_cast<int64_t>(std::floor(std::floor(gemma.kv_cache_bytes / page) / 10)));
+  // gpt-oss-20b: 12 sliding + 12 full layers alternating (layer_types): one group of each.
+  const ServingMemory oss = plan_of(R"("gpt-oss-20b")", "H100", 1);
+  CHECK(oss.kv_full_groups == 1);
+  CHECK(oss.kv_sliding_groups == 1);
+  CHECK(oss.kv_window_tokens == 128);
+  // Qwen2.5-72B names a window but turns it off (use_sliding_window false).
+  const ServingMemory qwen = plan_of(R"("qwen2.5-72b-instruct")", "H100", 4);
+  CHECK(qwen.kv_sliding_groups == 0);
+}
+
 TEST_CASE("use_sliding_window false (Qwen2-style): no window, full attention") {
   const ServingMemory m = plan_of(llama8b_with(R"("sliding_window": 4096, "use_sliding_window": false)"), "H100", 1);
   CHECK(m.kv_full_groups == 1);

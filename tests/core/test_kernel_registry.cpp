@@ -34,8 +34,8 @@ TEST_CASE("registry: names resolve case-insensitively, to the default version wh
   REQUIRE_FALSE(bad_gpu.ok());
   CHECK(bad_gpu.error().code == "unknown_gpu");
   CHECK(bad_gpu.error().path == "gpu");
-  CHECK(bad_gpu.error().message.find("A100, B200, B300, B60, GB200, GB300, H100, H200, L40S, RTX-PRO-6000") !=
-        std::string::npos);
+  CHECK(bad_gpu.error().message.find("A100, A100-PCIe, A30, B200, B300, B60, GB200, GB300, H100, H100-PCIe, H200, L4, "
+                                     "L40S, RTX-PRO-6000") != std::string::npos);
   // AIConfigurator's system names are aliases.
   CHECK(resolve_kernels("b300_sxm", "")->first == "B300");
   CHECK(resolve_kernels("rtx_pro_6000_server", "")->first == "RTX-PRO-6000");

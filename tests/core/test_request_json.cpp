@@ -102,6 +102,29 @@ TEST_CASE("HF config: KV heads that cannot serve equal groups of query heads are
   CHECK(model(std::string("{") + base + R"(,"num_key_value_heads":8})").num_kv_heads == 8);
 }
 
+TEST_CASE("HF config: linear-attention and state-space layers are refused, naming the key that shows them") {
+  const std::string base =
+      R"("num_hidden_layers":4,"hidden_size":512,"num_attention_heads":8,"torch_dtype":"bfloat16")";
+  const auto refused = [&](const std::string& extra, const char* path) {
+    auto e = parse_model_config("{" + base + "," + extra + "}");
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.error().code == "unsupported");
+    CHECK(e.error().path == path);
+    CHECK(e.error().message.find("linear-attention") != std::string::npos);
+  };
+  refused(R"("full_attention_interval":4,"linear_num_value_heads":32)", "model.full_attention_interval");  // Qwen3-Next
+  refused(R"("linear_attn_config":{"kda_layers":[0,1,2]})", "model.linear_attn_config");   // Kimi-Linear
+  refused(R"("attn_type_list":[0,0,1,0])", "model.attn_type_list");                        // MiniMax-Text-01
+  refused(R"("layer_types":["linear_attention","full_attention"])", "model.layer_types");  // Qwen3.5
+  refused(R"("layers_block_type":["mamba","attention"])", "model.layers_block_type");      // Nemotron-H
+  refused(R"("text_config":{"full_attention_interval":4})", "model.text_config.full_attention_interval");
+  // All softmax: MiniMax-M2.5 lists 1 for every layer; sliding windows are softmax attention too.
+  CHECK(model("{" + base + R"(,"attn_type_list":[1,1,1,1]})").num_layers == 4);
+  CHECK(
+      model("{" + base + R"(,"sliding_window":128,"layer_types":["sliding_attention","full_attention"]})").num_layers ==
+      4);
+}
+
 TEST_CASE("bytes_per_param given explicitly wins over the dtype") {
   CHECK(model(R"({"num_hidden_layers":2,"hidden_size":64,"num_attention_heads":8,"torch_dtype":"float32",
                   "bytes_per_param":1})")
@@ -109,7 +132,7 @@ TEST_CASE("bytes_per_param given explicitly wins over the dtype") {
 }
 
 TEST_CASE("every preset parses; names match case-insensitively and after an org prefix") {
-  CHECK(model_preset_names().size() == 15);
+  CHECK(model_preset_names().size() == 26);  // presets/models/ (presets/README.md lists them)
   for (const std::string& name : model_preset_names()) {
     CAPTURE(name);
     auto m = model_preset(name);

@@ -32,7 +32,7 @@ Request serving_request(const std::string& model, const std::string& gpu, int tp
 
 TEST_CASE("serve: every preset on every GPU, at the smallest TP that fits") {
   const KernelRegistry kernels = default_packs();
-  int served = 0;
+  int served = 0, unmeasured = 0;
   for (const std::string& model : model_preset_names()) {
     bool fits_on_b200 = false;
     for (const std::string& gpu : kGpus) {
@@ -42,8 +42,16 @@ TEST_CASE("serve: every preset on every GPU, at the smallest TP that fits") {
       for (int tp : {1, 2, 4, 8}) {
         const Request request = serving_request(model, gpu, tp);
         auto result = run_serve(request, kernels);
+        if (!result && result.error().code == "unsupported" && result.error().path == "quantization") {
+          // The checkpoint's weight format (gpt-oss's MXFP4, Kimi's INT4, ...) is not measured on
+          // this GPU's tables: refused at any TP, never priced as another precision.
+          CHECK(result.error().message.find("not measured on " + gpu) != std::string::npos);
+          fitted = true;
+          ++unmeasured;
+          break;
+        }
         if (!result) {
-          // The one acceptable refusal: the memory plan, at the TP.
+          // The other acceptable refusal: the memory plan, at the TP.
           CHECK_MESSAGE(result.error().code == "does_not_fit", result.error().path << ": " << result.error().message);
           CHECK(result.error().path == "tp");
           CHECK(result.error().message.find("does not fit at TP " + std::to_string(tp)) != std::string::npos);
@@ -63,16 +71,22 @@ TEST_CASE("serve: every preset on every GPU, at the smallest TP that fits") {
         break;
       }
       if (!fitted) {
-        // Nowhere up to TP 8: the weights alone must exceed vLLM's budget per GPU.
+        // Nowhere up to TP 8: the weights with the profiling run's activations and NCCL's
+        // buffers leave no KV cache in vLLM's budget per GPU (Kimi-K2.5's 76.2 GB of weights
+        // per H100 at TP 8 are just under its 76.6 GB budget), and the weights take most of it.
         auto memory = request_memory(serving_request(model, gpu, 8));
         REQUIRE(memory.ok());
-        CHECK(memory->weights_bytes > memory->budget_bytes);
+        CHECK_FALSE(memory->fits);
+        CHECK(memory->weights_bytes > 0.9 * memory->budget_bytes);
       }
     }
     CHECK_MESSAGE(fits_on_b200, model << " fits on no B200 node (TP <= 8)");
   }
   // Most pairs are served; only the largest checkpoints exceed a node of the smaller GPUs.
-  CHECK(served >= static_cast<int>(model_preset_names().size() * kGpus.size()) - 5);
+  const int pairs = static_cast<int>(model_preset_names().size() * kGpus.size());
+  MESSAGE(served << " of " << pairs << " preset x GPU pairs served; " << unmeasured
+                 << " in a format not measured there");
+  CHECK(served >= pairs * 3 / 4);
 }
 
 TEST_CASE("serve: the pricing's step-independent warnings reach the serving result") {

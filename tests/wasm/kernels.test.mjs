@@ -33,8 +33,11 @@ async function packServer(truncate = '') {
 test('presets list every GPU with its versions and every pack with its size and coverage', () => {
   const { gpu_specs: gpus, kernels } = calc.presets();
   assert.deepEqual(gpus.map((g) => g.name).sort(),
-    ['A100', 'B200', 'B300', 'B60', 'GB200', 'GB300', 'H100', 'H200', 'L40S', 'RTX-PRO-6000']);
-  assert.equal(kernels.length, 12);
+    ['A100', 'A100-PCIe', 'A30', 'B200', 'B300', 'B60', 'GB200', 'GB300', 'H100', 'H100-PCIe', 'H200', 'L4', 'L40S',
+      'RTX-PRO-6000']);
+  assert.equal(kernels.length, 12);  // the constants-only GPUs have no sets of their own
+  assert.equal(gpus.find((g) => g.name === 'L4').kernels_from, 'L40S');
+  assert.equal(gpus.find((g) => g.name === 'H100').kernels_from, undefined);
   assert.equal(gpus.find((g) => g.name === 'B300').aic_system, 'b300_sxm');
   const h100 = kernels.find((k) => k.gpu === 'H100' && k.default);
   assert.equal(h100.version, 'vllm-0.24.0');  // chosen by the accuracy ledger (docs/KERNELS.md)
@@ -58,11 +61,20 @@ test('loadKernels reads a GPU\'s default tables from disk and reports the parts 
       'moe', 'moe-fp8_block', 'moe-int4', 'moe-mxfp4', 'moe-nvfp4']);
   const some = await calc.loadKernels('H100', 'vllm-0.24.0', ['gemm-bf16', 'allreduce']);
   assert.deepEqual(some.parts.sort(), ['allreduce', 'gemm-bf16']);
+  // A GPU without tables of its own loads its sibling's; pricing on it scales them and says so.
+  const l4 = await calc.loadKernels('l4');
+  assert.equal(l4.gpu, 'L40S');
+  const step = { decode_requests: Array.from({ length: 8 }, () => ({ progress_index: 2000 })) };
+  const onL4 = calc.price({ model: 'llama-3.1-8b-instruct', gpu: 'L4', mode: 'measured', step });
+  const onL40S = calc.price({ model: 'llama-3.1-8b-instruct', gpu: 'L40S', mode: 'measured', step });
+  assert.ok(onL4.step_time_us > onL40S.step_time_us);
+  assert.ok(onL4.warnings.some((w) => w.code === 'gpu_tables_scaled' && w.message.includes('L40S')));
 });
 
 test('unknown GPUs, versions and parts are refused with the choices', async () => {
   await assert.rejects(calc.loadKernels('H800'), (e) => e instanceof StepCalcError && e.code === 'unknown_gpu' &&
-    e.message.includes('A100, B200, B300, B60, GB200, GB300, H100, H200, L40S, RTX-PRO-6000'));
+    e.message.includes('A100, A100-PCIe, A30, B200, B300, B60, GB200, GB300, H100, H100-PCIe, H200, L4, L40S, ' +
+      'RTX-PRO-6000'));
   await assert.rejects(calc.loadKernels('A100', 'vllm-0.24.0'), (e) => e.code === 'unknown_kernels' &&
     e.path === 'kernels' && e.message.includes('vllm-0.14.0'));
   await assert.rejects(calc.loadKernels('A100', undefined, ['moe-nvfp4']), (e) => e.code === 'invalid_value');

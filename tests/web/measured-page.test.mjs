@@ -163,3 +163,27 @@ test('glm-5.2-fp8 in measured: the model in the measured mode\'s words (experts,
     assert.deepEqual(page.problems, []);
     await page.close();
   });
+
+test('GPUs without NVLink say so under the number when the all-reduce takes much of the step', async () => {
+  const link = (gpu, tp) => `${env.base}#v=1&m=llama-3.1-8b-instruct&g=${gpu}&tp=${tp}&mode=measured&d=512*64`;
+  const page = await openPage(env.browser, link('L40S', 4));
+  const note = page.getByTestId('pcie-note');
+  await note.waitFor();
+  // The share the note gives is the CLI's: communication over the GPU time of the same request.
+  const result = JSON.parse(execFileSync(path.join(root, 'build/stepcalc'),
+    ['price', '--kernels', path.join(root, 'build/kernels'), '-'],
+    { input: JSON.stringify(await pageRequest(page)) }).toString().split('\n')[0]);
+  const share = result.measured.totals_us.communication / result.measured.gpu_time_us;
+  assert.ok(share >= 0.2);
+  assert.match(await note.textContent(), new RegExp(`^L40S GPUs talk over PCIe \\(32 GB/s each way, no NVLink\\): ` +
+    `the all-reduce takes ${(share * 100).toFixed(1)}% of this step's GPU time`));
+  // NVLink (H100) and one GPU (no all-reduce): no note.
+  for (const [gpu, tp] of [['H100', 4], ['L40S', 1]]) {
+    await page.goto(link(gpu, tp));
+    await page.waitForFunction((g) => document.querySelector('#context')?.textContent.includes(g), gpu);
+    await page.getByTestId('step-time-us').waitFor();
+    assert.equal(await page.getByTestId('pcie-note').count(), 0, `${gpu} TP ${tp}`);
+  }
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
