@@ -641,7 +641,8 @@ export interface ModelPreset extends ModelShape {
   notes: string[];
 }
 
-export type GpuName = 'H100' | 'H200' | 'B200' | 'A100' | 'L40S' | 'B300' | 'GB200' | 'GB300' | 'RTX-PRO-6000' | 'B60';
+export type GpuName = 'H100' | 'H200' | 'B200' | 'A100' | 'L40S' | 'B300' | 'GB200' | 'GB300' | 'RTX-PRO-6000' | 'B60' |
+  'H100-PCIe' | 'A100-PCIe' | 'A30' | 'L4';
 
 /** A GPU's constants (presets/gpus/, from AIConfigurator's systems files). */
 export interface GpuSpec {
@@ -665,7 +666,12 @@ export interface GpuSpec {
   nccl_mem_bytes: number[];
   /** AIConfigurator's system name (e.g. "b300_sxm"), accepted as the GPU's name. */
   aic_system: string;
-  /** Measured kernel table versions, e.g. ["vllm-0.14.0", "vllm-0.24.0"]. */
+  /**
+   * A GPU with datasheet constants only: the GPU whose measured tables the measured mode reads
+   * and scales to this one (warning gpu_tables_scaled). Absent when the GPU has its own.
+   */
+  kernels_from?: GpuName;
+  /** Measured kernel table versions, e.g. ["vllm-0.14.0", "vllm-0.24.0"] (the sibling's, with kernels_from). */
   kernels: string[];
   default_kernels: string;
   source: string;
