@@ -769,6 +769,33 @@ export interface ResolvedModel extends ModelShape {
   torch_dtype: string;
   /** Config features the step model ignores (codes: Catalogue['model_config']['notes']). */
   notes: Warning[];
+  /**
+   * How the measured mode reads the config beyond the shape: two models with the same
+   * shape, notes and spec price alike in every mode.
+   */
+  spec: ModelSpecSummary;
+}
+
+/** ResolvedModel['spec']: the model as vLLM would run it (zeros and "" where the config says nothing). */
+export interface ModelSpecSummary {
+  model_type: string;
+  architecture: string;
+  head_dim: number;
+  /** The context vLLM allows by default; 0 when the config gives none. */
+  max_model_len: number;
+  tie_word_embeddings: boolean;
+  activation: string;
+  qk_norm: boolean;
+  sliding_window: number;
+  sliding_layers: number;
+  attention_chunk: number;
+  has_vision: boolean;
+  quantization: { method: string; format: 'bf16' | 'fp8' | 'fp8_block' | 'nvfp4' | 'mxfp4' | 'int4';
+    attention: boolean; mlp: boolean; experts: boolean; group_size: number; kv_fp8: boolean };
+  moe: { num_experts: number; top_k: number; expert_intermediate: number; shared_experts: number;
+    shared_intermediate: number; num_moe_layers: number; dense_intermediate: number };
+  mla: { kv_lora_rank: number; q_lora_rank: number; qk_nope_head_dim: number; qk_rope_head_dim: number;
+    v_head_dim: number };
 }
 
 /** The facts the core owns, exported once (catalogue()); nothing else retypes them. */
@@ -801,6 +828,11 @@ export interface Catalogue {
     shape_fields: Array<keyof ModelConfig & keyof ResolvedModel>;
     /** Notes a config may raise, with the config keys that raise them. */
     notes: Array<{ code: string; keys: string[] }>;
+    /**
+     * The config keys the measured mode reads beyond the shape: `merged` at the top level or
+     * in text_config (which wins), `top_only` at the top level alone.
+     */
+    spec_keys: { merged: string[]; top_only: string[] };
   };
   dtypes: Array<{ name: string; bytes_per_param: number }>;
   /** GPUs with the reference's MFU tables (blis-v2, corrected). */

@@ -47,3 +47,6 @@ export const shapeFields = () => catalogue.model_config.shape_fields;
 
 /** Config keys the core reads only for its notes (MoE, MLA, sliding window, head_dim). */
 export const noteFields = () => catalogue.model_config.notes.flatMap((n) => n.keys);
+
+/** Config keys the measured mode reads beyond the shape: {merged, top_only} (model-shape.js). */
+export const specKeys = () => catalogue.model_config.spec_keys;

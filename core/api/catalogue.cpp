@@ -7,6 +7,7 @@
 #include "io/hardware_json.h"
 #include "io/kernel_catalogue_json.h"
 #include "io/model_config.h"
+#include "io/model_spec_config.h"
 #include "io/request_json.h"
 #include "json/json_writer.h"
 #include "request/corrected_config.h"
@@ -83,7 +84,11 @@ void write_request(JsonWriter& w) {
     for (const char* k : n.keys) w.value(k);
     w.end_array().end_object();
   }
-  w.end_array().end_object();
+  w.end_array().key("spec_keys").begin_object().key("merged").begin_array();
+  for (const char* k : model_spec_keys().merged) w.value(k);
+  w.end_array().key("top_only").begin_array();
+  for (const char* k : model_spec_keys().top_only) w.value(k);
+  w.end_array().end_object().end_object();
   w.key("dtypes").begin_array();
   for (const DtypeBytes& d : known_dtypes()) w.object({{"name", d.name}, {"bytes_per_param", d.bytes_per_param}});
   w.end_array();

@@ -318,6 +318,56 @@ void read_context(const Fields& f, ModelSpec* s) {
   s->max_model_len = length;
 }
 
+const SpecKeys& model_spec_keys() {
+  // Keep in step with the readers above (tests/wasm/spec-keys.test.mjs checks every key
+  // this file reads is here, and that shipped configs reduced to these keys price alike).
+  static const SpecKeys kKeys = {
+      {"model_type",
+       "head_dim",
+       "tie_word_embeddings",
+       "hidden_act",
+       "hidden_activation",
+       "use_qk_norm",
+       "quantization_config",
+       "num_local_experts",
+       "n_routed_experts",
+       "num_experts",
+       "num_experts_per_tok",
+       "moe_topk",
+       "moe_intermediate_size",
+       "intermediate_size_mlp",
+       "n_shared_experts",
+       "shared_expert_intermediate_size",
+       "first_k_dense_replace",
+       "moe_layer_freq",
+       "interleave_moe_layer_step",
+       "decoder_sparse_step",
+       "mlp_only_layers",
+       "kv_lora_rank",
+       "q_lora_rank",
+       "qk_nope_head_dim",
+       "qk_rope_head_dim",
+       "v_head_dim",
+       "max_position_embeddings",
+       "n_positions",
+       "max_seq_len",
+       "seq_length",
+       "max_sequence_length",
+       "model_max_length",
+       "rope_scaling",
+       "use_sliding_window",
+       "sliding_window",
+       "layer_types",
+       "sliding_window_pattern",
+       "attention_chunk_size",
+       "index_topk",
+       "index_n_heads",
+       "num_nextn_predict_layers"},
+      {"architectures", "vision_config"},
+  };
+  return kKeys;
+}
+
 ModelSpec model_spec_from_config(object config, const ModelShape& shape) {
   Fields f;
   f.top = config;

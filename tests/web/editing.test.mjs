@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { openPage, shownStepTime, nextStepTime, cliStepTime, pageRequest, root, startForTests, settle,
-  useConfig, openDetails } from './helpers.mjs';
+  useConfig, openDetails, closeWithoutErrors } from './helpers.mjs';
 
 const env = startForTests();
 
@@ -114,6 +114,30 @@ test('a pasted config identical to a preset is recognised as that preset', async
   // One change and it is a config of its own again.
   await useConfig(page, config.replace(/"num_hidden_layers":\s*28/, '"num_hidden_layers": 27'));
   await page.waitForFunction(() => /&ms=27_/.test(location.hash));
+  await page.close();
+});
+
+test('a pasted MoE FP8 config prices in measured as the CLI prices the config itself, and its link too', async () => {
+  // The page keeps what the measured mode reads (experts, top-k, the FP8 format and the modules
+  // it leaves in BF16), not the shape alone, which priced this MoE as a dense BF16 model; and a
+  // config with a preset's shape and notes but other experts is not that preset.
+  const text = readFileSync(path.join(root, 'data/silicon/model_configs/Qwen--Qwen3-235B-A22B-FP8_config.json'), 'utf8')
+    .replace(/"num_experts_per_tok":\s*8/, '"num_experts_per_tok": 4');
+  assert.match(text, /"num_experts_per_tok": 4/);
+  const page = await openPage(env.browser, env.base);
+  const before = await shownStepTime(page);
+  await page.locator('details.config summary').click();
+  await useConfig(page, text);
+  const shown = await nextStepTime(page, before);
+  assert.equal(await page.inputValue('#model-preset'), '__custom', 'not the preset qwen3-235b-a22b-fp8');
+  const request = { ...await pageRequest(page), model: JSON.parse(text) };
+  delete request.model_name;
+  assert.equal(request.mode, 'measured');
+  assert.equal(shown, cliStepTime(request));
+  assert.match(await page.getByTestId('model-words').textContent(), /mixture of experts/);
+  const again = await openPage(env.browser, page.url());
+  assert.equal(await shownStepTime(again), shown, 'the link prices it the same');
+  await closeWithoutErrors(again);
   await page.close();
 });
 
