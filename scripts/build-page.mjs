@@ -18,7 +18,7 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const out = path.join(root, 'web/dist');
 
 /** Modules loaded by import() when their panel first opens: each is a bundle of its own. */
-export const LAZY = ['calibrate-panel.js', 'export.js', 'serving.js', 'plan-panel.js'];
+export const LAZY = ['calibrate-panel.js', 'export.js', 'serving.js', 'plan-panel.js', 'hf-model.js'];
 /** Stylesheets a panel loaded later links when it is built (not part of the first view's style.css). */
 const LAZY_CSS = ['plan-panel.css', 'serving-panel.css'];
 /** Web Workers: bundles of their own, started by URL (the serving simulations, the Plan panel's plan). */

@@ -55,14 +55,15 @@ export function derivedName(config, maxBytes) {
 
 /**
  * A HuggingFace config object from its text, checked by the core as written (inside
- * a request with an empty step) together with the name the page will show for it.
- * Returns {config, name}; errors name the config's field (`model.` is dropped).
+ * a request with an empty step) together with the name the page will show for it
+ * (`givenName`, else the config's own). Returns {config, name}; errors name the config's
+ * field (`model.` is dropped).
  */
-export function configFromText(calc, text) {
+export function configFromText(calc, text, givenName) {
   const config = parse(text, 'This is not a config.json');
   if (!isObject(config)) throw new StepCalcError('type_error', '',
     'This is not a config.json: it holds one JSON object.');
-  const name = configName(config);
+  const name = givenName || configName(config);
   // `text` is one JSON value (it parsed), so splicing it in cannot add other fields.
   try {
     calc.price(`{"model":${text},"model_name":${JSON.stringify(name)},"step":{}}`);

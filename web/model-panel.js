@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The model: a preset picker, the shape fields (editing one makes a custom model),
-// and a HuggingFace config.json pasted, opened or dropped onto the panel.
+// The model: a preset picker, a Hugging Face model id whose config.json the browser fetches
+// (web/hf-model.js), the shape fields (editing one makes a custom model), and a HuggingFace
+// config.json pasted, opened or dropped onto the panel.
 import { h, field, fixed, parseTyped } from './dom.js';
 import { setFieldError, clearFieldError } from './errors.js';
 import { shapeFields, MODE } from './catalogue.js';
@@ -72,7 +73,16 @@ export function modelPanel({ calc, presets, store, fields }, root) {
   const details = h('details', { class: 'config' },
     h('summary', { text: 'Paste, open or drop a HuggingFace config.json' }),
     configBlock, h('div', { class: 'actions' }, use, file));
-  root.append(pick, grid, name, details);
+  // A Hugging Face model id: its config.json fetched from huggingface.co by this browser
+  // (web/hf-model.js, a bundle of its own loaded on first use) and used as a pasted one.
+  const hubInput = h('input', { id: 'hf-id', type: 'text', autocomplete: 'off', spellcheck: 'false',
+    enterkeyhint: 'go', placeholder: 'Qwen/Qwen2.5-7B-Instruct or a huggingface.co link' });
+  const hubStatus = h('small', { 'aria-live': 'polite', 'data-testid': 'hf-status' });
+  const hubGo = h('button', { type: 'button', text: 'Fetch config.json' });
+  const hub = h('div', { class: 'hub' },
+    h('label', { class: 'field wide' }, h('span', { class: 'label', text: 'Hugging Face model id' }), hubInput),
+    h('div', { class: 'actions' }, hubGo, hubStatus));
+  root.append(pick, hub, grid, name, details);
 
   function presetShape(presetName) {
     const p = presets.models.find((m) => m.name === presetName);
@@ -92,21 +102,16 @@ export function modelPanel({ calc, presets, store, fields }, root) {
     showName();
   }
 
-  /** A pasted, opened or dropped config: checked by the core as written (intake.js). */
-  function applyConfig(raw) {
-    let config;
-    let configName;
-    let shape;
-    try {
-      ({ config, name: configName } = configFromText(calc, raw));
-      shape = trimConfig(calc, config);
-    } catch (error) {
-      setFieldError(text, error.path ? `The config cannot be priced (${error.path}): ${error.message}` : error.message);
-      details.open = true;
-      return;
-    }
+  /** A config's text checked by the core as written (intake.js): {config, name, shape}; throws its refusal. */
+  function readConfig(raw, givenName) {
+    const { config, name: configName } = configFromText(calc, raw, givenName);
+    return { config, name: configName, shape: trimConfig(calc, config) };
+  }
+
+  /** Makes a checked config the model. */
+  function useConfigModel({ config, name: configName, shape }) {
     clearFieldError(text);
-    // A config that prices exactly as a preset does is that preset (same shape, same notes).
+    // A config that prices exactly as a preset does is that preset (same shape, notes and spec).
     const preset = matchingPreset(calc, presets, shape, config);
     store.set({ model: preset || shape, modelName: preset ? '' : configName });
     render();
@@ -114,12 +119,63 @@ export function modelPanel({ calc, presets, store, fields }, root) {
     showName();
   }
 
-  use.addEventListener('click', () => applyConfig(text.value));
-  text.addEventListener('paste', () => setTimeout(() => applyConfig(text.value), 0));
+  /** A pasted, opened or dropped config (or one fetched from the Hub, named `givenName`). */
+  function applyConfig(raw, givenName) {
+    let checked;
+    try {
+      checked = readConfig(raw, givenName);
+    } catch (error) {
+      setFieldError(text, error.path ? `The config cannot be priced (${error.path}): ${error.message}` : error.message);
+      details.open = true;
+      return;
+    }
+    useConfigModel(checked);
+  }
+
+  let hubBox = null; // web/hf-model.js's box, once the box is first used
+  function fetchFromHub() {
+    hubBox ??= import('./hf-model.js').then((m) => m.hubBox({ input: hubInput, status: hubStatus, store,
+      // The fetched config is used as a pasted one, and shown in the config box; a refusal leaves both as they were.
+      apply: (raw, hubName) => {
+        useConfigModel(readConfig(raw, hubName));
+        text.value = raw;
+      },
+      edit: (raw, hubName) => {
+        text.value = raw;
+        details.open = true;
+        applyConfig(raw, hubName);
+        text.focus();
+      } }));
+    hubBox.then((box) => box.fetch(), (error) => {
+      hubBox = null;
+      setFieldError(hubInput, `The Hugging Face box did not load: ${error.message}`);
+    });
+  }
+  hubGo.addEventListener('click', fetchFromHub);
+  hubInput.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter') return;
+    e.preventDefault();
+    fetchFromHub();
+  });
+
+  /** A model chosen another way: the box no longer says which config is in use. */
+  const forgetHub = () => {
+    hubStatus.textContent = '';
+    delete hubStatus.dataset.state;
+  };
+  use.addEventListener('click', () => {
+    forgetHub();
+    applyConfig(text.value);
+  });
+  text.addEventListener('paste', () => setTimeout(() => {
+    forgetHub();
+    applyConfig(text.value);
+  }, 0));
   const readFile = async (f) => {
     if (f.size > 4 << 20) return setFieldError(text, 'That file is larger than 4 MB; a config.json is a few KB.');
     text.value = await f.text();
     details.open = true;
+    forgetHub();
     applyConfig(text.value);
   };
   file.addEventListener('change', () => file.files[0] && readFile(file.files[0]));
@@ -137,6 +193,7 @@ export function modelPanel({ calc, presets, store, fields }, root) {
       return;
     }
     store.set({ model: select.value, modelName: '' });
+    forgetHub();
     render();
   });
 

@@ -99,6 +99,8 @@ test('the page carries a Content-Security-Policy that forbids inline script and 
   assert.ok(scripts.every((s) => s.startsWith("'")), `script-src allows a host: ${csp}`);
   assert.deepEqual(directives['default-src'], ["'self'"], csp);
   assert.deepEqual(directives['object-src'], ["'none'"], csp);
+  // The one other host the page may connect to: the Hub, for the Model panel's Hugging Face box.
+  assert.deepEqual(directives['connect-src'], ["'self'", 'https://huggingface.co'], csp);
 
   // The policy is enforced, not only declared: an inline script, an inline handler
   // and a remote image are blocked. (eval cannot be probed from page.evaluate, which
