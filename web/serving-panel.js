@@ -14,7 +14,7 @@ import { aboutExport } from './export-about.js';
 import { fieldErrorWords } from './words.js';
 import { curveChart, misses, ms, rate, rateChart, ratePoint } from './serving-charts.js';
 import { curveKind } from './serving-runner.js';
-import { engineOf } from './serving-state.js';
+import { engineMemory } from './serving-state.js';
 
 export { ms, curveChart };
 const GIB = 2 ** 30;
@@ -576,18 +576,8 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
    * they make (the budget and utilization change the KV cache), priced with an empty step.
    */
   const drawMemory = () => {
-    const good = store.good;
-    if (!good) return;
-    const engine = engineOf(local);
-    let result = good.result;
-    if (engine) {
-      try {
-        result = calc.price({ ...good.request, step: {}, engine });
-      } catch {
-        // An engine setting in error is named at its field by the simulation; the bar stays the default engine's.
-      }
-    }
-    fill(memory, h('h3', { text: 'Memory per GPU' }), memoryBar(result));
+    if (!store.good) return;
+    fill(memory, h('h3', { text: 'Memory per GPU' }), memoryBar(engineMemory(calc, store.good, local)));
   };
   store.subscribe((change) => {
     if (change !== 'priced') return;

@@ -176,3 +176,21 @@ export function engineOf(/** @type {Partial<Details>} */ s) {
     ['util', 'gpu_memory_utilization']]) if (s[key] !== null && s[key] !== undefined) engine[field] = s[key];
   return Object.keys(engine).length ? engine : null;
 }
+
+/**
+ * A priced state's result whose `memory` is that of the engine the workload `w` sets (its
+ * token budget and GPU memory utilization change the KV cache): the step's request priced with
+ * an empty step and that engine; `good.result` itself when `w` sets none, or sets one in error
+ * (the simulation names it at its field). The Serving panel's memory bar and the summary
+ * strip's memory fit both read it, so they say the same.
+ * @param {any} calc @param {{request: Record<string, any>, result: any}} good @param {Partial<Details>} w
+ */
+export function engineMemory(calc, good, w) {
+  const engine = engineOf(w);
+  if (!engine) return good.result;
+  try {
+    return calc.price({ ...good.request, step: {}, engine });
+  } catch {
+    return good.result;
+  }
+}

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The summary strip's serving figures: TTFT and TPOT (mean, p90, the accuracy ledger's
 // error on measured runs like this), cost per million output tokens (or where to set a
-// price) and the workload they are for, from the serving runner's simulation of the Serving
+// price) and the workload they are for, and its memory fit redrawn with the workload's
+// engine settings, from the serving runner's simulation of the Serving
 // panel's workload (web/serving-runner.js). An overloaded run says so instead of a number
 // that only grows with the run; a request that cannot be served says why.
 import { h, fill, fixed, int } from './dom.js';
 import { ms, validationWords } from './serving-panel.js';
-import { noFitWords } from './summary-strip.js';
+import { noFitWords, showSummary } from './summary-strip.js';
+import { engineMemory } from './serving-state.js';
 
 /** Moves the focus to the Serving panel's $ per GPU-hour field (it scrolls into view). */
 function focusPrice(event) {
@@ -53,7 +55,7 @@ function without(items, words, link) {
  * @param {import('./store.js').PanelContext} context @param {HTMLElement} root
  * @param {import('./serving-runner.js').ServingRunner} runner
  */
-export function servingSummary({ store }, root, runner) {
+export function servingSummary({ store, calc }, root, runner) {
   const [ttft, tpot, cost] = ['ttft', 'tpot', 'cost'].map((id) => /** @type {HTMLElement} */ (
     root.querySelector(`#sum-${id}`)));
   const workload = /** @type {HTMLElement} */ (root.querySelector('#sum-workload'));
@@ -71,7 +73,7 @@ export function servingSummary({ store }, root, runner) {
       'step by step', run.status === 'running' ? ' (simulating…)' : '', '; change the workload in the ', toPanel(),
       '.');
     if (run.status === 'error') {
-      if (store.good && noFitWords(store.good.result)) {
+      if (store.good && noFitWords(engineMemory(calc, store.good, runner.workload))) {
         without([ttft, tpot], 'not served: the model does not fit');
         without([cost], 'nothing served');
       } else {
@@ -96,6 +98,20 @@ export function servingSummary({ store }, root, runner) {
         h('small', { text: `per million output tokens at $${fixed(w.usd, 2)} per GPU-hour` })]);
   }
 
-  runner.subscribe((event, run) => { if (event !== 'progress' && event !== 'point') show(run); });
+  /**
+   * The step time and memory fit again, the fit with the engine settings of the workload the
+   * runner simulates (the Serving panel's): the first view drew them with the default engine.
+   */
+  function showMemory() {
+    if (store.good) showSummary(store.good, engineMemory(calc, store.good, runner.workload));
+  }
+
+  runner.subscribe((event, run) => {
+    if (event === 'start' || event === 'workload' || event === 'error') showMemory();
+    if (event !== 'progress' && event !== 'point') show(run);
+  });
+  // After the first view's drawing of each priced step (app.js subscribed first).
+  store.subscribe((change) => { if (change === 'priced') showMemory(); });
+  showMemory();
   show(runner.run);
 }

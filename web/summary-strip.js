@@ -2,7 +2,8 @@
 // The summary strip under the title, the parts the first view draws: the step time (with
 // "does not fit" beside it) and the memory fit, both from the priced step, in the number's
 // frame. The serving figures (TTFT, TPOT, cost) come later from the serving bundle
-// (web/serving-summary.js) into the same strip.
+// (web/serving-summary.js) into the same strip, which from then on draws the memory fit with
+// the Serving panel's engine settings.
 import { $, h, fill, fixed, int, timeUs } from './dom.js';
 
 const gib = (bytes) => `${fixed(bytes / 2 ** 30, 1)} GiB`;
@@ -29,17 +30,22 @@ export function fitWords(result) {
     : `weights ${gib(m.weights_bytes)} and activations leave no KV cache in the ${usable}` };
 }
 
-/** Fills the strip's step time and memory fit from a priced state (`good`). */
-export function showSummary(good) {
+/**
+ * Fills the strip's step time and memory fit from a priced state (`good`); the fit (and the
+ * "does not fit" beside the step time) from `memory`, a result whose `memory` is that of the
+ * Serving panel's engine settings (web/serving-state.js engineMemory) once the serving bundle
+ * has loaded, else the step's own (the default engine's).
+ */
+export function showSummary(good, memory = good.result) {
   const { result } = good;
-  const noFit = noFitWords(result);
+  const noFit = noFitWords(memory);
   fill($('#sum-step dd'),
     h('strong', { 'data-testid': 'summary-step-time', text: timeUs(result.step_time_us) }),
     noFit && h('span', { class: 'no-fit', 'data-testid': 'summary-no-fit', text: noFit }),
     h('small', { text: `${int(result.tokens.total)} token${result.tokens.total === 1 ? '' : 's'} in one step, ` +
       `mode ${result.mode}` }));
-  const fit = fitWords(result);
-  const memory = $('#sum-memory');
-  memory.dataset.fits = String(fit.fits);
-  fill($('dd', memory), h('strong', { class: fit.fits === false ? 'no-fit' : null, text: fit.head }), ` ${fit.rest}`);
+  const fit = fitWords(memory);
+  const item = $('#sum-memory');
+  item.dataset.fits = String(fit.fits);
+  fill($('dd', item), h('strong', { class: fit.fits === false ? 'no-fit' : null, text: fit.head }), ` ${fit.rest}`);
 }

@@ -178,6 +178,43 @@ test('a model that does not fit says so beside the headline and in the strip, in
   await page.close();
 });
 
+test('the strip\'s memory fit is that of the Serving panel\'s engine settings, as its memory bar\'s', async () => {
+  // GPU memory utilization 0.5 from the link: half the KV cache of vLLM's default (0.9).
+  const page = await openPage(env.browser,
+    `${env.base}#v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&mode=measured&sv=1024_128_c8_n0_u0_g0.5`, DESKTOP);
+  const price = (util) => JSON.parse(execFileSync(path.join(root, 'build/stepcalc'), ['price', '-'], {
+    input: JSON.stringify({ model: 'llama-3.1-8b-instruct', gpu: 'H100', tp: 1, mode: 'measured', step: {},
+      ...(util ? { engine: { gpu_memory_utilization: util } } : {}) }),
+  }).toString()).memory;
+  const [half, plain] = [price(0.5), price(null)];
+  assert.ok(half.fits && half.kv_cache_tokens < plain.kv_cache_tokens);
+  const tokens = (m) => `Fits: ${m.kv_cache_tokens.toLocaleString('en-US')} tokens of KV cache per GPU`;
+  await page.waitForFunction((words) => document.querySelector('[data-testid="summary-memory"]').textContent
+    .includes(words), tokens(half));
+  assert.equal(await stripDone(page), 'done');
+  assert.match(await page.getByTestId('summary-memory').textContent(), new RegExp(tokens(half)));
+  // 0.2 typed in the panel: the weights no longer leave a KV cache. The strip says so, beside
+  // the step time too, as the panel's memory bar does.
+  const low = price(0.2);
+  assert.equal(low.fits, false);
+  await page.locator('#serving-panel').scrollIntoViewIfNeeded();
+  await page.fill('#serve-util', '0.2');
+  await page.waitForFunction(() => document.querySelector('#sum-memory').dataset.fits === 'false');
+  assert.match(await page.getByTestId('summary-memory').textContent(), /Does not fit at TP 1: weights [\d.]+ GiB/);
+  assert.equal(await page.getByTestId('summary-no-fit').textContent(), 'does not fit at TP 1 on H100');
+  await page.waitForFunction(() => /does not fit/i.test(document.querySelector('[data-testid="memory-fits"]')
+    ?.textContent ?? ''));
+  assert.equal(await stripDone(page), 'error');
+  assert.match(await page.getByTestId('summary-ttft').textContent(), /not served: the model does not fit$/);
+  // Blank again: vLLM's default, and the strip with it.
+  await page.fill('#serve-util', '');
+  await page.waitForFunction((words) => document.querySelector('[data-testid="summary-memory"]').textContent
+    .includes(words), tokens(plain));
+  assert.equal(await page.getByTestId('summary-no-fit').count(), 0);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test('an overloaded workload says "Overloaded" in the strip, not a plain number', async () => {
   // Llama-3.1-70B at TP 2, 1,000 in / 300 out at 2 requests/s: more than it sustains.
   const page = await openPage(env.browser,
