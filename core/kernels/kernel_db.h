@@ -146,6 +146,9 @@ class KernelDb {
   ~KernelDb();
 
  private:
+  /// decode_attention and prefill_attention (`table` says which), through the lookup memo.
+  KernelTime attention_lookup(KernelTable table, double batch, double length, int heads, int kv_heads, int head_dim,
+                              KernelDtype kv_dtype) const;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -3,6 +3,8 @@
 // lookup files). Internal to core/kernels/.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +23,34 @@ struct KernelDb::Impl {
   std::vector<std::string> parts;
   mutable std::unique_ptr<KernelCoverage> coverage;                                   ///< computed on first use
   std::shared_ptr<const MeasuredTable> tables[kKernelTableCount][kKernelDtypeCount];  ///< by kind and dtype
+
+  /// A lookup's arguments: what is asked (with the dtype) and up to five numbers.
+  struct MemoKey {
+    int32_t what = -1;
+    double x[5] = {0, 0, 0, 0, 0};
+  };
+  /// Lookups already answered: a serving simulation asks the same shapes step after step
+  /// (interpolating the tables was half of a plan's time). Direct-mapped: a key replaces the
+  /// entry it maps to, so memory stays bounded; the answer is the lookup's, bit for bit.
+  /// Not thread-safe, as nothing in the core runs lookups on two threads.
+  struct MemoEntry {
+    MemoKey key;
+    KernelTime time;
+  };
+  static constexpr size_t kMemoSize = 4096;
+  mutable std::unique_ptr<MemoEntry[]> memo;  ///< kMemoSize entries, made by the first lookup
+
+  /// The memo's entry for `key`: holding the answer when `entry->key` equals `key`, else the
+  /// slot to keep it in (KernelDb lookups: `if (hit) return; ...; return keep(slot, answer)`).
+  [[gnu::noinline]] MemoEntry* recall(const MemoKey& key) const;  // one copy of the hash, not one per lookup
+  static KernelTime keep(MemoEntry* slot, const MemoKey& key, const KernelTime& t) {
+    slot->key = key;
+    slot->time = t;
+    return t;
+  }
+  static bool holds(const MemoEntry* slot, const MemoKey& key) {
+    return slot->key.what == key.what && std::memcmp(slot->key.x, key.x, sizeof key.x) == 0;
+  }
 
   const MeasuredTable* table(KernelTable kind, KernelDtype dtype) const {
     const int k = static_cast<int>(kind);

@@ -150,36 +150,52 @@ KernelTime gemm_in(const MeasuredTable* t, KernelDtype dtype, double m, double n
 }  // namespace
 
 KernelTime KernelDb::gemm(KernelDtype dtype, double m, double n, double k) const {
-  const KernelTime t = gemm_in(impl_->table(KernelTable::kGemm, dtype), dtype, m, n, k);
-  if (dtype == KernelDtype::kBf16) return t;
+  const Impl::MemoKey key{static_cast<int32_t>(dtype), {m, n, k, 0, 0}};
+  Impl::MemoEntry* slot = impl_->recall(key);
+  if (Impl::holds(slot, key)) return slot->time;
+  KernelTime t = gemm_in(impl_->table(KernelTable::kGemm, dtype), dtype, m, n, k);
   const MeasuredTable* bf16 = impl_->table(KernelTable::kGemm, KernelDtype::kBf16);
-  return bf16 == nullptr ? t : no_slower_than_bf16(t, gemm_in(bf16, KernelDtype::kBf16, m, n, k));
+  if (dtype != KernelDtype::kBf16 && bf16 != nullptr)
+    t = no_slower_than_bf16(t, gemm_in(bf16, KernelDtype::kBf16, m, n, k));
+  return Impl::keep(slot, key, t);
 }
 
 KernelTime KernelDb::decode_attention(double batch, double kv_len, int heads, int kv_heads, int head_dim,
                                       KernelDtype kv_dtype) const {
-  const auto in = [&](KernelDtype d) {
-    return attention(impl_->table(KernelTable::kDecodeAttention, d), KernelTable::kDecodeAttention, d, batch, kv_len,
-                     heads, kv_heads, head_dim, BeyondRule::kLinear, BeyondRule::kLinear);
-  };
-  const KernelTime t = in(kv_dtype);
-  return kv_dtype == KernelDtype::kBf16 ? t : no_slower_than_bf16(t, in(KernelDtype::kBf16));
+  return attention_lookup(KernelTable::kDecodeAttention, batch, kv_len, heads, kv_heads, head_dim, kv_dtype);
 }
 
 KernelTime KernelDb::prefill_attention(double batch, double seq, int heads, int kv_heads, int head_dim,
                                        KernelDtype kv_dtype) const {
+  return attention_lookup(KernelTable::kPrefillAttention, batch, seq, heads, kv_heads, head_dim, kv_dtype);
+}
+
+KernelTime KernelDb::attention_lookup(KernelTable table, double batch, double length, int heads, int kv_heads,
+                                      int head_dim, KernelDtype kv_dtype) const {
+  const Impl::MemoKey key{
+      (static_cast<int32_t>(table) + 1) << 8 | static_cast<int32_t>(kv_dtype),
+      {batch, length, static_cast<double>(heads), static_cast<double>(kv_heads), static_cast<double>(head_dim)}};
+  Impl::MemoEntry* slot = impl_->recall(key);
+  if (Impl::holds(slot, key)) return slot->time;
+  // Decode: beyond the grid linear in both; prefill: proportional in batch, quadratic in length.
+  const bool decode = table == KernelTable::kDecodeAttention;
   const auto in = [&](KernelDtype d) {
-    return attention(impl_->table(KernelTable::kPrefillAttention, d), KernelTable::kPrefillAttention, d, batch, seq,
-                     heads, kv_heads, head_dim, BeyondRule::kProportional, BeyondRule::kQuadratic);
+    return attention(impl_->table(table, d), table, d, batch, length, heads, kv_heads, head_dim,
+                     decode ? BeyondRule::kLinear : BeyondRule::kProportional,
+                     decode ? BeyondRule::kLinear : BeyondRule::kQuadratic);
   };
-  const KernelTime t = in(kv_dtype);
-  return kv_dtype == KernelDtype::kBf16 ? t : no_slower_than_bf16(t, in(KernelDtype::kBf16));
+  KernelTime t = in(kv_dtype);
+  if (kv_dtype != KernelDtype::kBf16) t = no_slower_than_bf16(t, in(KernelDtype::kBf16));
+  return Impl::keep(slot, key, t);
 }
 
 KernelTime KernelDb::allreduce(int tp, double elements) const {
   if (tp <= 1 || !(elements > 0)) return KernelTime{};
   const MeasuredTable* t = impl_->table(KernelTable::kAllreduce, KernelDtype::kBf16);
   if (t == nullptr) return missing_time(KernelTable::kAllreduce, KernelDtype::kBf16);
+  const Impl::MemoKey key{-2, {static_cast<double>(tp), elements, 0, 0, 0}};
+  Impl::MemoEntry* slot = impl_->recall(key);
+  if (Impl::holds(slot, key)) return slot->time;
   // Exact, else the nearest measured GPU count; a ring moves 2 (tp - 1) / tp of the
   // message per GPU.
   const uint32_t node = t->nearest_top(tp);
@@ -191,7 +207,19 @@ KernelTime KernelDb::allreduce(int tp, double elements) const {
   Sample s = interpolate_rows(*t, node, elements, BeyondRule::kLinear, t->latency_us);
   s.us *= scale;
   if (t->levels[0].value[node] != tp) s.worsen(LookupHow::kApproximated);
-  return kernel_time(s, KernelTable::kAllreduce, KernelDtype::kBf16);
+  return Impl::keep(slot, key, kernel_time(s, KernelTable::kAllreduce, KernelDtype::kBf16));
+}
+
+KernelDb::Impl::MemoEntry* KernelDb::Impl::recall(const MemoKey& key) const {
+  uint64_t h = 1469598103934665603ULL ^ static_cast<uint32_t>(key.what);
+  for (double v : key.x) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    h = (h ^ bits) * 1099511628211ULL;
+    h ^= h >> 29;
+  }
+  if (!memo) memo.reset(new MemoEntry[kMemoSize]);
+  return &memo[h & (kMemoSize - 1)];
 }
 
 }  // namespace stepcalc

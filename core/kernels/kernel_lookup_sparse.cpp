@@ -63,13 +63,19 @@ KernelTime moe_in(const MeasuredTable* t, KernelDtype dtype, double tokens, int 
 
 KernelTime KernelDb::moe(KernelDtype dtype, double tokens, int hidden, int intermediate, int experts, int topk,
                          int moe_tp, int moe_ep) const {
-  const KernelTime t = moe_in(impl_->table(KernelTable::kMoe, dtype), dtype, tokens, hidden, intermediate, experts,
-                              topk, moe_tp, moe_ep);
-  if (dtype == KernelDtype::kBf16) return t;
+  const double d = 65536;  // the small integers two by two in one number (exactly)
+  const Impl::MemoKey key{-1 - 256 * static_cast<int32_t>(dtype) - 16,
+                          {tokens, static_cast<double>(hidden), static_cast<double>(intermediate),
+                           static_cast<double>(experts) * d + topk, static_cast<double>(moe_tp) * d + moe_ep}};
+  Impl::MemoEntry* slot = impl_->recall(key);
+  if (Impl::holds(slot, key)) return slot->time;
+  KernelTime t = moe_in(impl_->table(KernelTable::kMoe, dtype), dtype, tokens, hidden, intermediate, experts, topk,
+                        moe_tp, moe_ep);
   const MeasuredTable* bf16 = impl_->table(KernelTable::kMoe, KernelDtype::kBf16);
-  if (bf16 == nullptr) return t;
-  return no_slower_than_bf16(
-      t, moe_in(bf16, KernelDtype::kBf16, tokens, hidden, intermediate, experts, topk, moe_tp, moe_ep));
+  if (dtype != KernelDtype::kBf16 && bf16 != nullptr)
+    t = no_slower_than_bf16(
+        t, moe_in(bf16, KernelDtype::kBf16, tokens, hidden, intermediate, experts, topk, moe_tp, moe_ep));
+  return Impl::keep(slot, key, t);
 }
 
 namespace {

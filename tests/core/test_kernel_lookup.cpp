@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Every lookup rule of the measured kernel database (docs/KERNELS.md), at the table's
 // own points (its latency comes back exactly) and between them, on the real packs.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -279,4 +281,39 @@ TEST_CASE("precision: a lower precision is never priced slower than bf16 for the
             db->moe(KernelDtype::kBf16, tokens, 4096, 14336, 8, 2, 1, 1).us);
     if (std::string(version) == "vllm-0.14.0") CHECK(marked > 0);
   }
+}
+
+TEST_CASE("the lookup memo answers as the tables do: repeated, colliding and evicted keys") {
+  // `warm` answers many lookups (more keys than its memo holds, in three orders, FP8 beside
+  // BF16 of the same shapes); each must equal, field for field, a database that never saw them.
+  const auto warm = test::load_kernels("H100", "vllm-0.24.0");
+  const auto same = [](const KernelTime& a, const KernelTime& b) {
+    return std::memcmp(&a.us, &b.us, sizeof a.us) == 0 && a.table == b.table && a.how == b.how &&
+           std::equal(std::begin(a.cells), std::end(a.cells), std::begin(b.cells)) && a.dtype == b.dtype &&
+           std::memcmp(&a.outlier_us, &b.outlier_us, sizeof a.outlier_us) == 0 && a.outlier_dtype == b.outlier_dtype;
+  };
+  const auto ask = [](const KernelDb& db, int i) {
+    const double m = 1 + (i * 37) % 3000;
+    switch (i % 6) {
+      case 0:
+        return db.gemm(KernelDtype::kBf16, m, 8192, 8192);
+      case 1:
+        return db.gemm(KernelDtype::kFp8, m, 8192, 8192);
+      case 2:
+        return db.decode_attention(1 + i % 64, 100 + i, 8, 1, 128, KernelDtype::kBf16);
+      case 3:
+        return db.prefill_attention(1 + i % 4, 64 + i, 8, 1, 128, KernelDtype::kFp8);
+      case 4:
+        return db.allreduce(2 + 2 * (i % 2), 4096.0 * (1 + i % 500));
+      default:
+        return db.moe(KernelDtype::kBf16, m, 4096, 14336, 8, 2, 1, 1);
+    }
+  };
+  const int n = 9000;
+  std::vector<KernelTime> first;
+  for (int i = 0; i < n; ++i) first.push_back(ask(*warm, i));
+  for (int i = n - 1; i >= 0; --i) CHECK(same(ask(*warm, i), first[static_cast<size_t>(i)]));
+  for (int i = 0; i < n; i += 2) CHECK(same(ask(*warm, i), first[static_cast<size_t>(i)]));
+  const auto cold = test::load_kernels("H100", "vllm-0.24.0");
+  for (int i = 0; i < n; i += 7) CHECK(same(ask(*cold, i), first[static_cast<size_t>(i)]));
 }
