@@ -3,12 +3,13 @@
 // opens and whenever the hash changes; after each price the address holds the priced
 // state (and A), except while it holds a link that could not be shown, which stays as
 // it was so it can be fixed, with a note saying why under the number.
-import { $, h } from './dom.js';
+import { $, h, withDocLinks } from './dom.js';
 import { defaultState, encodeHash } from './state.js';
 import { stateFromHash } from './link.js';
 
 /** An error note in the result card. */
-export const errorNote = (text) => h('p', { class: 'field-error', 'data-testid': 'error', role: 'alert', text });
+export const errorNote = (text) =>
+  h('p', { class: 'field-error', 'data-testid': 'error', role: 'alert' }, withDocLinks(text));
 
 /**
  * @param {{calc: any, store: import('./store.js').Store, embed: boolean, priceNow: () => void}} parts

@@ -2,7 +2,7 @@
 // A/B comparison: the shown configuration pinned as A; anything changed afterwards is
 // B; both priced, side by side, with the difference per phase and per operator. A is
 // part of the share link (`a=`, the compact form of A's state).
-import { deltaPct, deltaTime, fill, h, int, timeUs } from './dom.js';
+import { deltaPct, deltaTime, fill, h, int, timeUs, withDocLinks } from './dom.js';
 import { toRequest } from './state.js';
 import { shapeFields } from './catalogue.js';
 import { breakdownRows } from './charts.js';
@@ -120,7 +120,7 @@ export function comparePanel({ calc, store, fetchKernels }, controlRoot, root) {
     if (a.loading) return fill(body, h('p',
       { class: 'muted', text: `Loading the kernel tables of A's GPU…` }));
     if (a.error) return fill(body, h('p',
-      { class: 'field-error', 'data-testid': 'error', text: `A cannot be priced: ${a.error}` }));
+      { class: 'field-error', 'data-testid': 'error' }, withDocLinks(`A cannot be priced: ${a.error}`)));
     const diff = differences(store.pinned.state, good.state);
     const kernels = [a.result, good.result].map((r) => r.measured?.kernels);
     if (kernels[0] && kernels[1] && kernels[0] !== kernels[1]) diff.push(`kernel tables ${kernels.join(' → ')}`);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Field-level errors under their inputs; a registry maps core JSON paths to inputs.
-import { h, parseNumber } from './dom.js';
+import { h, parseNumber, withDocLinks } from './dom.js';
 
 const shown = new WeakMap();
 let serial = 0;
@@ -8,8 +8,9 @@ let serial = 0;
 /** Shows `message` under `input` (replacing an earlier one); returns the message node. */
 export function setFieldError(input, message) {
   clearFieldError(input);
-  const note = h('p',
-    { class: 'field-error', 'data-testid': 'error', id: `err-${++serial}`, role: 'alert', text: message });
+  // A document the message names ("docs/KERNELS.md lists what each GPU measures") is a link to its page.
+  const note = h('p', { class: 'field-error', 'data-testid': 'error', id: `err-${++serial}`, role: 'alert' },
+    withDocLinks(message));
   (input.closest('.field, .block') || input).after(note);
   // An input folded away (the reference modes' constants in measured) is unfolded to show it.
   const folded = input.closest('details:not([open])');
@@ -63,7 +64,8 @@ export class FieldRegistry {
         setFieldError(input, message);
         this.marked.push(input);
       } else if (!input) {
-        this.banner.append(h('p', { class: 'field-error', 'data-testid': 'error', role: 'alert', text: message }));
+        this.banner.append(
+          h('p', { class: 'field-error', 'data-testid': 'error', role: 'alert' }, withDocLinks(message)));
       }
     }
   }

@@ -63,7 +63,7 @@ function compareTable(calc, presets, { state, result }) {
       const delta = r && ref ? r.step_time_us - ref : null;
       return h('tr', { class: mode === state.mode ? 'current' : '' },
         h('th', { scope: 'row', text: mode + (mode === state.mode ? ` (shown${overrides})` : '') }),
-        error ? h('td', { colspan: 3, text: error }) : [
+        error ? h('td', { colspan: 3 }, withDocLinks(error)) : [
           h('td', { class: 'num', text: timeUs(r.step_time_us) }),
           h('td', { class: 'num', text: i === 0 || delta === null ? 'reference' : deltaTime(delta * 1e-6) }),
           h('td', { class: 'num', text: i === 0 || delta === null ? '' : deltaPct(delta / ref) }),

@@ -8,7 +8,7 @@
 // table, each with "Open" (the page's model, GPU, TP and serving workload become the
 // candidate's). A bundle of its own, loaded when the panel is first opened; the inputs are
 // in the link (`pl=`, web/plan-state.js); `?embed=1&view=plan` shows the panel alone.
-import { h, svg, fill, int, fixed, parseTyped, docLink } from './dom.js';
+import { h, svg, fill, int, fixed, parseTyped, docLink, withDocLinks } from './dom.js';
 import { niceTicks } from './charts.js';
 import { MODE, useCatalogue } from './catalogue.js';
 import { encodeHash } from './state.js';
@@ -345,8 +345,8 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
     owner?.setAttribute('aria-invalid', 'true');
     const label = owner?.getAttribute('data-label');
     // The field's label and a plain sentence; the JSON path only when no field owns the error.
-    errors.replaceChildren(h('p', { class: 'field-error', role: 'alert', 'data-testid': 'plan-error',
-      text: fieldErrorWords(error, label) }));
+    errors.replaceChildren(h('p', { class: 'field-error', role: 'alert', 'data-testid': 'plan-error' },
+      withDocLinks(fieldErrorWords(error, label))));
   }
   const clearErrors = () => {
     errors.replaceChildren();
@@ -450,8 +450,8 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
       const others = [...counts].map(([reason, n]) => `${int(n)} ${REASONS[reason] ?? reason}`);
       return [h('p', { class: 'plan-sentence field-warning', 'data-testid': 'plan-none', role: 'status' },
         h('strong', { text: 'Nothing meets the target. ' }),
-        closest ? `Closest: ${configWords(result.candidates[closest.candidate])}. ${closest.reason_message}`
-          : 'No candidate could be simulated.'),
+        closest ? withDocLinks(`Closest: ${configWords(result.candidates[closest.candidate])}. ` +
+          closest.reason_message) : 'No candidate could be simulated.'),
       others.length ? h('p', { 'data-testid': 'plan-others', text: `The others: ${others.join('; ')}.` }) : null];
     }
     const c = result.candidates[rec.candidate];
@@ -497,7 +497,7 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
       const cells = cols.map((col) => {
         if (col.key === 'meets') {
           return h('td', { 'data-reason': c.reason }, c.meets_slo ? 'yes'
-            : ['no', h('small', { class: 'reason', text: c.reason_message })]);
+            : ['no', h('small', { class: 'reason' }, withDocLinks(c.reason_message))]);
         }
         return h('td', { class: col.num ? 'num' : null, text: col.text(c) });
       });

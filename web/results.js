@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The priced step in words and tables: the headline (step time, tokens, what binds),
 // every table lookup with its provenance, and the warnings.
-import { fill, h, int, pct, time, timeUs } from './dom.js';
+import { docLink, fill, h, int, pct, time, timeUs, withDocLinks } from './dom.js';
 import { exportButtons } from './export-buttons.js';
 import { MODE } from './catalogue.js';
 import { noFitWords } from './summary-strip.js';
@@ -84,7 +84,7 @@ export function accuracyLine(mode, accuracy) {
     `Checked: ${mode} misses measured vLLM step times by ${a.mape.toFixed(2)}% on average over ` +
     `${int(accuracy.steps)} steps of ${accuracy.setup}, the one setup with public step traces; other setups are ` +
     'not checked step by step. ',
-    h('a', { href: 'web/dist/docs/ACCURACY.html', target: '_blank', rel: 'noopener', text: 'Accuracy' }));
+    docLink('ACCURACY', 'Accuracy'));
 }
 
 function referenceLine(result, reference) {
@@ -189,7 +189,7 @@ export function renderDetails(result, root, about = undefined) {
   fill(root,
     h('details', { open: true }, h('summary', {}, h('h2', { text: `Warnings (${warnings.length})` })),
       h('ul', { class: 'warnings' },
-        warnings.slice(0, MAX_SHOWN_WARNINGS).map((w) => h('li', { title: w.code, text: w.message })),
+        warnings.slice(0, MAX_SHOWN_WARNINGS).map((w) => h('li', { title: w.code }, withDocLinks(w.message))),
         warnings.length > MAX_SHOWN_WARNINGS
           ? h('li', { text: `and ${int(warnings.length - MAX_SHOWN_WARNINGS)} more` }) : null),
       !warnings.length ? h('p', { class: 'muted', text: 'None: every lookup hit measured data.' }) : null),

@@ -407,10 +407,10 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
     target?.setAttribute('aria-invalid', 'true');
     if (target && details.contains(target)) details.open = true;
     // A model that does not fit is said once, by the memory bar above (the core's words).
-    fill(serveError, h('p', { class: 'field-error', role: 'alert', 'data-testid': 'serve-error',
-      text: error.code === 'does_not_fit'
+    fill(serveError, h('p', { class: 'field-error', role: 'alert', 'data-testid': 'serve-error' },
+      withDocLinks(error.code === 'does_not_fit'
         ? 'Not simulated: the model does not fit (see the memory per GPU above).'
-        : fieldErrorWords(error, labelOf(target)) }));
+        : fieldErrorWords(error, labelOf(target)))));
   };
 
   /** The targets typed: numbers above 0 or blank; another value is named under the fields, and drawn as none. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The machine and the model of it: GPU with every hardware constant editable, the
 // tensor-parallel degree, and the step model's mode (its switches: modes.js).
-import { h, field, parseTyped } from './dom.js';
+import { h, field, fill, parseTyped, withDocLinks } from './dom.js';
 import { hardwareFields } from './state.js';
 import { HW_LABELS } from './words.js';
 import { MODE } from './catalogue.js';
@@ -130,7 +130,7 @@ export function setupPanel({ presets, store, fields }, root) {
   tp.wrap.append(tpNote);
   function priced({ result }) {
     const refused = (result.warnings || []).filter((w) => /^tp_does_not_divide/.test(w.code));
-    tpNote.textContent = refused.map((w) => w.message).join(' ');
+    fill(tpNote, withDocLinks(refused.map((w) => w.message).join(' ')));
   }
   return { render, priced };
 }
