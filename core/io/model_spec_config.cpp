@@ -55,7 +55,8 @@ bool contains(std::string_view s, std::string_view part) { return s.find(part) !
 /// Which weights a quantised checkpoint leaves in 16 bits (compressed-tensors `ignore`,
 /// fbgemm/fp8/mxfp4 `modules_to_not_convert`, `ignored_layers`, ModelOpt
 /// `exclude_modules`): by module name. Names of what stays 16-bit anyway (router gates,
-/// LM head, embeddings, a vision tower) change nothing.
+/// LM head, embeddings, a vision tower, the norms: Qwen3's FP8 checkpoints list every
+/// `post_attention_layernorm`, which is no attention weight) change nothing.
 void read_ignored_modules(object q, QuantSpec* quant) {
   for (const char* key : {"ignore", "modules_to_not_convert", "ignored_layers", "exclude_modules"}) {
     array list;
@@ -66,7 +67,8 @@ void read_ignored_modules(object q, QuantSpec* quant) {
       while (!name.empty() && (name.back() == '*' || name.back() == '.')) name.remove_suffix(1);
       if (contains(name, "vision") || contains(name, "visual") || contains(name, "mm_projector") ||
           contains(name, "lm_head") || contains(name, "embed") || contains(name, "router") ||
-          contains(name, "e_score") || (name.size() >= 4 && name.substr(name.size() - 4) == "gate"))
+          contains(name, "e_score") || contains(name, "norm") ||
+          (name.size() >= 4 && name.substr(name.size() - 4) == "gate"))
         continue;
       if (contains(name, "self_attn") || contains(name, "attention") || contains(name, "attn"))
         quant->attention = false;

@@ -86,6 +86,12 @@ TEST_CASE("checkpoints: each quantization config says which modules run in which
   CHECK(nv.quant.format == WeightFormat::kNvfp4);
   CHECK(nv.quant.experts);
   CHECK_FALSE(nv.quant.attention);
+  // Qwen3-235B-A22B-FP8 leaves every layer's norms (post_attention_layernorm) and router gate
+  // in 16 bits: no attention weight, so its attention GEMMs are FP8 blocks like the experts.
+  const ModelSpec qwen = request(config("Qwen--Qwen3-235B-A22B-FP8_config.json"), "H200", 4).model.spec;
+  CHECK(qwen.quant.format == WeightFormat::kFp8Block);
+  CHECK(qwen.quant.attention);
+  CHECK(qwen.quant.experts);
 }
 
 TEST_CASE("a ModelOpt checkpoint: hf_quant_config.json as a quantization_config, nested as shipped or flat") {
