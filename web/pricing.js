@@ -4,7 +4,7 @@
 // the store's `good`; one that does not gets its errors under their fields and the last
 // good result is kept, marked stale. A GPU's measured kernel tables are fetched on
 // first use and the state is priced again when they are in.
-import { $ } from './dom.js';
+import { $, h } from './dom.js';
 import { toRequest } from './state.js';
 import { inUserWords } from './words.js';
 import { partsToLoad } from './kernel-parts.js';
@@ -30,10 +30,19 @@ export function createPricing({ calc, store, fields }) {
       if (error.code === 'kernels_not_loaded' && !errors.length && fetchKernels(request, error)) return;
       if (!errors.some((e) => e.path === error.path)) errors.push({ path: error.path, message: error.message });
     }
-    fields.show(errors.map((e) => ({ path: e.path, message: inUserWords(e.path, e.message) })));
+    const words = errors.map((e) => ({ path: e.path, message: inUserWords(e.path, e.message) }));
+    fields.show(words);
     $('#results').classList.toggle('stale', !result);
     $('#summary')?.classList.toggle('stale', !result); // the strip's figures are the last good state's too
-    $('#stale').textContent = result ? '' : 'Showing the last good result: fix the marked field to update it.';
+    // Before anything was priced (a link refused once its GPU's tables are in) there is no last
+    // good result: the headline says why instead of "Loading the pricing module…".
+    const none = !result && !store.good;
+    $('#stale').textContent = result ? '' : none ? 'Nothing priced yet: fix the marked field.'
+      : 'Showing the last good result: fix the marked field to update it.';
+    if (none && words.length) {
+      $('#headline').replaceChildren(h('p', { class: 'field-error', role: 'alert', 'data-testid': 'headline-error',
+        text: `Not priced: ${words[0].message}` }));
+    }
     if (!result) return;
     store.setGood({ state, request, result }); // everything shown of it is drawn by the store's subscribers
     performance.measure('stepcalc:update', { start: started });

@@ -187,3 +187,26 @@ test('GPUs without NVLink say so under the number when the all-reduce takes much
   assert.deepEqual(page.problems, []);
   await page.close();
 });
+
+test('a link refused only once its GPU\'s tables are in says why in the headline, not "Loading…"', async () => {
+  // gpt-oss's MXFP4 experts are not measured on A100 (vllm-0.14.0): the core refuses after the packs load.
+  const page = await openPageRaw(`${env.base}#v=1&m=gpt-oss-20b&g=A100&tp=1&mode=measured&p=0.2048&d=512~64*64`);
+  const error = page.getByTestId('headline-error');
+  await error.waitFor();
+  assert.match(await error.textContent(), /^Not priced: .*mxfp4 fused MoE is not measured on A100/);
+  assert.equal(await page.textContent('#stale'), 'Nothing priced yet: fix the marked field.');
+  assert.doesNotMatch(await page.textContent('#headline'), /Loading/);
+  // Choosing a GPU that measures it prices, and the headline is the number again.
+  await page.goto(`${env.base}#v=1&m=gpt-oss-20b&g=H100&tp=1&mode=measured&p=0.2048&d=512~64*64`);
+  await page.getByTestId('step-time-us').waitFor();
+  assert.equal(await page.getByTestId('headline-error').count(), 0);
+  assert.equal(await page.textContent('#stale'), '');
+  await page.close();
+});
+
+/** A page at `url` without waiting for a priced step (openPage waits for one). */
+async function openPageRaw(url) {
+  const page = await env.browser.newPage();
+  await page.goto(url);
+  return page;
+}
