@@ -4,7 +4,7 @@
 // the store's `good`; one that does not gets its errors under their fields and the last
 // good result is kept, marked stale. A GPU's measured kernel tables are fetched on
 // first use and the state is priced again when they are in.
-import { $, h } from './dom.js';
+import { $, h, withDocLinks } from './dom.js';
 import { toRequest } from './state.js';
 import { inUserWords } from './words.js';
 import { partsToLoad } from './kernel-parts.js';
@@ -40,8 +40,8 @@ export function createPricing({ calc, store, fields }) {
     $('#stale').textContent = result ? '' : none ? 'Nothing priced yet: fix the marked field.'
       : 'Showing the last good result: fix the marked field to update it.';
     if (none && words.length) {
-      $('#headline').replaceChildren(h('p', { class: 'field-error', role: 'alert', 'data-testid': 'headline-error',
-        text: `Not priced: ${words[0].message}` }));
+      $('#headline').replaceChildren(h('p', { class: 'field-error', role: 'alert', 'data-testid': 'headline-error' },
+        'Not priced: ', ...withDocLinks(words[0].message)));
     }
     if (!result) return;
     store.setGood({ state, request, result }); // everything shown of it is drawn by the store's subscribers

@@ -196,6 +196,9 @@ test('a link refused only once its GPU\'s tables are in says why in the headline
   assert.match(await error.textContent(), /^Not priced: .*mxfp4 fused MoE is not measured on A100/);
   assert.equal(await page.textContent('#stale'), 'Nothing priced yet: fix the marked field.');
   assert.doesNotMatch(await page.textContent('#headline'), /Loading/);
+  // The document the core's words name is a link, as everywhere on the page.
+  assert.equal(await error.getByRole('link', { name: 'docs/KERNELS.md' }).getAttribute('href'),
+    'web/dist/docs/KERNELS.html');
   // Choosing a GPU that measures it prices, and the headline is the number again.
   await page.goto(`${env.base}#v=1&m=gpt-oss-20b&g=H100&tp=1&mode=measured&p=0.2048&d=512~64*64`);
   await page.getByTestId('step-time-us').waitFor();
