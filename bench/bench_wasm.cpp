@@ -4,7 +4,7 @@
 // (performance.now() under node), printed as one JSON object on stdout:
 //   {"results": [{"name", "cpu_ns", "wall_ns", "batches", "iterations"}...]}
 // (medians per call: CPU time of the process, and wall time)
-// Usage: node stepcalc_bench_wasm.cjs CONFORMANCE_JSON [SECONDS_PER_BENCHMARK]
+// Usage: node stepcalc_bench_wasm.cjs CONFORMANCE_JSON [SECONDS_PER_BENCHMARK [NAME_FILTER]]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -46,7 +46,11 @@ double median(std::vector<double> v) {
 }
 
 /// Times `body` in batches of ~10 ms for `budget_s`; the median per-call time.
+// Only the benchmarks whose name contains this text run (the third argument; all when empty).
+std::string g_filter;
+
 void run(const std::string& name, const std::function<void()>& body, double budget_s, bool* first) {
+  if (name.find(g_filter) == std::string::npos) return;
   for (auto warm = Clock::now(); seconds_since(warm) < 0.1;) body();  // tier-up and caches
   size_t batch = 1;
   for (;;) {  // calibrate
@@ -76,10 +80,11 @@ void run(const std::string& name, const std::function<void()>& body, double budg
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: stepcalc_bench_wasm.cjs CONFORMANCE_JSON [SECONDS_PER_BENCHMARK]\n");
+    std::fprintf(stderr, "usage: stepcalc_bench_wasm.cjs CONFORMANCE_JSON [SECONDS_PER_BENCHMARK [NAME_FILTER]]\n");
     return 2;
   }
   const double budget_s = argc > 2 ? std::atof(argv[2]) : 0.5;
+  if (argc > 3) g_filter = argv[3];
   const std::vector<stepcalc::bench::BenchCase> cases = stepcalc::bench::load_bench_cases(argv[1]);
   if (cases.size() != 3) {
     std::fprintf(stderr, "bench: %s lacks the bench:a/b/c cases\n", argv[1]);
@@ -95,6 +100,20 @@ int main(int argc, char** argv) {
     run(
         "price_step/" + c.tag, [&] { g_sink = g_sink + stepcalc::price_step(r, tables, false)->step_time_us; },
         budget_s, &first);
+    run(
+        "parse_request/" + c.tag,
+        [&] { g_sink = g_sink + static_cast<int64_t>(stepcalc::parse_request(c.json).value().step.decode.size()); },
+        budget_s, &first);
+    run(
+        "price_full/" + c.tag, [&] { g_sink = g_sink + stepcalc::price_step(r, tables, true)->step_time_us; }, budget_s,
+        &first);
+    {
+      const stepcalc::StepResult full = *stepcalc::price_step(r, tables, true);
+      run(
+          "result_to_json/" + c.tag,
+          [&] { g_sink = g_sink + static_cast<int64_t>(stepcalc::result_to_json(r, full, tables).size()); }, budget_s,
+          &first);
+    }
     run(
         "price_json/" + c.tag, [&] { g_sink = g_sink + static_cast<int64_t>(stepcalc::price_json(c.json)->size()); },
         budget_s, &first);

@@ -159,10 +159,10 @@ val step_view(int values) {
 
 val result_view() { return val(emscripten::typed_memory_view(fast().result.size(), fast().result.data())); }
 
-/// Prices the step in the step view against `slot`: 0 and the summary in the result
-/// view, or 1 (the loader then asks the JSON path, which words the error).
-int price_slot(int slot, int prefill_requests, int decode_requests) {
-  if (slot < 0 || slot >= kSlots) return 1;
+/// The request of `slot` with the step in the step view (its decodes one token each), its
+/// session told when the model changed; null for a bad slot.
+stepcalc::Request* slot_request(int slot, int prefill_requests, int decode_requests) {
+  if (slot < 0 || slot >= kSlots) return nullptr;
   FastPath& f = fast();
   stepcalc::Request& r = f.requests[slot];
   const int32_t* v = f.step.data();
@@ -172,7 +172,16 @@ int price_slot(int slot, int prefill_requests, int decode_requests) {
   for (auto& d : r.step.decode) d = {*v++, 1};
   if (slot != f.last_slot) f.session.new_model();
   f.last_slot = slot;
-  auto s = f.session.summary(r);
+  return &r;
+}
+
+/// Prices the step in the step view against `slot`: 0 and the summary in the result
+/// view, or 1 (the loader then asks the JSON path, which words the error).
+int price_slot(int slot, int prefill_requests, int decode_requests) {
+  stepcalc::Request* r = slot_request(slot, prefill_requests, decode_requests);
+  if (r == nullptr) return 1;
+  FastPath& f = fast();
+  auto s = f.session.summary(*r);
   if (!s) return 1;
   f.result = {static_cast<double>(s->step_time_us),
               s->total_us,
@@ -183,6 +192,15 @@ int price_slot(int slot, int prefill_requests, int decode_requests) {
               static_cast<double>(static_cast<uint32_t>(s->warnings.bits)),
               static_cast<double>(static_cast<uint32_t>(s->warnings.bits >> 32))};
   return 0;
+}
+
+/// The full result JSON of the step in the step view against `slot` (what price_json
+/// writes for the same request, without reading the step's JSON), or an error: the
+/// loader then asks the JSON path, which words it.
+Outcome price_slot_full(int slot, int prefill_requests, int decode_requests) {
+  stepcalc::Request* r = slot_request(slot, prefill_requests, decode_requests);
+  if (r == nullptr) return from(stepcalc::make_error("invalid_value", "slot", "No such slot."));
+  return from(stepcalc::price_parsed(&fast().session, *r, stepcalc::Detail::kFull));
 }
 
 /// Adds one kernel pack (a Uint8Array: Embind copies its bytes into the string).
@@ -236,6 +254,7 @@ EMSCRIPTEN_BINDINGS(stepcalc) {
   emscripten::function("stepView", &step_view);
   emscripten::function("resultView", &result_view);
   emscripten::function("priceSlot", &price_slot);
+  emscripten::function("priceSlotFull", &price_slot_full);
   emscripten::function("presets", &presets);
   emscripten::function("addKernelPack", &add_kernel_pack);
   emscripten::function("kernelSet", &kernel_set);

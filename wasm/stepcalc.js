@@ -353,6 +353,9 @@ function wrap(core, drop, kernelsUrl, instantiatePlannerCore, wasmModule) {
       if (detail === 1 || (detail === 0 && request?.detail === 'summary')) {
         const fast = summaries.price(request);
         if (fast) return fast;
+      } else {
+        const full = summaries.full(request);
+        if (full) return full;
       }
       const text = toJson(request);
       return call(() => (detail ? core.priceAt(text, detail) : core.price(text)));
@@ -500,10 +503,10 @@ function wrap(core, drop, kernelsUrl, instantiatePlannerCore, wasmModule) {
 }
 
 /**
- * Summaries without JSON: a request's pricing inputs (all but its step) are parsed
- * once into one of the module's slots; each call writes only the step's lengths into
- * the module and reads eight numbers back. Used only when the result is certain to
- * equal the JSON path's: a plain request and step (no toJSON, items with exactly the
+ * Prices without the step's JSON: a request's pricing inputs (all but its step) are parsed
+ * once into one of the module's slots; each call writes only the step's lengths into the
+ * module and reads eight numbers back (a summary) or the result's JSON (full detail). Used
+ * only when the result is certain to equal the JSON path's: a plain request and step (no toJSON, items with exactly the
  * known keys, whole numbers in range) whose pricing inputs, compared field by field,
  * are those of a prepared slot; anything else takes the JSON path.
  */
@@ -577,8 +580,11 @@ function summaryPath(core, limits, bounds, guard, codeNames) {
     return keys;
   }
 
-  /** Writes the step's lengths into the module; false when it is not plain. */
-  function writeStep(step, counts) {
+  /**
+   * Writes the step's lengths into the module; false when it is not plain (or, for a full
+   * result, which counts every decode's new tokens, when a decode's are not 1).
+   */
+  function writeStep(step, counts, full) {
     if (!plain(step)) return false;
     let prefill = [];
     let decode = [];
@@ -609,6 +615,7 @@ function summaryPath(core, limits, bounds, guard, codeNames) {
       const p = item.progress_index;
       const n = item.num_new_decode_tokens;
       if (keyCount(item) !== (n === undefined ? 1 : 2) || !whole(p) || (n !== undefined && !whole(n))) return false;
+      if (full && n !== undefined && n !== 1) return false;
       b[2 * np + i] = p;
     }
     counts[0] = np;
@@ -638,6 +645,18 @@ function summaryPath(core, limits, bounds, guard, codeNames) {
         ...entry.head, detail: 'summary', step_time_us: r[0], total_us: r[1], bound: bounds[r[5]],
         prefill_s: r[2], decode_s: r[3], overhead_us: r[4], warning_codes: codesOf(r[6], r[7]),
       };
+    },
+    /**
+     * The full result of `request` without the step's JSON (the slot's request with the step
+     * written into the module; the result still comes as JSON), or undefined (take the JSON
+     * path, which also words any error).
+     */
+    full(request) {
+      if (!plain(request)) return undefined;
+      const entry = slotFor(request);
+      if (!entry || !writeStep(request.step, counts, true)) return undefined;
+      const outcome = guard(() => core.priceSlotFull(entry.slot, counts[0], counts[1]));
+      return outcome.ok ? JSON.parse(outcome.json) : undefined;
     },
     /** The binding's columns as the API's: bound names and warning codes per entry. */
     columns(c) {

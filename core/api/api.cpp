@@ -54,8 +54,9 @@ Expected<std::string> price_measured_json(PricingSession* pricer, const Request&
   return json;
 }
 
-/// One request's result JSON at `detail`, priced with `pricer` (setups reused).
-Expected<std::string> price_request(PricingSession* pricer, const Request& request, Detail detail) {
+}  // namespace
+
+Expected<std::string> price_parsed(PricingSession* pricer, const Request& request, Detail detail) {
   if (!request.has_step) return make_error("missing_field", "step", "The request needs a step.");
   if (detail == Detail::kSummary) {
     auto summary = pricer->summary(request);
@@ -73,6 +74,8 @@ Expected<std::string> price_request(PricingSession* pricer, const Request& reque
   if (!all_finite) return non_finite_error();
   return json;
 }
+
+namespace {
 
 /// A mode override is refused beyond the length a request's own mode field may have.
 Error mode_too_long() {
@@ -99,7 +102,7 @@ Expected<PricedDocument> price_document(std::string_view json, const std::string
   size_t index = 0;
   for (const Expected<Request>& parsed : batch->requests) {
     // Results are ~100 times larger than the smallest requests: bound the output.
-    if (w.str().size() > limits::kMaxResultBytes)
+    if (w.size() > limits::kMaxResultBytes)
       return make_error("too_large", "[" + std::to_string(index) + "]",
                         "The results exceed " + std::to_string(limits::kMaxResultBytes >> 20) + " MiB before request " +
                             std::to_string(index) + "; price the array in smaller parts.");
@@ -116,7 +119,7 @@ Expected<PricedDocument> price_document(std::string_view json, const std::string
     }
     pricer.new_model();  // each element has its own model
     const Request& request = parsed.value();
-    auto priced = price_request(&pricer, request, detail.value_or(request.detail));
+    auto priced = price_parsed(&pricer, request, detail.value_or(request.detail));
     if (!priced) note_failure(priced.error());
     w.raw(priced ? priced.value() : error_to_json(priced.error(), request.id, request.has_id));
   }
@@ -133,7 +136,7 @@ Expected<std::string> price_json(std::string_view json, const KernelRegistry& ke
   auto request = parse_request(json);
   if (!request) return request.error();
   PricingSession pricer(embedded_h100_tables(), kernels);
-  return price_request(&pricer, request.value(), detail.value_or(request->detail));
+  return price_parsed(&pricer, request.value(), detail.value_or(request->detail));
 }
 
 Expected<SummaryColumns> price_many(std::string_view json, const std::string& mode_override) {

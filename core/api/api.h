@@ -17,6 +17,9 @@
 
 namespace stepcalc {
 
+class PricingSession;
+struct Request;
+
 /// Result of pricing a document of one request or an array of them.
 struct PricedDocument {
   std::string json;                ///< result object, or array of result/error objects in order
@@ -39,6 +42,11 @@ Expected<PricedDocument> price_document(std::string_view json, const std::string
 Expected<std::string> price_json(std::string_view json, std::optional<Detail> detail = std::nullopt);
 Expected<std::string> price_json(std::string_view json, const KernelRegistry& kernels,
                                  std::optional<Detail> detail = std::nullopt);
+
+/// One parsed request's result JSON at `detail`, priced through `session` (its setups and
+/// measured plans reused from call to call: call session->new_model() when the request's
+/// model or GPU may differ from the last one's); what price_json gives for its JSON text.
+Expected<std::string> price_parsed(PricingSession* session, const Request& request, Detail detail);
 
 /// Summaries of every request of `json` (an object or an array), as columns; a bad
 /// element is a failed point. `mode_override` as for price_document.

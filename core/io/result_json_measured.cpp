@@ -3,18 +3,15 @@
 // table cells, time, bytes, FLOPs and bound (docs/RESULT.md, "measured").
 #include "io/result_json_measured.h"
 
-#include <cstdio>
 #include <string>
+
+#include "json/text_format.h"
 
 namespace stepcalc {
 namespace {
 
 /// Three significant digits, for the text of a modelled cost.
-std::string short_number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", v);
-  return text;
-}
+std::string short_number(double v) { return format_significant(v, 3); }
 
 void write_kernel(JsonWriter& w, const KernelDb& db, const KernelTime& k) {
   w.field("table", kernel_table_name(k.table)).field("how", lookup_how_name(k.how)).field("cells", db.describe(k));

@@ -3,70 +3,67 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "json/text_format.h"
 
 namespace stepcalc {
-namespace {
 
-// The writer appends numbers and strings straight to its output (no temporary string
-// per key or value: the result JSON has hundreds of them).
-void append_quoted(std::string& out, std::string_view text);
-
-}  // namespace
-
-void JsonWriter::separate() {
-  if (need_comma_) out_ += ',';
-  need_comma_ = true;
+void JsonWriter::grow(size_t n) {
+  size_t capacity = capacity_ < 256 ? 256 : capacity_ * 2;
+  if (capacity - size_ < n) capacity = size_ + n;
+  out_.resize(capacity);
+  data_ = &out_[0];
+  capacity_ = capacity;
 }
-
-JsonWriter& JsonWriter::open(char bracket) {
-  separate();
-  out_ += bracket;
+void JsonWriter::put(const char* text, size_t n) {
+  if (n != 0) std::memcpy(room(n), text, n);
+  size_ += n;
+}
+std::string JsonWriter::take() {
+  out_.resize(size_);
+  data_ = nullptr;
+  size_ = capacity_ = 0;
   need_comma_ = false;
-  return *this;
+  return std::move(out_);
 }
-JsonWriter& JsonWriter::close(char bracket) {
-  out_ += bracket;
-  need_comma_ = true;
-  return *this;
-}
+
 JsonWriter& JsonWriter::key(std::string_view name) {
   separate();
-  append_quoted(out_, name);
-  out_ += ':';
+  put_quoted(name);
+  put(':');
   need_comma_ = false;
   return *this;
 }
 JsonWriter& JsonWriter::value(double v) {
   separate();
   if (!std::isfinite(v)) non_finite_ = true;
-  append_double(out_, v);
+  size_ = static_cast<size_t>(write_double(room(kMaxNumberChars), v) - data_);
   return *this;
 }
 JsonWriter& JsonWriter::value(int64_t v) {
   separate();
-  append_integer(out_, v);
+  size_ = static_cast<size_t>(write_integer(room(kMaxNumberChars), v) - data_);
   return *this;
 }
 JsonWriter& JsonWriter::value(bool v) {
   separate();
-  out_ += v ? "true" : "false";
+  put(v ? std::string_view("true") : std::string_view("false"));
   return *this;
 }
 JsonWriter& JsonWriter::value(std::string_view v) {
   separate();
-  append_quoted(out_, v);
+  put_quoted(v);
   return *this;
 }
 JsonWriter& JsonWriter::null() {
   separate();
-  out_ += "null";
+  put(std::string_view("null"));
   return *this;
 }
 JsonWriter& JsonWriter::raw(std::string_view json) {
   separate();
-  out_ += json;
+  put(json);
   return *this;
 }
 JsonWriter& JsonWriter::fields(std::initializer_list<JsonField> fields) {
@@ -104,33 +101,38 @@ bool is_invisible_control(uint32_t cp) {
          (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
 }
 
-void append_u_escape(std::string& out, uint32_t cp) {
+}  // namespace
+
+void JsonWriter::put_u_escape(uint32_t cp) {
   static const char kHex[] = "0123456789abcdef";
-  out += "\\u";
-  for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(cp >> shift) & 0xf];
+  char* p = room(6);
+  *p++ = '\\';
+  *p++ = 'u';
+  for (int shift = 12; shift >= 0; shift -= 4) *p++ = kHex[(cp >> shift) & 0xf];
+  size_ += 6;
 }
 
-void append_quoted(std::string& out, std::string_view text) {
-  out += '"';
-  size_t plain = 0;  // the common case: nothing to escape, one append
+void JsonWriter::put_quoted(std::string_view text) {
+  put('"');
+  size_t plain = 0;  // the common case: nothing to escape, one copy
   while (plain < text.size()) {
     const unsigned char c = static_cast<unsigned char>(text[plain]);
     if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) break;
     ++plain;
   }
-  out.append(text.data(), plain);
+  put(text.data(), plain);
   for (size_t i = plain; i < text.size();) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c >= 0x80) {
       const size_t n = utf8_sequence_length(text, i);
       if (n == 0) {
-        out += "\\ufffd";
+        put(std::string_view("\\ufffd"));
         ++i;
       } else if (is_invisible_control(code_point(text, i, n))) {
-        append_u_escape(out, code_point(text, i, n));
+        put_u_escape(code_point(text, i, n));
         i += n;
       } else {
-        out.append(text.substr(i, n));
+        put(text.data() + i, n);
         i += n;
       }
       continue;
@@ -138,38 +140,31 @@ void append_quoted(std::string& out, std::string_view text) {
     ++i;
     switch (c) {
       case '"':
-        out += "\\\"";
+        put(std::string_view("\\\""));
         break;
       case '\\':
-        out += "\\\\";
+        put(std::string_view("\\\\"));
         break;
       case '\n':
-        out += "\\n";
+        put(std::string_view("\\n"));
         break;
       case '\r':
-        out += "\\r";
+        put(std::string_view("\\r"));
         break;
       case '\t':
-        out += "\\t";
+        put(std::string_view("\\t"));
         break;
       default:
         if (c < 0x20 || c == 0x7f) {
-          append_u_escape(out, c);
+          put_u_escape(c);
         } else {
-          out += static_cast<char>(c);
+          put(static_cast<char>(c));
         }
     }
   }
-  out += '"';
+  put('"');
 }
 
-}  // namespace
-
-std::string json_quote(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  append_quoted(out, text);
-  return out;
-}
+std::string json_quote(std::string_view text) { return JsonWriter().value(text).take(); }
 
 }  // namespace stepcalc

@@ -36,6 +36,10 @@ struct JsonField {
 
 class JsonWriter {
  public:
+  JsonWriter() = default;
+  // Not copied or moved: data_ points into out_.
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
   JsonWriter& begin_object() { return open('{'); }
   JsonWriter& end_object() { return close('}'); }
   JsonWriter& begin_array() { return open('['); }
@@ -61,17 +65,56 @@ class JsonWriter {
   JsonWriter& object(std::initializer_list<JsonField> fields);
   /// Writes `name`: {fields...} into the open object.
   JsonWriter& object(std::string_view name, std::initializer_list<JsonField> fields);
-  const std::string& str() const { return out_; }
+  /// The text written so far (a copy).
+  std::string str() const { return std::string(data_ == nullptr ? "" : data_, size_); }
+  /// Bytes written so far.
+  size_t size() const { return size_; }
   /// True once a NaN or infinity was written (as null): results must refuse then.
   bool wrote_non_finite() const { return non_finite_; }
-  std::string take() { return std::move(out_); }
+  /// The text written; the writer is empty afterwards.
+  std::string take();
 
  private:
-  void separate();
+  // The text is written through a pointer into out_, which is kept larger than the text
+  // (size_ bytes used): a result has thousands of keys and values, and appending each
+  // character through std::string's members costs a call per character where the module
+  // is built for size (emcc's -Oz does not inline them; BENCHMARKS.md). The few helpers
+  // every character goes through are forced inline for the same reason.
+#define STEPCALC_JSON_INLINE __attribute__((always_inline)) inline
+  STEPCALC_JSON_INLINE char* room(size_t n) {
+    if (capacity_ - size_ < n) grow(n);
+    return data_ + size_;
+  }
+  STEPCALC_JSON_INLINE void put(char c) {
+    *room(1) = c;
+    ++size_;
+  }
+  void put(const char* text, size_t n);
+  void put(std::string_view text) { put(text.data(), text.size()); }
+  void grow(size_t n);
+  void put_quoted(std::string_view text);
+  void put_u_escape(uint32_t cp);
+  STEPCALC_JSON_INLINE void separate() {
+    if (need_comma_) put(',');
+    need_comma_ = true;
+  }
   /// Starts an object or array ('{' or '['), or ends one ('}' or ']').
-  JsonWriter& open(char bracket);
-  JsonWriter& close(char bracket);
-  std::string out_;
+  STEPCALC_JSON_INLINE JsonWriter& open(char bracket) {
+    separate();
+    put(bracket);
+    need_comma_ = false;
+    return *this;
+  }
+  STEPCALC_JSON_INLINE JsonWriter& close(char bracket) {
+    put(bracket);
+    need_comma_ = true;
+    return *this;
+  }
+#undef STEPCALC_JSON_INLINE
+  std::string out_;  // storage: capacity_ bytes, of which size_ written
+  char* data_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
   bool need_comma_ = false;
   bool non_finite_ = false;
 };

@@ -8,9 +8,9 @@
 
 namespace stepcalc {
 
-void append_integer(std::string& out, int64_t v) {
-  char buf[24];
-  char* end = buf + sizeof buf;
+char* write_integer(char* buf, int64_t v) {
+  char digits[24];
+  char* end = digits + sizeof digits;
   char* p = end;
   uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
   do {
@@ -18,24 +18,35 @@ void append_integer(std::string& out, int64_t v) {
     magnitude /= 10;
   } while (magnitude != 0);
   if (v < 0) *--p = '-';
-  out.append(p, static_cast<size_t>(end - p));
+  while (p != end) *buf++ = *p++;
+  return buf;
+}
+
+char* write_double(char* buf, double v) {
+  if (!std::isfinite(v)) {
+    static const char kNull[] = "null";
+    for (const char* c = kNull; *c != '\0'; ++c) *buf++ = *c;
+    return buf;
+  }
+  if (v == 0) {
+    *buf = '0';
+    return buf + 1;
+  }
+  if (std::fabs(v) < 9007199254740992.0 && v == std::trunc(v)) return write_integer(buf, static_cast<int64_t>(v));
+  // simdjson's Grisu2 to_chars (declared in simdjson.h): digits that round-trip (read
+  // back as exactly v; Grisu2 is not always the shortest such text), without pulling
+  // printf's long-double code into the Wasm.
+  return simdjson::internal::to_chars(buf, buf + kMaxNumberChars, v);
+}
+
+void append_integer(std::string& out, int64_t v) {
+  char buf[kMaxNumberChars];
+  out.append(buf, static_cast<size_t>(write_integer(buf, v) - buf));
 }
 
 void append_double(std::string& out, double v) {
-  if (!std::isfinite(v)) {
-    out += "null";
-  } else if (v == 0) {
-    out += '0';
-  } else if (std::fabs(v) < 9007199254740992.0 && v == std::trunc(v)) {
-    append_integer(out, static_cast<int64_t>(v));
-  } else {
-    // simdjson's Grisu2 to_chars (declared in simdjson.h): digits that round-trip (read
-    // back as exactly v; Grisu2 is not always the shortest such text), without pulling
-    // printf's long-double code into the Wasm.
-    char buf[40];
-    char* end = simdjson::internal::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, static_cast<size_t>(end - buf));
-  }
+  char buf[kMaxNumberChars];
+  out.append(buf, static_cast<size_t>(write_double(buf, v) - buf));
 }
 
 std::string format_double(double v) {
@@ -56,6 +67,69 @@ std::string format_fixed(double v, int decimals) {
     append_integer(frac, scaled % scale);
     out += "." + std::string(static_cast<size_t>(decimals) - frac.size(), '0') + frac;
   }
+  return out;
+}
+
+namespace {
+
+/// 10^n for 0 <= n <= 22 (exact as a double).
+double exact_power_of_ten(int n) {
+  double p = 1;
+  for (int i = 0; i < n; ++i) p *= 10;
+  return p;
+}
+
+/// round(a * 10^-e) for a > 0, dividing or multiplying by an exact power of ten.
+int64_t scaled_digits(double a, int e) {
+  if (e >= 0) {
+    double q = a;
+    for (; e > 22; e -= 22) q /= exact_power_of_ten(22);
+    return std::llround(q / exact_power_of_ten(e));
+  }
+  double q = a;
+  for (e = -e; e > 22; e -= 22) q *= exact_power_of_ten(22);
+  return std::llround(q * exact_power_of_ten(e));
+}
+
+}  // namespace
+
+std::string format_significant(double v, int digits) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  if (v == 0) return std::signbit(v) ? "-0" : "0";
+  digits = digits < 1 ? 1 : digits > 15 ? 15 : digits;
+  const double a = std::fabs(v);
+  const int64_t top = static_cast<int64_t>(exact_power_of_ten(digits));
+  // The decimal exponent x of the rounded value: a ~ d.ddd x 10^x with `digits` digits d.
+  int x = static_cast<int>(std::floor(std::log10(a)));
+  int64_t d = scaled_digits(a, x - digits + 1);
+  if (d >= top) d = scaled_digits(a, ++x - digits + 1);      // rounded up to the next decade
+  if (d < top / 10) d = scaled_digits(a, --x - digits + 1);  // log10 rounded up
+  std::string text;
+  append_integer(text, d);  // `digits` digits
+  std::string out = v < 0 ? "-" : "";
+  if (x < -4 || x >= digits) {
+    while (text.size() > 1 && text.back() == '0') text.pop_back();
+    out += text[0];
+    if (text.size() > 1) out += "." + text.substr(1);
+    out += x < 0 ? "e-" : "e+";
+    const int ax = x < 0 ? -x : x;
+    if (ax < 10) out += '0';
+    append_integer(out, ax);
+    return out;
+  }
+  // Fixed: the point after digit x + 1 (x may be negative: leading zeros).
+  std::string whole, fraction;
+  if (x >= 0) {
+    whole = text.substr(0, static_cast<size_t>(x) + 1);
+    fraction = text.substr(static_cast<size_t>(x) + 1);
+  } else {
+    whole = "0";
+    fraction = std::string(static_cast<size_t>(-x - 1), '0') + text;
+  }
+  while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+  out += whole;
+  if (!fraction.empty()) out += "." + fraction;
   return out;
 }
 

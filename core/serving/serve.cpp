@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <iterator>
 
 #include "base/input_limits.h"
+#include "json/text_format.h"
 #include "serving/engine_defaults.h"
 #include "serving/request_plan.h"
 #include "serving/step_pricer.h"
@@ -77,9 +77,7 @@ std::vector<Warning> serving_warnings(const ServeResult& r, const Workload& w, b
                        n(t.peak_kv_blocks_used) + " blocks; queue up to " + n(t.peak_waiting) + " requests."});
   const SteadyState& st = r.steady;
   const auto f = [](double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.3g", v);
-    return std::string(buf);
+    return v >= 100 ? format_fixed(v, 0) : v >= 10 ? format_fixed(v, 1) : format_significant(v, 3);
   };
   if (st.overloaded)
     out.push_back({"serving_overload",

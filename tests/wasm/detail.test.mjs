@@ -3,7 +3,8 @@
 // path and the loader's summary path without JSON) equals the full result's headline
 // on all public conformance cases in every mode; priceMany, sweepColumns and sweep2d
 // hold exactly the points priced one at a time; input the summary path cannot take
-// (odd items, toJSON, unknown keys) gets the JSON path's answer or error.
+// (odd items, toJSON, unknown keys) gets the JSON path's answer or error. Full results of
+// plain requests come without writing the step as JSON, and equal the JSON path's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -173,4 +174,51 @@ test('summaries name the bound with the catalogue\'s bounds, each of them as the
     assert.equal(calc.price(r, { detail: 'summary' }).bound, bounds[i], 'summary path');
     assert.equal(many.bound[i], bounds[i], 'columns');
   });
+});
+
+test('full results without the step\'s JSON equal the JSON path\'s on all 160 cases in every mode', () => {
+  for (const mode of modes) {
+    for (const c of cases) {
+      const r = withMode(c, mode);
+      const viaText = attempt(() => calc.price(JSON.stringify(r)));
+      assert.deepEqual(attempt(() => calc.price(r)), viaText, `${c.id} ${mode}`);
+      assert.deepEqual(attempt(() => calc.price(r, { detail: 'full' })), viaText, `${c.id} ${mode} (option)`);
+    }
+  }
+});
+
+test('a full result of a plain request does not write its step as JSON; odd input gets the JSON path', () => {
+  const request = cases.find((c) => c.tags.includes('bench:c'));
+  const stringify = JSON.stringify;
+  let steps = 0;
+  JSON.stringify = function (value, ...rest) {
+    const step = value?.step;
+    if (step && (step.decode_requests?.length || step.prefill_requests?.length)) steps++;
+    return stringify.call(this, value, ...rest);
+  };
+  let got;
+  try {
+    calc.price(request);
+    got = calc.price(request);
+  } finally {
+    JSON.stringify = stringify;
+  }
+  assert.equal(steps, 0, 'the step was written as JSON');
+  assert.deepEqual(got, calc.price(JSON.stringify(request)));
+  const base = { id: 'y', model: 'llama-3.1-8b-instruct', mode: 'corrected',
+    step: { decode_requests: [{ progress_index: 100 }] } };
+  const odd = [
+    { ...base, step: { decode_requests: [{ progress_index: 100, num_new_decode_tokens: 4 }] } },
+    { ...base, step: { decode_requests: [{ progress_index: 100, num_new_decode_tokens: 1 }] } },
+    { ...base, step: { decode_requests: [{ progress_index: 1e9 }] } },
+    { ...base, step: { prefill_requests: [{ progress_index: 0, num_new_prefill_tokens: 200000 }] } },
+    { ...base, step: { decode_requests: [{ progress_index: 100, toJSON: () => ({ progress_index: 7 }) }] } },
+    { ...base, tp: 3 },
+    { ...base, model: 'nope' },
+    { ...base, mode: 'measured', gpu: 'H100' },
+    { ...base, mode: 'measured', gpu: 'B300' },
+  ];
+  for (const r of odd) {
+    assert.deepEqual(attempt(() => calc.price(r)), attempt(() => calc.price(JSON.stringify(r))), JSON.stringify(r));
+  }
 });

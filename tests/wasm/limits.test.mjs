@@ -48,9 +48,10 @@ test('bad options are StepCalcError, not TypeError', () => {
 });
 
 test('a trap becomes StepCalcError; the instance is dropped and load() makes a fresh one', async () => {
-  // 1.4 MB, within every limit: priced by the real module, out of memory in this one.
+  // 1.4 MB of JSON text, within every limit: priced by the real module, out of memory in this
+  // one. (As an object it is priced here too: its step reaches the module as numbers, not text.)
   const big = { ...request, step: { decode_requests: new Array(60000).fill({ progress_index: 512 }) } };
-  refused(() => small.price(big), 'internal_error', '');
+  refused(() => small.price(JSON.stringify(big)), 'internal_error', '');
   refused(() => small.price(request), 'internal_error', ''); // the trapped instance stays refused
   refused(() => small.presets(), 'internal_error', '');
   const fresh = await load();
