@@ -9,6 +9,7 @@ constexpr const char* kNames[kNumWarningCodes] = {
     "mla_ignored",
     "sliding_window_ignored",
     "head_dim_differs",
+    "dtype_assumed",
     "attention_config_nearest",
     "head_dim_not_integer",
     "tp_does_not_divide_heads",

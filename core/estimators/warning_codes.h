@@ -18,6 +18,7 @@ enum WarningCode {
   kWarnMlaIgnored,
   kWarnSlidingWindowIgnored,
   kWarnHeadDimDiffers,
+  kWarnDtypeAssumed,
   kWarnAttentionConfigNearest,
   kWarnHeadDimNotInteger,
   kWarnTpDoesNotDivideHeads,

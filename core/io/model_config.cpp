@@ -116,9 +116,19 @@ Expected<bool> read_bytes_per_param(const ConfigView& c, ModelShape* m) {
   const char* key = "torch_dtype";
   if (!c.find(key, &e, &base)) {
     key = "dtype";
-    if (!c.find(key, &e, &base))
-      return json::missing_field(c.path, "torch_dtype",
-                                 "The model has no torch_dtype (or dtype) and no bytes_per_param; give one of them.");
+    if (!c.find(key, &e, &base)) {
+      // Hub configs without either exist (gpt-oss, MiniMax-M2.5): transformers then reads the
+      // model as float32, which vLLM's default --dtype auto downcasts to the platform's first
+      // supported dtype, bfloat16 on every GPU here (vLLM pull request 18751, May 2025; before
+      // it, float16: the same two bytes).
+      m->dtype = "bfloat16";
+      m->bytes_per_param = 2;
+      m->notes.push_back({"dtype_assumed",
+                          "The config names no torch_dtype (or dtype): priced as vLLM's --dtype auto loads a "
+                          "float32 config, in bfloat16 (2 bytes per parameter). Give torch_dtype or "
+                          "bytes_per_param if the checkpoint is stored otherwise."});
+      return true;
+    }
   }
   const Path where = base->key(key);
   auto dtype = json::read_string(e, where);
@@ -300,6 +310,8 @@ Expected<ModelShape> model_from_config(object top, const Path& path) {
   auto kind = check_attention_kind(c);
   if (!kind) return kind.error();
   m.spec = model_spec_from_config(top, m);
+  for (const Warning& note : m.notes)  // the measured mode's operators are priced at that dtype too
+    if (note.code == "dtype_assumed") m.spec.notes.push_back(note);
   m.source = "config";
   return m;
 }

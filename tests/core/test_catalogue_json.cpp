@@ -243,3 +243,37 @@ TEST_CASE("resolve_model_json: the model a request with it is priced with, witho
   CHECK(resolve_model_json("[1]").error().code == "type_error");
   CHECK(resolve_model_json("{").error().path == "model");
 }
+
+namespace stepcalc {
+namespace {
+
+/// step_time_us of a result JSON.
+double step_time_of(const std::string& json) {
+  Parsed p(json);
+  return p.root["step_time_us"].get_double().value_unsafe();
+}
+
+TEST_CASE("a config without torch_dtype is priced as vLLM's --dtype auto loads it: bfloat16, with a note") {
+  const std::string bare =
+      R"({"num_hidden_layers":2,"hidden_size":512,"num_attention_heads":8,"intermediate_size":1024,"vocab_size":1000)";
+  auto resolved = resolve_model_json(bare + "}");
+  REQUIRE_MESSAGE(resolved.ok(), (resolved.ok() ? "" : resolved.error().message));
+  CHECK(resolved.value().find(R"("torch_dtype":"bfloat16")") != std::string::npos);
+  CHECK(resolved.value().find(R"("bytes_per_param":2,)") != std::string::npos);
+  CHECK(resolved.value().find(R"("code":"dtype_assumed")") != std::string::npos);
+  const KernelRegistry h100 = registry_with("H100", "vllm-0.24.0");
+  for (const char* mode : {"blis-v2", "corrected", "measured"}) {
+    CAPTURE(mode);
+    const std::string head = std::string(R"({"mode":")") + mode + R"(","model":)";
+    auto assumed = price_json(head + bare + "}," + kStep + "}", h100);
+    auto stated = price_json(head + bare + R"(,"torch_dtype":"bfloat16"},)" + kStep + "}", h100);
+    REQUIRE_MESSAGE(assumed.ok(), (assumed.ok() ? "" : assumed.error().message));
+    REQUIRE(stated.ok());
+    CHECK(assumed.value().find(R"("code":"dtype_assumed")") != std::string::npos);
+    CHECK(stated.value().find("dtype_assumed") == std::string::npos);
+    CHECK(step_time_of(assumed.value()) == step_time_of(stated.value()));
+  }
+}
+
+}  // namespace
+}  // namespace stepcalc

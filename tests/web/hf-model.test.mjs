@@ -162,14 +162,14 @@ test('404, a network failure, not JSON, too large: each said, the model unchange
 
 test('a config the core refuses: its words under the box, the model unchanged, and a button to edit it', async () => {
   const config = JSON.parse(read('Qwen--Qwen3-32B_config.json'));
-  delete config.torch_dtype;
+  config.torch_dtype = 'float7';
   const page = await withHub((url, route) =>
     (url.endsWith('/config.json') ? json(route, JSON.stringify(config)) : missing(route)));
   const link = page.url();
   await fetchId(page, 'acme/no-dtype');
   assert.equal(await boxState(page, ['done', 'error']), 'error');
   assert.match(await boxError(page),
-    /of acme\/no-dtype from huggingface\.co cannot be priced \(torch_dtype\): The model has no torch_dtype/);
+    /of acme\/no-dtype from huggingface\.co cannot be priced \(torch_dtype\): Unknown dtype 'float7'/);
   await settle(page);
   assert.equal(page.url(), link);
   assert.equal(await page.inputValue('#config-text'), '', 'the config box is untouched until asked');
