@@ -641,10 +641,16 @@ function summaryPath(core, limits, bounds, guard, codeNames) {
       if (guard(() => core.priceSlot(entry.slot, counts[0], counts[1])) !== 0) return undefined;
       if (results.length === 0) results = guard(() => core.resultView()); // new after memory growth
       const r = results;
-      return {
-        ...entry.head, detail: 'summary', step_time_us: r[0], total_us: r[1], bound: bounds[r[5]],
-        prefill_s: r[2], decode_s: r[3], overhead_us: r[4], warning_codes: codesOf(r[6], r[7]),
-      };
+      const { head } = entry;
+      // Two literals rather than {...head, ...}: spreading into a literal with more keys after it
+      // took most of a summary's time in V8 (6 of its 8 us in Node 20).
+      const step_time_us = r[0], total_us = r[1], bound = bounds[r[5]], prefill_s = r[2], decode_s = r[3];
+      const overhead_us = r[4], warning_codes = codesOf(r[6], r[7]);
+      return 'id' in head
+        ? { id: head.id, mode: head.mode, detail: 'summary', step_time_us, total_us, bound, prefill_s, decode_s,
+          overhead_us, warning_codes }
+        : { mode: head.mode, detail: 'summary', step_time_us, total_us, bound, prefill_s, decode_s, overhead_us,
+          warning_codes };
     },
     /**
      * The full result of `request` without the step's JSON (the slot's request with the step

@@ -222,3 +222,11 @@ test('a full result of a plain request does not write its step as JSON; odd inpu
     assert.deepEqual(attempt(() => calc.price(r)), attempt(() => calc.price(JSON.stringify(r))), JSON.stringify(r));
   }
 });
+
+test('a summary without JSON has the JSON path\'s keys in the JSON path\'s order, with and without an id', () => {
+  const base = { model: 'llama-3.1-8b-instruct', step: { decode_requests: [{ progress_index: 100 }] } };
+  for (const r of [base, { id: 'z', ...base }, { ...base, mode: 'measured' }]) {
+    assert.equal(JSON.stringify(calc.price(r, { detail: 'summary' })),
+      JSON.stringify(calc.price(JSON.stringify(r), { detail: 'summary' })), JSON.stringify(r));
+  }
+});
