@@ -167,8 +167,8 @@ test('a malformed config or a bad field shows an inline error; the last result a
   await useConfig(page, '{"num_hidden_layers": 32, "hidden_size": ');
   await page.waitForSelector('.config [data-testid="error"]');
   assert.match(await page.textContent('.config [data-testid="error"]'), /not a config\.json/);
-  await useConfig(page, '{"num_hidden_layers": 2, "hidden_size": 512, "num_attention_heads": 8}');
-  assert.match(await page.textContent('.config [data-testid="error"]'), /torch_dtype/);
+  await useConfig(page, '{"num_hidden_layers": 2, "hidden_size": 512, "num_attention_heads": 8, "torch_dtype": "f7"}');
+  assert.match(await page.textContent('.config [data-testid="error"]'), /torch_dtype.*Unknown dtype 'f7'/);
   assert.equal(await shownStepTime(page), before);
 
   await page.getByLabel('Decode 5 KV length').fill('12x');
