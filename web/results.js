@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The priced step in words and tables: the headline (step time, tokens, what binds),
-// every table lookup with its provenance, and the warnings.
+// every table lookup with its provenance (web/lookups.js makes the rows), and the warnings.
 import { docLink, fill, h, int, pct, time, timeUs, withDocLinks } from './dom.js';
 import { exportButtons } from './export-buttons.js';
 import { MODE } from './catalogue.js';
 import { noFitWords } from './summary-strip.js';
+import { MAX_SHOWN_LOOKUPS, lookupTable, lookupsCsv, provenance } from './lookups.js';
 
-const HOW = { exact: 'table cell', interpolated: 'interpolated', clamped: 'clamped', fallback: 'fallback',
-  modelled: 'modelled' };
-const AXIS = { m: 'M', seq: 'sequence', bs: 'batch', kv: 'KV' };
 const MAX_LOOKUP_ROWS = 100; // more on request: a long table slows every reprice
 const MORE_LOOKUP_ROWS = 500; // added per "Show more"
-const MAX_SHOWN_LOOKUPS = 2000; // never more on screen (a step can have 65,536 lookups)
 const MAX_SHOWN_WARNINGS = 50;
 
 /** What is priced, in one line: model, GPU, TP and mode. */
@@ -94,95 +91,45 @@ function referenceLine(result, reference) {
     h('data', { value: reference.step_time_us, text: timeUs(reference.step_time_us) }), `; ${result.mode} is ${diff}.`);
 }
 
-/** Plain words for a lookup's provenance: {how, detail}. */
-export function provenance(lookup) {
-  if (!lookup) return { how: '', detail: '' };
-  const parts = [];
-  if (lookup.table_pair) {
-    const which = lookup.pair_exact ? 'measured shape' : lookup.pair_largest
-      ? 'largest measured shape' : 'nearest covering shape';
-    parts.push(`${which} (${lookup.table_pair.join(', ')})`);
-  }
-  if (lookup.table) parts.push(`table ${lookup.table}`);
-  for (const key of Object.keys(lookup)) {
-    const m = /^(\w+)_rows$/.exec(key);
-    if (!m || !Array.isArray(lookup[key])) continue;
-    const [a, b] = lookup[key];
-    const name = AXIS[m[1]] || m[1];
-    const t = lookup[`${m[1]}_rows_t`];
-    const way = t === undefined ? '' : ` (${pct(t)} of the way)`;
-    parts.push(a === b ? `${name} row ${int(a)}` : `${name} between rows ${int(a)} and ${int(b)}${way}`);
-  }
-  if (lookup.clamped_low) parts.push('below the measured range');
-  if (lookup.clamped_high) parts.push('above the measured range');
-  if (lookup.row !== undefined) parts.push(`data row ${lookup.row}`);
-  return { how: HOW[lookup.how] || lookup.how || '', detail: parts.join('; ') };
-}
-
-export function lookupRows(result) {
-  const rows = [];
-  const gemmRow = (where, g) =>
-    ({ where: `${where} · ${g.kind} GEMM`, shape: `${int(g.m)}×${int(g.k)}×${int(g.n)}`, mfu: g.mfu,
-    s: g.time_s, lookup: g.lookup, extra: g.floor_won ? 'weight-read floor won: priced at memory speed' : '' });
-  const pre = result.phases?.prefill;
-  for (const b of pre?.buckets || []) {
-    const where = `Prefill bucket ${int(b.bucket)}`;
-    rows.push({ where: `${where} · attention`, shape: `${b.num_requests} req, ${int(b.total_new_tokens)} tok`,
-      mfu: b.attn_mfu,
-      s: b.attn_core_time_s, lookup: b.attn_lookup });
-    for (const g of b.gemms || []) rows.push(gemmRow(where, g));
-  }
-  const dec = result.phases?.decode;
-  for (const a of dec?.attn_lookups || []) {
-    rows.push({ where: `Decode · attention at KV ${int(a.kv_len)}`, shape: `×${a.count}`, mfu: a.mfu, s: null,
-      lookup: a });
-  }
-  for (const g of dec?.gemms || []) rows.push(gemmRow('Decode', g));
-  // measured: every operator with the table cells it was read from (attention: one
-  // lookup per request or KV length, as priced).
-  const SCOPE = { layer: 'per layer', moe_layer: 'per MoE layer', dense_layer: 'per dense layer',
-    step: 'once per step' };
-  for (const op of result.measured?.operators || []) {
-    const where = `${op.name} (${SCOPE[op.scope] || op.scope}${op.count > 1 ? ` ×${int(op.count)}` : ''})`;
-    if (op.lookups?.length) {
-      for (const l of op.lookups) {
-        const cached = l.prefix ? ` after ${int(l.prefix)} cached` : '';
-        rows.push({ where: `${where} · ${l.phase} length ${int(l.length)}${cached}`,
-          shape: `batch ${int(l.batch)}${l.count > 1 ? ` ×${int(l.count)}` : ''}`, mfu: undefined,
-            s: (l.time_us * (op.count || 1)) * 1e-6,
-          lookup: { how: l.how }, extra: l.cells });
-      }
-      continue;
-    }
-    const shape = op.kind === 'gemm' ? `${int(op.rows)}×${int(op.k)}×${int(op.n)}` : `${int(op.rows)} rows`;
-    rows.push({ where, shape, mfu: undefined, s: op.time_us * 1e-6, lookup: { how: op.how }, extra: op.cells || '' });
-  }
-  return rows;
-}
-
-/** The lookup table's values for CSV. */
-export function lookupsCsv(result) {
-  return { head: ['where', 'shape', 'mfu', 'time_us', 'how', 'provenance', 'note'],
-    rows: lookupRows(result).map((r) => {
-      const p = provenance(r.lookup);
-      return [r.where, r.shape, r.mfu ?? '', r.s === null ? '' : r.s * 1e6, p.how, p.detail, r.extra || ''];
-    }) };
+/** One row of the lookup table (web/lookups.js lookupTable). */
+function lookupRow(r) {
+  const p = provenance(r.lookup);
+  return h('tr', {}, h('th', { scope: 'row', text: r.where }),
+    h('td', { class: 'num', 'data-label': 'Shape', text: r.shape }),
+    h('td', { class: 'num', 'data-label': 'MFU', text: r.mfu === undefined ? '' : pct(r.mfu) }),
+    h('td', { class: 'num', 'data-label': 'Time', text: r.s === null ? '' : time(r.s) }),
+    h('td', { 'data-label': 'Provenance' },
+      p.how && h('span', { class: `how how-${p.how.replace(/\W/g, '')}`, text: p.how }), ` ${p.detail}`,
+      r.extra && h('em', { text: ` ${r.extra}` })));
 }
 
 /** The lookup table and the core's warnings (the page adds none of its own). */
 export function renderDetails(result, root, about = undefined) {
-  const rows = lookupRows(result);
-  const limit = Math.min(Number(root.dataset.lookupRows) || MAX_LOOKUP_ROWS, MAX_SHOWN_LOOKUPS);
-  const body = rows.slice(0, limit).map((r) => {
-    const p = provenance(r.lookup);
-    return h('tr', {}, h('th', { scope: 'row', text: r.where }),
-      h('td', { class: 'num', 'data-label': 'Shape', text: r.shape }),
-      h('td', { class: 'num', 'data-label': 'MFU', text: r.mfu === undefined ? '' : pct(r.mfu) }),
-      h('td', { class: 'num', 'data-label': 'Time', text: r.s === null ? '' : time(r.s) }),
-      h('td', { 'data-label': 'Provenance' },
-        p.how && h('span', { class: `how how-${p.how.replace(/\W/g, '')}`, text: p.how }), ` ${p.detail}`,
-        r.extra && h('em', { text: ` ${r.extra}` })));
-  });
+  let limit = Math.min(Number(root.dataset.lookupRows) || MAX_LOOKUP_ROWS, MAX_SHOWN_LOOKUPS);
+  const { rows, total } = lookupTable(result, limit); // only the rows shown are made
+  const body = h('tbody', {}, rows.map(lookupRow));
+  // "Show more" adds the next rows to the table: drawing it again from its first row took
+  // most of a second at 2,000 rows. The button stays (and keeps the focus) while there are more.
+  const shown = h('span');
+  const more = h('button', { type: 'button', class: 'link', onclick: () => {
+    const next = Math.min(limit + MORE_LOOKUP_ROWS, MAX_SHOWN_LOOKUPS);
+    root.dataset.lookupRows = String(next);
+    body.append(...lookupTable(result, next).rows.slice(limit).map(lookupRow));
+    limit = next;
+    count();
+  } });
+  const note = h('p', { class: 'muted' });
+  function count() {
+    note.hidden = total <= limit;
+    if (note.hidden) return note.replaceChildren();
+    shown.textContent = `First ${int(limit)} of ${int(total)} lookups shown. `;
+    if (limit >= MAX_SHOWN_LOOKUPS) {
+      return note.replaceChildren(shown, 'The rest are in the result JSON (stepcalc price).');
+    }
+    more.textContent = `Show ${int(Math.min(MORE_LOOKUP_ROWS, MAX_SHOWN_LOOKUPS - limit, total - limit))} more`;
+    if (note.lastChild !== more) note.replaceChildren(shown, more);
+  }
+  count();
   const warnings = result.warnings || [];
   const previous = /** @type {HTMLDetailsElement | null} */ (root.querySelector('details.lookup-details'));
   const lookupsOpen = previous?.open ?? false;
@@ -196,18 +143,13 @@ export function renderDetails(result, root, about = undefined) {
     // Closed until opened (dozens of rows made the page several screens taller); it stays
     // as the user left it across repricing.
     h('details', { class: 'lookup-details', open: lookupsOpen },
-      h('summary', {}, h('h2', { text: `Every table lookup (${int(rows.length)})` })),
+      h('summary', {}, h('h2', { text: `Every table lookup (${int(total)})` })),
       exportButtons({ name: 'stepcalc-lookups', label: 'the lookup table', csv: () => lookupsCsv(result), about }),
       h('div', {}, h('table', { class: 'lookups' },
         h('thead', {},
           h('tr', {}, ['Where', 'Shape', 'MFU', 'Time', 'Provenance'].map((t) => h('th', { scope: 'col', text: t })))),
-        h('tbody', {}, body))),
-      rows.length > limit ? h('p', { class: 'muted' }, `First ${int(limit)} of ${int(rows.length)} lookups shown. `,
-        limit < MAX_SHOWN_LOOKUPS ? h('button', { type: 'button', class: 'link',
-          text: `Show ${int(Math.min(MORE_LOOKUP_ROWS, rows.length - limit))} more`, onclick: () => {
-            root.dataset.lookupRows = String(limit + MORE_LOOKUP_ROWS);
-            renderDetails(result, root, about);
-          } }) : 'The rest are in the result JSON (stepcalc price).') : null,
+        body)),
+      note,
       h('p',
         { class: 'muted',
         text: 'Times are for all layers. Shape is M×K×N for GEMMs. "table cell": read as measured; "interpolated": ' +

@@ -140,16 +140,26 @@ export function stepEditor({ store, fields }, root) {
 
   // Only valid values are summed or ranged: a typo shows as an error under its field,
   // never as a number here.
+  // One pass over the rows without copies: it runs on every keystroke in a row, and a step
+  // may hold 65,536 of them.
   function summarise() {
     const { prefill, decode } = store.state;
     const valid = (v) => Number.isInteger(v) && v >= 0;
-    const nums = (rows, k) => rows.map((r) => r[k]).filter(valid);
-    const bad = [...prefill, ...decode].filter((r) => !r.every(valid)).length;
-    const newTokens = nums(prefill, 1).reduce((a, b) => a + b, 0);
-    const kv = nums(decode, 0);
-    const low = kv.reduce((a, b) => Math.min(a, b), Infinity), high = kv.reduce((a, b) => Math.max(a, b), -Infinity);
-    const kvText = kv.length
-      ? `, KV ${int(low)}–${int(high)} (mean ${int(kv.reduce((a, b) => a + b, 0) / kv.length)})` : '';
+    let bad = 0, newTokens = 0, kvs = 0, kvSum = 0, low = Infinity, high = -Infinity;
+    for (const row of prefill) {
+      if (!row.every(valid)) bad++;
+      if (valid(row[1])) newTokens += row[1];
+    }
+    for (const row of decode) {
+      if (!row.every(valid)) bad++;
+      const kv = row[0];
+      if (!valid(kv)) continue;
+      kvs++;
+      kvSum += kv;
+      if (kv < low) low = kv;
+      if (kv > high) high = kv;
+    }
+    const kvText = kvs ? `, KV ${int(low)}–${int(high)} (mean ${int(kvSum / kvs)})` : '';
     summary.textContent = `${int(prefill.length)} prefill row${prefill.length === 1 ? '' : 's'} ` +
       `(${int(newTokens)} new tokens) · `
       + `${int(decode.length)} decode${decode.length === 1 ? '' : 's'}${kvText}`
