@@ -22,9 +22,10 @@ export default [
       'no-unused-vars': ['error', { ignoreRestSiblings: true }],
     },
   },
-  // The page: modules for the browser, and the serving worker.
+  // The page: modules for the browser, and its workers.
   { files: ['web/**/*.js'], languageOptions: { globals: globals.browser } },
-  { files: ['web/serving-worker.js', 'web/plan-worker.js'], languageOptions: { globals: globals.worker } },
+  { files: ['web/serving-worker.js', 'web/plan-worker.js', 'web/pricing-worker.js'],
+    languageOptions: { globals: globals.worker } },
   // The Plan panel imports the default prices as JSON (an import attribute, ES2025); esbuild bundles them.
   { files: ['web/plan-panel.js'], languageOptions: { ecmaVersion: 2025 } },
   // The loader runs in pages, workers and Node: it tests which one it is in.

@@ -21,8 +21,11 @@ const out = path.join(root, 'web/dist');
 export const LAZY = ['calibrate-panel.js', 'export.js', 'serving.js', 'plan-panel.js', 'hf-model.js'];
 /** Stylesheets a panel loaded later links when it is built (not part of the first view's style.css). */
 const LAZY_CSS = ['plan-panel.css', 'serving-panel.css'];
-/** Web Workers: bundles of their own, started by URL (the serving simulations, the Plan panel's plan). */
-export const WORKERS = ['serving-worker.js', 'plan-worker.js'];
+/**
+ * Web Workers: bundles of their own, started by URL (the serving simulations, the Plan panel's plan,
+ * the pricing of big steps).
+ */
+export const WORKERS = ['serving-worker.js', 'plan-worker.js', 'pricing-worker.js'];
 /** Files (relative to the root) the first view loads besides web/dist/*, compressed too. */
 const ALSO_COMPRESSED = ['index.html', 'wasm/dist/stepcalc-core.wasm'];
 

@@ -12,12 +12,14 @@ export const errorNote = (text) =>
   h('p', { class: 'field-error', 'data-testid': 'error', role: 'alert' }, withDocLinks(text));
 
 /**
- * @param {{calc: any, store: import('./store.js').Store, embed: boolean, priceNow: () => void}} parts
+ * @param {{calc: any, pricer: ReturnType<typeof import('./pricer.js').createPricer>,
+ *   store: import('./store.js').Store, embed: boolean, priceNow: () => void}} parts
  * `priceNow` prices the store's state at once.
  */
-export function addressBar({ calc, store, embed, priceNow }) {
+export function addressBar({ calc, pricer, store, embed, priceNow }) {
   let keepLink = false; // the address holds a link that could not be shown: leave it
   let applying = false; // the store's state is being replaced from the address
+  let reading = 0; // counts the links read: a big link's check that a newer one overtook is dropped
   const linkError = $('#link-error');
 
   /** The link's error; with `offer` (the link's own state), a button that shows it anyway. */
@@ -50,9 +52,22 @@ export function addressBar({ calc, store, embed, priceNow }) {
     priceNow();
   }
 
-  /** Applies the location's link: a good one replaces the state, a bad one only says why. */
-  function fromLocation(first) {
-    const { state, pinned, error, offer } = stateFromHash(calc, location.hash);
+  /**
+   * Applies the location's link: a good one replaces the state, a bad one only says why. A
+   * big step is checked in the pricing worker first: an edit meanwhile (which cancels the
+   * check) or a newer link wins, and this one is dropped.
+   */
+  async function fromLocation(first) {
+    const mine = ++reading;
+    let outcome;
+    try {
+      outcome = await stateFromHash(calc, pricer, location.hash);
+    } catch (error) {
+      if (error.code === 'cancelled') return;
+      throw error;
+    }
+    if (mine !== reading) return;
+    const { state, pinned, error, offer } = outcome;
     if (!error) {
       keepLink = false;
       showLinkError('');

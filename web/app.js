@@ -2,8 +2,8 @@
 // The calculator page: loads the module, prices the linked (or default) step and shows
 // its number first, then builds the panels; reprices on every edit (coalesced to one
 // animation frame). The page's state lives in one store (store.js); this file wires
-// the parts to it: pricing (pricing.js), the number and what follows it
-// (result-view.js), the address bar (address.js) and the panels.
+// the parts to it: pricing (pricing.js; a big step in the pricing worker, pricer.js), the
+// number and what follows it (result-view.js), the address bar (address.js) and the panels.
 import { load } from '../wasm/stepcalc.js';
 import { $ } from './dom.js';
 import { FieldRegistry } from './errors.js';
@@ -11,6 +11,7 @@ import { useCatalogue } from './catalogue.js';
 import { hardwareKeys } from './state.js';
 import { createStore } from './store.js';
 import { createPricing } from './pricing.js';
+import { createPricer } from './pricer.js';
 import { resultView } from './result-view.js';
 import { addressBar, errorNote } from './address.js';
 import { modelPanel } from './model-panel.js';
@@ -34,15 +35,17 @@ const nextPaint = () => new Promise((resolve) => requestAnimationFrame(() => set
  * in the follow-up tasks (they price more); both are empty until built.
  */
 async function setUp() {
-  const calc = await load({ baseUrl: new URL('wasm/', document.baseURI) });
+  const baseUrl = new URL('wasm/', document.baseURI);
+  const pricer = createPricer(await load({ baseUrl }), baseUrl.href);
+  const { calc } = pricer; // notes a big step priced on this thread (it should be in the worker)
   useCatalogue(calc.catalogue()); // throws when the page names a mode the core lacks
   hardwareKeys(); // the link's hardware keys against the core's fields: a mismatch stops here
   const presets = calc.presets();
   const store = createStore();
   const fields = new FieldRegistry($('#errors'));
-  const pricing = createPricing({ calc, store, fields });
-  const results = resultView({ calc, presets, embed });
-  const address = addressBar({ calc, store, embed, priceNow: pricing.priceNow });
+  const pricing = createPricing({ calc, pricer, store, fields });
+  const results = resultView({ calc, pricer, presets, embed });
+  const address = addressBar({ calc, pricer, store, embed, priceNow: pricing.priceNow });
   /** @type {{now: import('./store.js').Panel[], later: import('./store.js').Panel[]}} */
   const panels = { now: [], later: [] };
   store.subscribe((change, { good }) => {
@@ -54,12 +57,13 @@ async function setUp() {
       return;
     }
     results.cancel(); // the previous state's follow-up work is stale now
+    pricer.cancel(); // and so are the pricing worker's jobs
     address.edited();
     if (change === 'replaced') for (const panel of [...panels.now, ...panels.later]) panel.render?.();
     pricing.reprice();
   });
   /** @type {import('./store.js').PanelContext} */
-  const context = Object.freeze({ calc, presets, store, fields, fetchKernels: pricing.fetchKernels });
+  const context = Object.freeze({ calc, pricer, presets, store, fields, fetchKernels: pricing.fetchKernels });
   return { context, pricing, results, address, panels };
 }
 
@@ -109,8 +113,8 @@ function loadPlanOnOpen(context) {
 
 async function main() {
   const page = await setUp();
-  page.address.fromLocation(true);
   window.addEventListener('hashchange', () => page.address.fromLocation(false));
+  await page.address.fromLocation(true); // a big link is checked in the pricing worker first
   if (embed) {
     if (view === 'serving') loadServing(page.context);
     if (view === 'plan') loadPlanOnOpen(page.context);

@@ -67,7 +67,7 @@ export function compareRows(resultA, resultB) {
  * result, `rows()` are its values.
  * @param {import('./store.js').PanelContext} context @param {HTMLElement} controlRoot @param {HTMLElement} root
  */
-export function comparePanel({ calc, store, fetchKernels }, controlRoot, root) {
+export function comparePanel({ calc, pricer, store, fetchKernels }, controlRoot, root) {
   const status = h('span', { class: 'muted', 'aria-live': 'polite' });
   const pin = h('button', { type: 'button', 'data-testid': 'pin-a', text: 'Pin as A to compare' });
   const unpin = h('button', { type: 'button', 'data-testid': 'unpin-a', text: 'Unpin A' });
@@ -89,26 +89,52 @@ export function comparePanel({ calc, store, fetchKernels }, controlRoot, root) {
   swap.addEventListener('click', pinShown);
   unpin.addEventListener('click', () => store.setPinned(null));
 
+  /** What pricing A's `request` gave, {result} or {error}, or {loading} while its GPU's tables load. */
+  function outcome(request, result, error) {
+    if (result) return { result };
+    // A's GPU tables are fetched like the shown step's; the page reprices when in.
+    if (error.code === 'kernels_not_loaded' && fetchKernels(request, error)) return { loading: true };
+    return { error: error.message };
+  }
+
+  /**
+   * A priced, from the cache while A's request is the same; a big A (web/pricer.js) is priced
+   * in the pricing worker: then {pending}, the promise of A priced.
+   */
   function priceA() {
     const request = toRequest(store.pinned.state);
     const key = JSON.stringify(request);
     if (key !== cacheKey) {
       cacheKey = key;
-      try {
-        cached = { result: calc.price(request) };
-      } catch (error) {
-        // A's GPU tables are fetched like the shown step's; the page reprices when in.
-        if (error.code === 'kernels_not_loaded' && fetchKernels(request, error)) {
-          cacheKey = '';
-          return { loading: true };
+      if (pricer.big(request)) {
+        const pending = pricer.price(request).then(({ result }) => ({ result, error: null }),
+          (error) => ({ result: null, error })).then(({ result, error }) => {
+          if (cacheKey !== key) return null; // A changed meanwhile
+          if (error?.code === 'cancelled') {
+            cacheKey = ''; // a newer edit: priced again when the comparison is drawn next
+            return null;
+          }
+          cached = outcome(request, result, error);
+          if (cached.loading) cacheKey = '';
+          return cached;
+        });
+        cached = { pending };
+      } else {
+        try {
+          cached = outcome(request, calc.price(request), null);
+        } catch (error) {
+          cached = outcome(request, null, error);
         }
-        cached = { error: error.message };
+        if (cached.loading) cacheKey = '';
       }
     }
     return cached;
   }
 
-  /** Redraws the controls and the comparison for the shown `good` ({state, result}). */
+  /**
+   * Redraws the controls and the comparison for the shown `good` ({state, result}); with a
+   * big A still in the worker, returns the promise of the comparison drawn.
+   */
   function priced(good) {
     const pinned = !!store.pinned;
     pin.hidden = pinned;
@@ -117,6 +143,16 @@ export function comparePanel({ calc, store, fetchKernels }, controlRoot, root) {
     status.textContent = pinned ? 'A is pinned: change anything, the comparison is below.' : '';
     if (!pinned) return body.replaceChildren();
     const a = priceA();
+    if (a.pending) {
+      fill(body, h('p', { class: 'muted', text: 'Pricing A…' }));
+      return a.pending.then((done) => {
+        if (done && store.good === good) draw(good, done);
+      });
+    }
+    return draw(good, a);
+  }
+
+  function draw(good, a) {
     if (a.loading) return fill(body, h('p',
       { class: 'muted', text: `Loading the kernel tables of A's GPU…` }));
     if (a.error) return fill(body, h('p',

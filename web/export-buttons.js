@@ -7,12 +7,15 @@ import { h } from './dom.js';
 let loading;
 const exporter = () => (loading ??= import('./export.js'));
 
+/** @typedef {{head: any[], rows: any[][]} | {records: string}} CsvData */
+
 /**
  * Buttons for one exportable thing. `name`: the file name without extension when there is
- * no `about`; `csv()`: {head, rows} of its values; `chart()`: the <svg> element to save, if
- * any; `about()`: what it is of (web/export-about.js), written into every file, and the
+ * no `about`; `csv()`: {head, rows} of its values (or a promise of them, or of {records}, the
+ * CSV records written elsewhere: web/export.js csvText); `chart()`: the <svg> element to save,
+ * if any; `about()`: what it is of (web/export-about.js), written into every file, and the
  * file's name.
- * @param {{name: string, label: string, csv?: () => {head: string[], rows: any[][]}, chart?: () => Element,
+ * @param {{name: string, label: string, csv?: () => CsvData | Promise<CsvData>, chart?: () => Element,
  *   about?: () => import('./export-about.js').About}} options
  */
 export function exportButtons({ name, label, csv, chart, about }) {

@@ -27,10 +27,17 @@ export function csvNumber(v) {
 /** A context line as one CSV record: "# label: value" (no line breaks). */
 const aboutLine = (text) => field(`# ${text}`.replace(/[\r\n]+/g, ' '));
 
-/** The CSV text of {head, rows}, under the `#` lines of `about` when given. */
-export const csvText = ({ head, rows }, about = null) =>
+/** The CSV records of {head, rows}, without the line break after the last. */
+export const csvRecords = ({ head, rows }) => [head, ...rows].map((r) => r.map(field).join(',')).join('\r\n');
+
+/**
+ * The CSV text of {head, rows}, or of {records} (written by csvRecords, e.g. in the pricing
+ * worker), under the `#` lines of `about` when given.
+ * @param {{head: any[], rows: any[][]} | {records: string}} data
+ */
+export const csvText = (data, about = null) =>
   [...(about ? [aboutLine(about.title), ...about.lines.map(([k, v]) => aboutLine(`${k}: ${v}`))] : []),
-    ...[head, ...rows].map((r) => r.map(field).join(','))].join('\r\n') + '\r\n';
+    'records' in data ? data.records : csvRecords(data)].join('\r\n') + '\r\n';
 
 function download(name, blob) {
   const url = URL.createObjectURL(blob);
@@ -46,8 +53,10 @@ function download(name, blob) {
 /** The file name of an export: the About's, else the button's `name`. */
 const fileName = ({ name, about }, ext) => `${about?.()?.file || name}.${ext}`;
 
-export function saveCsv(options) {
-  download(fileName(options, 'csv'), new Blob([csvText(options.csv(), options.about?.())], { type: 'text/csv' }));
+/** `options.csv()` may return a promise (the lookups of a big step come from the pricing worker). */
+export async function saveCsv(options) {
+  const data = await options.csv();
+  download(fileName(options, 'csv'), new Blob([csvText(data, options.about?.())], { type: 'text/csv' }));
 }
 
 const SVG_NS = 'http://www.w3.org/2000/svg';

@@ -18,22 +18,32 @@ function parse(text, what) {
 }
 
 /**
- * A request object from JSON text, after the core has priced the text as written.
- * Returns {request, result}: the parsed request (a preset given by its HuggingFace id
- * named as the preset) and its result (null until a measured GPU's tables are loaded).
+ * The core's check of JSON text as written: priced at summary detail, which refuses what
+ * the full result would; throws the core's error, with its path. A measured request whose GPU
+ * tables are not loaded yet passed every check of its own (the core refuses bad input before
+ * it looks for tables).
+ * @param {(text: string) => any} price calc.price at summary detail, on the page or in the pricing worker
  */
-export function requestFromText(calc, text) {
-  let result = null;
+async function checkText(price, text) {
   try {
-    result = calc.price(text); // throws the core's error, with its path
+    await price(text);
   } catch (error) {
-    // A measured request whose GPU tables are not loaded yet passed every check of
-    // its own (the core refuses bad input before it looks for tables).
     if (error?.code !== 'kernels_not_loaded') throw error;
   }
+}
+
+/**
+ * A request object from JSON text, after the core has checked the text as written; long
+ * text (a big step) is checked in the pricing worker (web/pricer.js). Returns {request}, the
+ * parsed request (a preset given by its HuggingFace id named as the preset).
+ * @param {any} calc @param {ReturnType<typeof import('./pricer.js').createPricer> | null} pricer
+ * @param {string} text
+ */
+export async function requestFromText(calc, pricer, text) {
+  await checkText(pricer?.bigText(text) ? pricer.summary : (t) => calc.price(t, { detail: 'summary' }), text);
   const request = parse(text, 'The request is not valid JSON');
   if (typeof request.model === 'string') request.model = calc.resolveModel(request.model).preset;
-  return { request, result };
+  return { request };
 }
 
 /** The config's display name: `_name_or_path`, `name` or `model_type`. */

@@ -12,7 +12,7 @@ import { requestFromText } from './intake.js';
  * @param {import('./store.js').PanelContext} context @param {HTMLElement} shareRoot @param {HTMLElement} jsonRoot
  * @returns {import('./store.js').Panel}
  */
-export function ioPanel({ calc, store }, shareRoot, jsonRoot) {
+export function ioPanel({ calc, pricer, store }, shareRoot, jsonRoot) {
   const status = h('span', { class: 'status', role: 'status' });
   const link = h('input', { type: 'text', readonly: true, id: 'share-link', 'aria-label': 'Link to this step' });
   const copyLink = h('button', { type: 'button', id: 'copy-link', text: 'Copy link' });
@@ -45,12 +45,16 @@ export function ioPanel({ calc, store }, shareRoot, jsonRoot) {
   };
   const importJson = async () => {
     try {
-      // Checked by the core as written (intake.js); throws StepCalcError.
-      store.replace(stateFromRequest(calc, requestFromText(calc, text.value).request));
+      // Checked by the core as written (intake.js; a long text in the pricing worker); throws
+      // the core's error.
+      const { request } = await requestFromText(calc, pricer, text.value);
+      store.replace(stateFromRequest(calc, request));
       clearFieldError(text);
       say('Imported.');
     } catch (error) {
-      setFieldError(text, `Cannot import: ${error.path ? `${error.path}: ` : ''}${error.message}`);
+      setFieldError(text, error.code === 'cancelled'
+        ? 'Not imported: the step was edited while the request was being checked. Import it again.'
+        : `Cannot import: ${error.path ? `${error.path}: ` : ''}${error.message}`);
     }
   };
   const download = () => {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The page's state from what arrives from outside: the location hash (compact form or
 // a `#json=` request in the CLI's format) and imported request objects. Config models
-// are reduced by the core to the shape it prices; every state is priced once before
-// it is accepted, so a link that cannot be priced is refused as a whole.
+// are reduced by the core to the shape it prices; every state is priced once (at summary
+// detail: the core's checks, not its result) before it is accepted, so a link that cannot
+// be priced is refused as a whole. A big step is checked in the pricing worker (web/pricer.js).
 import { decodeHash, defaultState, fromRequest, toRequest } from './state.js';
 import { trimConfig } from './model-shape.js';
 import { requestFromText, derivedName } from './intake.js';
@@ -20,16 +21,16 @@ export function stateFromRequest(calc, request) {
 }
 
 /**
- * Prices `request` to check it; a measured request whose GPU tables are not loaded
- * yet passed every check of its own (the core refuses bad input before it looks for
- * tables) and counts as good: the page loads the tables and prices it then.
+ * Prices `request` to check it, in the pricing worker when it is big; a measured request
+ * whose GPU tables are not loaded yet passed every check of its own (the core refuses bad
+ * input before it looks for tables) and counts as good: the page loads the tables and
+ * prices it then.
  */
-function check(calc, request) {
+async function check(calc, pricer, request) {
   try {
-    return calc.price(request);
+    await (pricer?.big(request) ? pricer.summary(request) : calc.price(request, { detail: 'summary' }));
   } catch (error) {
-    if (error.code === 'kernels_not_loaded') return null;
-    throw error;
+    if (error.code !== 'kernels_not_loaded') throw error;
   }
 }
 
@@ -37,9 +38,12 @@ function check(calc, request) {
  * The state `hash` asks for: {state, pinned} (state null when the hash holds none;
  * pinned the A of a comparison, or null) or {error} in the page's words, with `offer`:
  * the link's own state when it decodes but does not price, to be shown with its
- * errors marked if the user asks. Nothing is thrown.
+ * errors marked if the user asks. Nothing is thrown but the pricing worker's 'cancelled'
+ * (a newer edit came while it checked a big step: the link is dropped).
+ * @param {any} calc @param {ReturnType<typeof import('./pricer.js').createPricer> | null} pricer
+ * @param {string} hash
  */
-export function stateFromHash(calc, hash) {
+export async function stateFromHash(calc, pricer, hash) {
   let offer = null;
   let decoded;
   try {
@@ -54,22 +58,25 @@ export function stateFromHash(calc, hash) {
   try {
     // A #json= request is checked by the core as written (intake.js), as imports are:
     // unknown fields, repeated keys, ids, tags and numbers JSON.parse would round.
-    const s = decoded.state ? decoded.state : stateFromRequest(calc, requestFromText(calc, decoded.text).request);
+    const s = decoded.state ? decoded.state
+      : stateFromRequest(calc, (await requestFromText(calc, pricer, decoded.text)).request);
     offer = s;
     if (decoded.state && typeof s.model === 'object') s.model = trimConfig(calc, s.model);
-    check(calc, toRequest(s));
+    await check(calc, pricer, toRequest(s));
     const a = decoded.pinned ?? null;
     if (a) {
       try {
         if (typeof a.model === 'object') a.model = trimConfig(calc, a.model);
-        check(calc, toRequest(a));
+        await check(calc, pricer, toRequest(a));
       } catch (error) {
+        if (error.code === 'cancelled') throw error;
         const why = error.path ? inUserWords(error.path, error.message) : error.message;
         throw Object.assign(new Error(`The pinned A cannot be priced: ${why}`), { path: 'a' });
       }
     }
     return { state: s, pinned: a };
   } catch (error) {
+    if (error.code === 'cancelled') throw error;
     // The page's words; a `#json=` link is JSON someone wrote, so also the path it can be
     // fixed at (a compact link has no JSON paths: the words name the field).
     const words = error.path ? inUserWords(error.path, error.message) : error.message;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Every table lookup of a priced step as the page lists it (web/results.js draws the table),
-// with its provenance in plain words; no DOM.
+// with its provenance in plain words. No DOM: the pricing worker (web/pricing-worker.js) uses
+// it too, to count the rows of a result too big to hand to the page whole and to write their CSV.
 import { int, pct } from './dom.js';
 
 const HOW = { exact: 'table cell', interpolated: 'interpolated', clamped: 'clamped', fallback: 'fallback',
@@ -95,4 +96,29 @@ export function lookupsCsv(result) {
       const p = provenance(r.lookup);
       return [r.where, r.shape, r.mfu ?? '', r.s === null ? '' : r.s * 1e6, p.how, p.detail, r.extra || ''];
     }) };
+}
+
+/**
+ * `result` with every per-request list of lookups (a measured operator's `lookups`, the
+ * decode phase's `attn_lookups`: one entry per request or KV length) cut to its first
+ * `keep` entries, and the number of lookup rows of the whole result: what the page is sent
+ * of a big step instead of up to 18 MB of rows it never shows (the lookup table's first
+ * `keep` rows are the same in both). Returns {result, total}; a result with nothing to cut
+ * is returned as it is.
+ */
+export function cutLookups(result, keep = MAX_SHOWN_LOOKUPS) {
+  const total = lookupTable(result, 0).total;
+  const long = (list) => Array.isArray(list) && list.length > keep;
+  const decode = result.phases?.decode;
+  const operators = result.measured?.operators;
+  if (!long(decode?.attn_lookups) && !operators?.some((op) => long(op.lookups))) return { result, total };
+  const out = { ...result };
+  if (long(decode?.attn_lookups)) {
+    out.phases = { ...result.phases, decode: { ...decode, attn_lookups: decode.attn_lookups.slice(0, keep) } };
+  }
+  if (operators) {
+    out.measured = { ...result.measured,
+      operators: operators.map((op) => (long(op.lookups) ? { ...op, lookups: op.lookups.slice(0, keep) } : op)) };
+  }
+  return { result: out, total };
 }

@@ -42,9 +42,9 @@ function modesExplained(modes) {
   return h('div', {}, list, note);
 }
 
-/** The comparison table: each mode priced on the priced `good` step, delta against the first. */
-function compareTable(calc, presets, { state, result }) {
-  const rows = presets.modes.map((mode) => {
+/** Each mode priced on the priced `good` step: [{mode, result} | {mode, error}]. */
+function modeRows(calc, presets, { state, result }) {
+  return presets.modes.map((mode) => {
     if (mode === state.mode) return { mode, result };
     try {
       return { mode, result: calc.price(toRequest(state, mode)) };
@@ -52,6 +52,38 @@ function compareTable(calc, presets, { state, result }) {
       return { mode, error: error.message };
     }
   });
+}
+
+/**
+ * modeRows of a big step, priced in the pricing worker at summary detail (the table shows
+ * the step time); each result's `corrected` (the switches and parameters the controls show,
+ * which do not depend on the step's rows) comes from the mode priced with no rows, here.
+ * The worker holds the step's request: each mode is sent as the change to it, as toRequest
+ * makes it (another mode than the state's has no `corrected`).
+ * @param {ReturnType<typeof import('./pricer.js').createPricer>} pricer
+ */
+function modeRowsInWorker(calc, pricer, presets, { state, request, result }) {
+  return Promise.all(presets.modes.map(async (mode) => {
+    if (mode === state.mode) return { mode, result };
+    const patch = { mode, corrected: undefined };
+    try {
+      const summary = await pricer.summary(request, patch);
+      let settings;
+      try {
+        settings = calc.price({ ...request, ...patch, step: {} }).corrected;
+      } catch {
+        settings = undefined;
+      }
+      return { mode, result: { step_time_us: summary.step_time_us, corrected: settings } };
+    } catch (error) {
+      if (error.code === 'cancelled') throw error;
+      return { mode, error: error.message };
+    }
+  }));
+}
+
+/** The comparison table of modeRows: each mode's step time, delta against the first. */
+function compareTable(rows, { state }) {
   const ref = rows[0].result?.step_time_us;
   const overrides = state.corrected ? ' with your switches' : '';
   const table = h('table', { class: 'modes' },
@@ -80,7 +112,7 @@ function compareTable(calc, presets, { state, result }) {
  * @param {import('./store.js').PanelContext} context @param {HTMLElement} root
  * @returns {import('./store.js').Panel}
  */
-export function modesSection({ calc, presets, store, fields }, root) {
+export function modesSection({ calc, pricer, presets, store, fields }, root) {
   const table = h('div');
   root.append(modesExplained(presets.modes));
   const controls = h('div', { class: 'switches' });
@@ -122,10 +154,20 @@ export function modesSection({ calc, presets, store, fields }, root) {
         'Each switch fixes one documented weakness of the reference model; see ', docLink('CORRECTED-MODE'), '.'));
   }
 
-  /** Re-prices the other modes and refreshes the controls for the priced `good`. */
+  /**
+   * Re-prices the other modes and refreshes the controls for the priced `good`; for a big
+   * step, when the pricing worker has priced them (the promise of that).
+   */
   function priced(good) {
+    if (!pricer.big(good.request)) return show(good, modeRows(calc, presets, good));
+    return modeRowsInWorker(calc, pricer, presets, good).then((rows) => show(good, rows), (error) => {
+      if (error.code !== 'cancelled') throw error; // cancelled: a newer edit is being priced
+    });
+  }
+
+  function show(good, rows) {
     const { result } = good;
-    const { nodes, settings } = compareTable(calc, presets, good);
+    const { nodes, settings } = compareTable(rows, good);
     table.replaceChildren(...nodes);
     details.hidden = !settings;
     if (!settings) {

@@ -3,17 +3,25 @@
 // in (reprice), or at once (priceNow: a link just applied). A state that prices becomes
 // the store's `good`; one that does not gets its errors under their fields and the last
 // good result is kept, marked stale. A GPU's measured kernel tables are fetched on
-// first use and the state is priced again when they are in.
+// first use and the state is priced again when they are in. A big step is priced in the
+// pricing worker (web/pricer.js): its last result stays on screen, dimmed, until the new
+// one arrives, and a reply for a state edited since is never shown.
 import { $, h, withDocLinks } from './dom.js';
 import { toRequest } from './state.js';
 import { inUserWords } from './words.js';
 import { partsToLoad } from './kernel-parts.js';
+import { MODE } from './catalogue.js';
 
-/** @param {{calc: any, store: import('./store.js').Store, fields: import('./errors.js').FieldRegistry}} parts */
-export function createPricing({ calc, store, fields }) {
+/**
+ * @param {{calc: any, pricer: ReturnType<typeof import('./pricer.js').createPricer>,
+ *   store: import('./store.js').Store, fields: import('./errors.js').FieldRegistry}} parts
+ */
+export function createPricing({ calc, pricer, store, fields }) {
   let frame = 0; // the animation frame a reprice waits for, or 0
   let firstDone = false;
   const fetching = new Map(); // gpu|version -> {tries, busy}
+  /** @type {import('./state.js').State | null} the state the worker is pricing */
+  let asking = null;
 
   /** Prices the state now (a reprice waiting for its frame is dropped). */
   function priceNow() {
@@ -22,13 +30,67 @@ export function createPricing({ calc, store, fields }) {
     const started = performance.now();
     const { state } = store;
     const request = toRequest(state);
-    const errors = fields.typedErrors();
+    if (pricer.big(request)) {
+      inWorker(state, request, started);
+      return;
+    }
+    asking = null;
+    busy(false);
     let result = null;
+    let failure = null;
     try {
       result = calc.price(/** @type {any} */ (request));
     } catch (error) {
-      if (error.code === 'kernels_not_loaded' && !errors.length && fetchKernels(request, error)) return;
-      if (!errors.some((e) => e.path === error.path)) errors.push({ path: error.path, message: error.message });
+      failure = error;
+    }
+    settle({ state, request, result }, failure, started);
+  }
+
+  /** The pricing worker's job for a big step; the store gets its result if the state is still the one shown. */
+  function inWorker(state, request, started) {
+    if (asking === state) return; // its job is on its way
+    if (store.good?.state === state) {
+      // Priced already (the panels were just built, or A was pinned): shown again, not priced again.
+      store.setGood(store.good);
+      return;
+    }
+    asking = state;
+    busy(true);
+    const reference = request.mode === MODE.reference ? null : MODE.reference;
+    pricer.price(request, { reference }).then(({ result, lookups, reference: ref, token }) => {
+      if (asking !== state) return;
+      asking = null;
+      busy(false);
+      settle({ state, request, result, reference: ref, lookups, token }, null, started);
+    }, (error) => {
+      if (asking !== state) return;
+      asking = null;
+      if (error.code === 'cancelled') return; // a newer edit is being priced
+      busy(false);
+      settle({ state, request, result: null }, error, started);
+    });
+  }
+
+  /** Marks the shown result as being replaced by the worker's (dimmed, and busy for screen readers). */
+  let shownBusy = false;
+  function busy(on) {
+    if (on === shownBusy) return;
+    shownBusy = on;
+    $('#results').classList.toggle('pricing', on);
+    $('#headline').setAttribute('aria-busy', String(on));
+  }
+
+  /**
+   * Shows what pricing `priced.state` gave: its result (the store's new good), or `failure`
+   * (the core's error, {code, path, message}) under its field with the last good result kept.
+   * @param {import('./store.js').Good} priced @param {any} failure @param {number} started
+   */
+  function settle(priced, failure, started) {
+    const { request, result } = priced;
+    const errors = fields.typedErrors();
+    if (failure) {
+      if (failure.code === 'kernels_not_loaded' && !errors.length && fetchKernels(request, failure)) return;
+      if (!errors.some((e) => e.path === failure.path)) errors.push({ path: failure.path, message: failure.message });
     }
     const words = errors.map((e) => ({ path: e.path, message: inUserWords(e.path, e.message) }));
     fields.show(words);
@@ -44,7 +106,7 @@ export function createPricing({ calc, store, fields }) {
         'Not priced: ', ...withDocLinks(words[0].message)));
     }
     if (!result) return;
-    store.setGood({ state, request, result }); // everything shown of it is drawn by the store's subscribers
+    store.setGood(priced); // everything shown of it is drawn by the store's subscribers
     performance.measure('stepcalc:update', { start: started });
     if (!firstDone) {
       firstDone = true;

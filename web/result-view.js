@@ -3,7 +3,8 @@
 // the breakdown chart, all in the edit's frame; everything else (the panels that price
 // more, such as the other modes and A of a comparison, the roofline, the lookup table,
 // each sweep: many more pricings and rows) follows as separate tasks, so input between
-// them is handled at once and a newer edit cancels the rest.
+// them is handled at once and a newer edit cancels the rest. For a big step those tasks
+// post their pricing to the pricing worker (web/pricer.js) and the next task waits for it.
 import { $, h, timeUs } from './dom.js';
 import { MODE } from './catalogue.js';
 import { headline, accuracyLine, contextLine, renderDetails } from './results.js';
@@ -14,10 +15,10 @@ import { renderRoofline } from './roofline.js';
 import { aboutExport } from './export-about.js';
 
 /**
- * @param {{calc: any, presets: any, embed: boolean}} options `embed`: only the number
- * and the bars that bind, no follow-up work.
+ * @param {{calc: any, pricer: ReturnType<typeof import('./pricer.js').createPricer>, presets: any,
+ *   embed: boolean}} options `embed`: only the number and the bars that bind, no follow-up work.
  */
-export function resultView({ calc, presets, embed }) {
+export function resultView({ calc, pricer, presets, embed }) {
   // Chart widths come from a ResizeObserver, so drawing after an edit never forces a
   // layout to measure them; only the very first draw reads the width once.
   const widths = new Map();
@@ -30,22 +31,30 @@ export function resultView({ calc, presets, embed }) {
   let secondary = 0;
   let pending = [];
   let secondaryStart = 0;
+  let round = 0; // counts the cancels: a task's worker reply after one starts nothing
 
   function runSecondary() {
     secondary = 0;
     const task = pending.shift();
     if (!task) return;
     const started = performance.now();
-    task();
+    const mine = round;
+    const waiting = task(); // a promise when the task's pricing went to the pricing worker
     performance.measure('stepcalc:secondary-task', { start: started });
-    if (pending.length) secondary = setTimeout(runSecondary, 0);
-    else performance.measure('stepcalc:secondary', { start: secondaryStart });
+    const next = () => {
+      if (mine !== round) return;
+      if (pending.length) secondary = setTimeout(runSecondary, 0);
+      else performance.measure('stepcalc:secondary', { start: secondaryStart });
+    };
+    if (waiting instanceof Promise) waiting.then(next);
+    else next();
   }
 
   /** Drops the follow-up work not done yet (the state it was for is stale). */
   function cancel() {
     clearTimeout(secondary);
     pending = [];
+    round++;
   }
 
   function renderCharts() {
@@ -54,7 +63,7 @@ export function resultView({ calc, presets, embed }) {
     $('#breakdown').replaceChildren(breakdownChart(good.result, drawn.breakdown, { bindingOnly: embed }));
     cancel();
     if (embed || !later) return;
-    const { request, state, result } = good;
+    const { request, state, result, lookups, token } = good;
     secondaryStart = performance.now();
     drawn.sweeps = widthOf($('#sweeps'));
     const spec = (presets.gpu_specs || []).find((g) => g.name === state.gpu);
@@ -64,17 +73,20 @@ export function resultView({ calc, presets, embed }) {
     const about = (what, title) => () => aboutExport({ what, title, good: priced, version });
     pending = [...later.map((panel) => () => panel.priced(priced)),
       () => renderRoofline(result, spec, $('#roofline'), drawn.sweeps, about('roofline', 'roofline of the step')),
-      () => renderDetails(result, $('#details'), about('lookups', 'every table lookup')),
-      ...sweepTasks(calc, request, state, result, $('#sweeps'), drawn.sweeps, about)];
+      () => renderDetails(result, $('#details'), about('lookups', 'every table lookup'),
+        lookups === undefined ? null : { total: lookups, csv: () => pricer.lookupsCsv(request, token) }),
+      ...sweepTasks({ calc, pricer }, request, state, result, $('#sweeps'), drawn.sweeps, about)];
     secondary = setTimeout(runSecondary, 0);
   }
 
   // Beside any other mode, the reference model's figure for the same step (it prices
-  // every GPU from the H100 tables, so it may refuse what the shown mode accepts).
-  function referenceOf(request) {
+  // every GPU from the H100 tables, so it may refuse what the shown mode accepts); the
+  // pricing worker gives it with a big step's result.
+  function referenceOf({ request, reference }) {
+    if (reference !== undefined) return reference;
     if (request.mode === MODE.reference) return null;
     try {
-      return calc.price({ ...request, mode: MODE.reference, corrected: undefined });
+      return calc.price({ ...request, mode: MODE.reference, corrected: undefined }, { detail: 'summary' });
     } catch {
       return null;
     }
@@ -95,14 +107,14 @@ export function resultView({ calc, presets, embed }) {
   /** Shows `priced` (the store's good): the number now, the rest in follow-up tasks. */
   function show(priced) {
     good = priced;
-    const { state, request, result } = priced;
+    const { state, result } = priced;
     const context = contextLine(state, result);
     $('#context').textContent = context;
     const noFit = noFitWords(result);
     $('#sticky').replaceChildren(h('strong', { text: timeUs(result.step_time_us) }), noFit ? ` ${noFit}` : '',
       ` · ${context}`);
     const gpu = (presets.gpu_specs || []).find((g) => g.name === state.gpu);
-    $('#headline').replaceChildren(headline(result, referenceOf(request), accuracy, gpu));
+    $('#headline').replaceChildren(headline(result, referenceOf(priced), accuracy, gpu));
     renderCharts();
   }
 

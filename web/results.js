@@ -103,11 +103,18 @@ function lookupRow(r) {
       r.extra && h('em', { text: ` ${r.extra}` })));
 }
 
-/** The lookup table and the core's warnings (the page adds none of its own). */
-export function renderDetails(result, root, about = undefined) {
+/**
+ * The lookup table and the core's warnings (the page adds none of its own). `cut` is given
+ * for a result whose lookup lists were cut to the rows the table can show (a big step priced
+ * in the pricing worker, web/lookups.js cutLookups): {total}, the rows of the whole result,
+ * and csv(), their CSV as the worker writes it.
+ * @param {{total: number, csv: () => Promise<{records: string}>} | null} [cut]
+ */
+export function renderDetails(result, root, about = undefined, cut = null) {
   let limit = Math.min(Number(root.dataset.lookupRows) || MAX_LOOKUP_ROWS, MAX_SHOWN_LOOKUPS);
-  const { rows, total } = lookupTable(result, limit); // only the rows shown are made
-  const body = h('tbody', {}, rows.map(lookupRow));
+  const table = lookupTable(result, limit); // only the rows shown are made
+  const total = cut?.total ?? table.total;
+  const body = h('tbody', {}, table.rows.map(lookupRow));
   // "Show more" adds the next rows to the table: drawing it again from its first row took
   // most of a second at 2,000 rows. The button stays (and keeps the focus) while there are more.
   const shown = h('span');
@@ -144,7 +151,8 @@ export function renderDetails(result, root, about = undefined) {
     // as the user left it across repricing.
     h('details', { class: 'lookup-details', open: lookupsOpen },
       h('summary', {}, h('h2', { text: `Every table lookup (${int(total)})` })),
-      exportButtons({ name: 'stepcalc-lookups', label: 'the lookup table', csv: () => lookupsCsv(result), about }),
+      exportButtons({ name: 'stepcalc-lookups', label: 'the lookup table', csv: cut?.csv ?? (() => lookupsCsv(result)),
+        about }),
       h('div', {}, h('table', { class: 'lookups' },
         h('thead', {},
           h('tr', {}, ['Where', 'Shape', 'MFU', 'Time', 'Provenance'].map((t) => h('th', { scope: 'col', text: t })))),

@@ -16,7 +16,11 @@ import { defaultState } from './state.js';
 /**
  * @typedef {import('./state.js').State} State
  * @typedef {{state: State}} Pinned the A of a comparison
- * @typedef {{state: State, request: Record<string, any>, result: any}} Good a priced state
+ * @typedef {{state: State, request: Record<string, any>, result: any, reference?: any, lookups?: number,
+ *   token?: number}} Good a priced state; a big step priced in the pricing worker (web/pricer.js) also
+ *   has `reference`, its summary in the reference mode (null when that refuses it), and `lookups`, the
+ *   rows of its whole lookup table (its result's lookup lists are cut), written to CSV by the worker
+ *   from the result it kept under `token`
  * @typedef {'edited' | 'replaced' | 'pinned' | 'priced'} Change
  * @typedef {(change: Change, store: Store) => void} Subscriber
  * @typedef {ReturnType<typeof createStore>} Store
@@ -24,18 +28,21 @@ import { defaultState } from './state.js';
 
 /**
  * What every panel returns: `render()` puts the store's state into its controls (when
- * the state was replaced), `priced(good)` shows what the last priced state says. A
- * panel has either or both.
- * @typedef {{render?: () => void, priced?: (good: Good) => void}} Panel
+ * the state was replaced), `priced(good)` shows what the last priced state says (a panel
+ * priced in the follow-up tasks may return a promise: of its pricing in the pricing worker,
+ * which the next task waits for). A panel has either or both.
+ * @typedef {{render?: () => void, priced?: (good: Good) => void | Promise<void>}} Panel
  */
 
 /**
- * What every panel is built with: the module, its presets, the store, the registry of
+ * What every panel is built with: the module, the pricer (web/pricer.js: whether a step is
+ * priced in the pricing worker, and its jobs), its presets, the store, the registry of
  * inputs by JSON path (errors.js), and `fetchKernels(request, error)`, which loads the
  * measured kernel tables a `kernels_not_loaded` error asks for and reprices when they
  * are in (false when it will not try again).
  * @typedef {object} PanelContext
  * @property {any} calc
+ * @property {ReturnType<typeof import('./pricer.js').createPricer>} pricer
  * @property {any} presets
  * @property {Store} store
  * @property {import('./errors.js').FieldRegistry} fields

@@ -69,28 +69,40 @@ function chunks(values, cost) {
  * The sweeps as tasks: each prices a chunk of one sweep's points (a bounded number of
  * requests, so a 65,536-request step does not block input for seconds) or draws one
  * sweep into its own slot of `root` (`width` px wide), so the page can yield to input
- * between them. `about(what, title)`: the About of an export (web/export-about.js).
+ * between them. A big step's chunks are priced in the pricing worker (web/pricer.js): such a
+ * task returns the promise of its points. `about(what, title)`: the About of an export
+ * (web/export-about.js).
+ * @param {{calc: any, pricer: ReturnType<typeof import('./pricer.js').createPricer>}} pricing
  */
-export function sweepTasks(calc, request, state, result, root, width, about = undefined) {
+export function sweepTasks({ calc, pricer }, request, state, result, root, width, about = undefined) {
   const plans = sweepPlans(state, result);
   while (root.children.length > plans.length) root.lastElementChild.remove();
   while (root.children.length < plans.length) root.append(h('section', { class: 'sweep' }));
   const rows = state.prefill.length + state.decode.length + 1;
+  const big = pricer.big(request);
   return plans.flatMap((plan, i) => {
     const cost = (v) => (plan.axis === 'decode_batch' ? state.prefill.length + v : rows);
     const points = [];
     let failure = null;
+    // Summary detail as typed columns (one row object per point only here, for the chart).
+    const take = (values, columns) => {
+      const errors = new Map(columns.errors.map((e) => [e.index, e]));
+      values.forEach((value, j) => points.push(errors.has(j) ? { value, error: errors.get(j) }
+        : { value, step_time_us: columns.step_time_us[j], bound: columns.bound[j] }));
+    };
     const pricing = chunks(plan.values, cost).map((values) => () => {
-      if (failure) return;
+      if (failure) return undefined;
+      if (big) {
+        return pricer.sweep(request, plan.axis, values).then((columns) => take(values, columns), (error) => {
+          if (error.code !== 'cancelled') failure = error; // cancelled: a newer edit drops these tasks
+        });
+      }
       try {
-        // Summary detail as typed columns (one row object per point only here, for the chart).
-        const columns = calc.sweepColumns(request, plan.axis, values);
-        const errors = new Map(columns.errors.map((e) => [e.index, e]));
-        values.forEach((value, j) => points.push(errors.has(j) ? { value, error: errors.get(j) }
-          : { value, step_time_us: columns.step_time_us[j], bound: columns.bound[j] }));
+        take(values, calc.sweepColumns(request, plan.axis, values));
       } catch (error) {
         failure = error;
       }
+      return undefined;
     });
     return [...pricing, () => root.children[i].replaceWith(sweepSection(plan, points, failure, width,
       about?.(`sweep-${plan.axis.replace(/_/g, '-')}`, `sweep: ${plan.title.toLowerCase()}`)))];
