@@ -9,6 +9,11 @@
 //   edit       the bench:c step (512 decodes, via a #json= link): one decode row's KV
 //              edited -> the number changes; the reprice + render work of that frame
 //              including the style and layout it causes (`drawn`); and -> the next frame
+//   big step   issue 27's link, one 20,000-token prefill chunk beside 45,000 decodes in the
+//              measured mode (priced in the page's pricing worker): the longest task of the page's
+//              thread (Chromium's 'longtask' entries) from navigation until the modes, lookups and
+//              sweeps are drawn, and while one decode row's KV is edited and all of that redrawn;
+//              navigation -> its first number, and edit -> its new number
 // `dist` (or STEPCALC_WASM_DIST) serves wasm/dist/* from another build of the module.
 // Usage: node bench/page.mjs [REPEATS]; prints JSON. Imported by bench/run.mjs.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -41,6 +46,16 @@ const OBSERVE_FIRST = `(() => {
   observer.observe(document, { childList: true, subtree: true, characterData: true });
 })();`;
 
+/** Issue 27's big step: a ~90-character link of 45,001 requests in the measured mode. */
+const BIG_LINK = '#v=1&m=llama-3.1-8b-instruct&g=H100&tp=1&mode=measured&p=0.20000&d=1~1*45000';
+// Injected before any page script: every long task of the page's thread, [start, duration] in ms.
+const OBSERVE_LONG_TASKS = `(() => {
+  window.__longTasks = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__longTasks.push([e.startTime, e.duration]);
+  }).observe({ type: 'longtask', buffered: true });
+})();`;
+
 /** Serves wasm/dist/* from `dist` instead of the tree's build. */
 async function routeDist(page, dist) {
   if (!dist) return;
@@ -60,6 +75,46 @@ async function waitPriced(page, timeoutMs) {
   }, STEP, { timeout: timeoutMs });
   const state = await handle.jsonValue();
   if (!state.ok) throw new Error(`the page shows an error: ${state.error.trim().slice(0, 300)}`);
+}
+
+/**
+ * The big step, `repeats` cold loads in fresh contexts, each with one edit: {load_longest_ms,
+ * edit_longest_ms, first_ms, edit_ms} (medians) and every load's and edit's longest task.
+ */
+async function runBigStep(browser, base, { repeats, timeoutMs, dist }) {
+  const loads = [];
+  const edits = [];
+  const firsts = [];
+  const edited = [];
+  for (let i = 0; i < repeats; i++) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await routeDist(page, dist);
+    await page.addInitScript(OBSERVE_LONG_TASKS);
+    await page.addInitScript(OBSERVE_FIRST);
+    await page.goto(`${base}${BIG_LINK}`);
+    await waitPriced(page, timeoutMs);
+    firsts.push(await page.evaluate(() => window.__firstPricedMs));
+    const drawn = (n) => page.waitForFunction((k) => performance.getEntriesByName('stepcalc:secondary').length >= k,
+      n, { timeout: timeoutMs });
+    const longest = () => page.evaluate(() => {
+      const tasks = window.__longTasks.splice(0);
+      return Math.max(0, ...tasks.map(([, duration]) => duration));
+    });
+    await drawn(1);
+    loads.push(await longest());
+    const before = await page.getAttribute(STEP, 'value');
+    const t0 = await page.evaluate(() => performance.now());
+    await page.fill('input[aria-label="Decode 1 KV length"]', String(100000 + 1000 * i)); // moves the number
+    await page.waitForFunction(([sel, old]) => document.querySelector(sel)?.getAttribute('value') !== old,
+      [STEP, before], { timeout: timeoutMs });
+    edited.push(await page.evaluate(() => performance.now()) - t0);
+    await drawn(2);
+    edits.push(await longest());
+    await context.close();
+  }
+  return { load_longest_ms: median(loads), edit_longest_ms: median(edits), first_ms: median(firsts),
+    edit_ms: median(edited), loads, edits, repeats };
 }
 
 export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.env.STEPCALC_WASM_DIST } = {}) {
@@ -175,6 +230,8 @@ export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.e
       painted_ms: median(painted),
       repeats: updated.length };
     await context.close();
+
+    out.big_step = await runBigStep(browser, base, { repeats: Math.min(repeats, 3), timeoutMs: timeoutMs * 8, dist });
     return out;
   } finally {
     await browser.close();
