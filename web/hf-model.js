@@ -172,11 +172,13 @@ const nodes = (parts) => parts.map((p) => (typeof p === 'string' ? p
 
 /**
  * The box's behaviour on its `input` (the id), `status` (what it is doing) and the panel's
- * `apply(text, name)` (uses a config as "Use this config" does; throws the core's refusal) and
- * `edit(text, name)` (puts a config in the config box). Returns {fetch()}: fetches what `input`
+ * `apply(text, name, id)` (uses a config as "Use this config" does; throws the core's refusal) and
+ * `edit(text, name, id)` (puts a config in the config box); `id` is the Hub id as written
+ * (org/Name), for the Plan panel's `vllm serve` line. Returns {fetch()}: fetches what `input`
  * holds. Editing the id aborts a fetch on its way.
  * @param {{input: HTMLInputElement, status: HTMLElement, store: import('./store.js').Store,
- *   apply: (text: string, name: string) => void, edit: (text: string, name: string) => void}} box
+ *   apply: (text: string, name: string, id: string) => void,
+ *   edit: (text: string, name: string, id: string) => void}} box
  */
 export function hubBox({ input, status, store, apply, edit }) {
   let latest = 0; // the newest fetch's number: an answer to an older one is dropped
@@ -236,7 +238,7 @@ export function hubBox({ input, status, store, apply, edit }) {
     const from = [{ href: modelPage(id), text: id }, ' from huggingface.co',
       fetched.folded ? ', its hf_quant_config.json (ModelOpt) folded into quantization_config' : ''];
     try {
-      apply(fetched.text, name);
+      apply(fetched.text, name, id);
     } catch (error) {
       say();
       status.dataset.state = 'error';
@@ -244,7 +246,7 @@ export function hubBox({ input, status, store, apply, edit }) {
       const why = error.path ? ` (${error.path}): ${error.message}` : `: ${error.message}`;
       fill(note, ...nodes(['The config.json of ', ...from, ` cannot be priced${why} `]),
         h('button', { type: 'button', text: 'Edit it in the config box',
-          onclick: () => edit(fetched.text, name) }));
+          onclick: () => edit(fetched.text, name, id) }));
       return;
     }
     status.dataset.state = 'done';

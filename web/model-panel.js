@@ -97,7 +97,7 @@ export function modelPanel({ calc, presets, store, fields }, root) {
       modelName = `${model} (edited)`;
       model = base;
     }
-    store.set({ model: { ...model, [key]: parseTyped(typed) }, modelName });
+    store.set({ model: { ...model, [key]: parseTyped(typed) }, modelName, hubId: '' });
     select.value = CUSTOM;
     showName();
   }
@@ -108,19 +108,19 @@ export function modelPanel({ calc, presets, store, fields }, root) {
     return { config, name: configName, shape: trimConfig(calc, config) };
   }
 
-  /** Makes a checked config the model. */
-  function useConfigModel({ config, name: configName, shape }) {
+  /** Makes a checked config the model; `hubId` the Hub id it was fetched by ('' for any other config). */
+  function useConfigModel({ config, name: configName, shape }, hubId = '') {
     clearFieldError(text);
     // A config that prices exactly as a preset does is that preset (same shape, notes and spec).
     const preset = matchingPreset(calc, presets, shape, config);
-    store.set({ model: preset || shape, modelName: preset ? '' : configName });
+    store.set({ model: preset || shape, modelName: preset ? '' : configName, hubId: preset ? '' : hubId });
     render();
     said = preset ? `This config is the preset ${preset}. ` : '';
     showName();
   }
 
-  /** A pasted, opened or dropped config (or one fetched from the Hub, named `givenName`). */
-  function applyConfig(raw, givenName) {
+  /** A pasted, opened or dropped config (or one fetched from the Hub as `hubId`, named `givenName`). */
+  function applyConfig(raw, givenName, hubId = '') {
     let checked;
     try {
       checked = readConfig(raw, givenName);
@@ -129,21 +129,21 @@ export function modelPanel({ calc, presets, store, fields }, root) {
       details.open = true;
       return;
     }
-    useConfigModel(checked);
+    useConfigModel(checked, hubId);
   }
 
   let hubBox = null; // web/hf-model.js's box, once the box is first used
   function fetchFromHub() {
     hubBox ??= import('./hf-model.js').then((m) => m.hubBox({ input: hubInput, status: hubStatus, store,
       // The fetched config is used as a pasted one, and shown in the config box; a refusal leaves both as they were.
-      apply: (raw, hubName) => {
-        useConfigModel(readConfig(raw, hubName));
+      apply: (raw, hubName, hubId) => {
+        useConfigModel(readConfig(raw, hubName), hubId);
         text.value = raw;
       },
-      edit: (raw, hubName) => {
+      edit: (raw, hubName, hubId) => {
         text.value = raw;
         details.open = true;
-        applyConfig(raw, hubName);
+        applyConfig(raw, hubName, hubId);
         text.focus();
       } }));
     hubBox.then((box) => box.fetch(), (error) => {
@@ -192,7 +192,7 @@ export function modelPanel({ calc, presets, store, fields }, root) {
       if (typeof store.state.model === 'string') editShape('num_hidden_layers', shapeInputs.num_hidden_layers.value);
       return;
     }
-    store.set({ model: select.value, modelName: '' });
+    store.set({ model: select.value, modelName: '', hubId: '' });
     forgetHub();
     render();
   });

@@ -378,7 +378,7 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
 
   function start() {
     edited();
-    const request = planRequest(local, store.state.model);
+    const request = planRequest(local, store.state.model, store.state.hubId);
     const inputs = structuredClone(local);
     const id = ++job;
     // A new worker gets the page's compiled module and the kernel packs it has read.

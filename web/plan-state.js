@@ -102,11 +102,12 @@ export function decodePlan(text) {
 
 /**
  * The plan request (docs/PLAN.md) of the inputs; `pageModel` (a preset name or a shape
- * object) stands in for model ''. Blank targets are left out; an empty GPU or TP list is
+ * object) stands in for model '', and `pageHubId` (the Hub id a config model was fetched by)
+ * names it in the `vllm serve` line. Blank targets are left out; an empty GPU or TP list is
  * sent as it is, for the core to name.
- * @param {PlanInputs} p @param {any} pageModel
+ * @param {PlanInputs} p @param {any} pageModel @param {string} [pageHubId]
  */
-export function planRequest(p, pageModel) {
+export function planRequest(p, pageModel, pageHubId = '') {
   const workload = { input_tokens: p.input, output_tokens: p.output };
   if (p.load === 'concurrency') workload.concurrency = p.concurrency;
   else workload.request_rate = p.rate;
@@ -115,10 +116,12 @@ export function planRequest(p, pageModel) {
     if (v !== 0 && v !== '') slo[key] = v;
   }
   slo.percentile = p.percentile;
-  return {
+  const request = {
     model: p.model || pageModel,
     gpus: p.gpus.map(([g]) => g),
     gpu_hour_usd: Object.fromEntries(p.gpus),
     workload, slo, search: { tp: p.tp, max_gpus: p.maxGpus },
   };
+  if (!p.model && typeof pageModel === 'object' && pageHubId) request.hf_model = pageHubId;
+  return request;
 }

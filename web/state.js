@@ -26,6 +26,8 @@ export const LIMITS = {
  * fails here, loudly, rather than pair a key with the wrong field.
  */
 const HW_LINK_KEYS = ['tf', 'bw', 'ef', 'oh'];
+/** A Hub model id as the Hub allows it: organisation/name, each at most 96 of letters, digits, _ . - */
+const HUB_ID = /^[\w.-]{1,96}\/[\w.-]{1,96}$/;
 
 /** [[link key, hardware field]] for every hardware field the core accepts. */
 export function hardwareKeys() {
@@ -46,6 +48,7 @@ export const hardwareFields = () => hardwareKeys().map(([, field]) => field);
  * @typedef {object} State
  * @property {any} model a preset name or a shape object
  * @property {string} modelName
+ * @property {string} [hubId] the Hub id (org/Name) a config model was fetched by, for `vllm serve`
  * @property {string} gpu
  * @property {string} kernels
  * @property {Record<string, any>} hw
@@ -202,6 +205,7 @@ export function encodeHash(s, pinned = null) {
     const notes = Object.keys(s.model).filter((k) => !/** @type {string[]} */ (shapeFields()).includes(k));
     if (notes.length) q.push(['mx', JSON.stringify(Object.fromEntries(notes.map((k) => [k, s.model[k]])))]);
     if (s.modelName) q.push(['mn', s.modelName]);
+    if (s.hubId) q.push(['mh', s.hubId]);
   }
   q.push(['g', s.gpu]);
   if (s.kernels) q.push(['k', s.kernels]);
@@ -269,6 +273,10 @@ export function decodeHash(hash) {
       if (Number.isNaN(s.model[k])) fail('ms', `The link's ${k} is not a number.`);
     });
     s.modelName = params.get('mn') ?? '';
+    if (params.has('mh')) {
+      s.hubId = params.get('mh') ?? '';
+      if (!HUB_ID.test(s.hubId)) fail('mh', 'The link\'s Hub id must read organisation/name.');
+    }
   } else if (params.has('m')) s.model = params.get('m');
   if (params.has('g')) s.gpu = params.get('g');
   if (params.has('k')) s.kernels = params.get('k');

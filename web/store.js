@@ -50,7 +50,7 @@ import { defaultState } from './state.js';
  */
 
 /** The fields a state has; set() refuses any other. */
-const FIELDS = new Set([...Object.keys(defaultState()), 'serving', 'plan']);
+const FIELDS = new Set([...Object.keys(defaultState()), 'serving', 'plan', 'hubId']);
 
 /** `value` frozen with every object and array in it (already frozen parts are skipped). */
 function freeze(value) {

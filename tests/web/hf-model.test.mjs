@@ -83,6 +83,38 @@ test('a model id: its config.json priced as the CLI prices the file, named after
   await page.close();
 });
 
+test('a Hub model keeps its id (org/Name, as written) in the link, and the Plan panel\'s vllm serve line names it',
+  async () => {
+    const config = read('Qwen--Qwen3-32B_config.json').replace(/"num_hidden_layers":\s*64/, '"num_hidden_layers": 48');
+    const page = await withHub((url, route) =>
+      (url === `${HUB}/acme/Qwen3-Lite-48L/resolve/main/config.json` ? json(route, config) : missing(route)));
+    await fetchId(page, 'acme/Qwen3-Lite-48L');
+    assert.equal(await boxState(page, ['done', 'error']), 'done', await page.textContent('#model-panel'));
+    await settle(page);
+    assert.match(page.url(), /&mn=qwen3-lite-48l&mh=acme%2FQwen3-Lite-48L&/);
+    // Reopened from the link (no Hub): the plan of the page's model is served as the Hub id.
+    const again = await openPage(env.browser, page.url());
+    await again.click('#plan > summary');
+    await again.getByTestId('plan-run').waitFor();
+    const gpus = await again.locator('[data-testid^="plan-gpu-"]').evaluateAll((boxes) =>
+      boxes.map((b) => b.getAttribute('data-testid')));
+    for (const g of gpus) await again.getByTestId(g).setChecked(g === 'plan-gpu-H100');
+    for (const t of [2, 4, 8]) await again.getByTestId(`plan-tp-${t}`).setChecked(false);
+    await again.getByTestId('plan-tp-1').setChecked(true);
+    await again.getByTestId('plan-run').click();
+    await again.waitForFunction(() => ['done', 'error'].includes(document.querySelector('#plan-body').dataset.run),
+      null, { timeout: 60000 });
+    assert.match(await again.getByTestId('plan-vllm').textContent(),
+      /^vllm serve acme\/Qwen3-Lite-48L --tensor-parallel-size 1 /);
+    await closeWithoutErrors(again);
+    // Another model forgets it.
+    await page.selectOption('#model-preset', 'qwen3-32b');
+    await settle(page);
+    assert.doesNotMatch(page.url(), /mh=/);
+    assert.deepEqual(problems(page), []);
+    await page.close();
+  });
+
 test('a ModelOpt checkpoint: hf_quant_config.json folded into quantization_config, priced as the CLI', async () => {
   const config = read('nvidia--Llama-3.1-70B-Instruct-FP8_config.json');
   const quant = read('nvidia--Llama-3.1-70B-Instruct-FP8_hf_quant_config.json');
