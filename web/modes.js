@@ -4,6 +4,7 @@
 import { h, int, parseTyped, timeUs, deltaTime, deltaPct, docLink, withDocLinks } from './dom.js';
 import { toRequest } from './state.js';
 import { catalogue, MODE } from './catalogue.js';
+import { accuracyFacts } from './results.js';
 
 /** The core's one-line description of a corrected switch, or of a mode. */
 const explain = (name) => catalogue.corrected.switches.find((s) => s.name === name)?.description ?? '';
@@ -12,7 +13,7 @@ const describeMode = (name) => catalogue.modes.find((m) => m.name === name)?.des
 // Each mode's page of docs (web/dist/docs/<page>.html, rendered from docs/).
 const MODE_DOCS = { [MODE.reference]: 'REFERENCE-MODEL', [MODE.corrected]: 'CORRECTED-MODE',
   [MODE.measured]: 'MEASURED-MODE' };
-let accuracy; // docs/accuracy.json (npm run accuracy), fetched when the section first shows
+let accuracy; // docs/accuracy.json (npm run accuracy), read once for the page (results.js)
 
 /** The modes in words, the measured error of each and which is the most accurate. */
 function modesExplained(modes) {
@@ -34,10 +35,10 @@ function modesExplained(modes) {
   };
   fill(accuracy);
   if (!accuracy) {
-    fetch('docs/accuracy.json').then((r) => (r.ok ? r.json() : null)).then((acc) => {
+    accuracyFacts().then((acc) => {
       accuracy = acc;
       fill(acc);
-    }).catch(() => {});
+    });
   }
   return h('div', {}, list, note);
 }

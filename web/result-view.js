@@ -7,7 +7,7 @@
 // post their pricing to the pricing worker (web/pricer.js) and the next task waits for it.
 import { $, h, timeUs } from './dom.js';
 import { MODE } from './catalogue.js';
-import { headline, accuracyLine, contextLine, renderDetails } from './results.js';
+import { headline, accuracyFacts, accuracyLine, contextLine, renderDetails } from './results.js';
 import { noFitWords } from './summary-strip.js';
 import { breakdownChart } from './charts.js';
 import { sweepTasks } from './sweeps.js';
@@ -96,13 +96,13 @@ export function resultView({ calc, pricer, presets, embed }) {
   // with the first price; the headline gains its line when it arrives (not in an embed, whose
   // 480 x 440 holds the number and the bars that bind).
   let accuracy = null;
-  if (!embed) fetch('docs/accuracy.json').then((r) => (r.ok ? r.json() : null)).then((a) => {
+  if (!embed) accuracyFacts().then((a) => {
     accuracy = a;
     if (!good || !a) return;
     const line = accuracyLine(good.result.mode, a);
     const old = document.querySelector('#headline [data-testid="step-accuracy"]');
     if (line && !old) $('#headline .headline')?.append(line);
-  }).catch(() => {});
+  });
 
   /** Shows `priced` (the store's good): the number now, the rest in follow-up tasks. */
   function show(priced) {

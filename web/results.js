@@ -70,6 +70,15 @@ export function linkLine(result, gpu) {
       'NVLink GPUs spend less on it.' });
 }
 
+/** @type {Promise<any> | undefined} */
+let accuracyRead;
+/**
+ * docs/accuracy.json (`npm run accuracy`, 0.5 KB), read once for the whole page (the headline's
+ * line and the modes section both show it); null when it cannot be read.
+ */
+export const accuracyFacts = () => (accuracyRead ??= fetch('docs/accuracy.json')
+  .then((r) => (r.ok ? r.json() : null)).catch(() => null));
+
 /**
  * This mode's step-time error on the public calibration steps (docs/accuracy.json, `npm run
  * accuracy`), or nothing until that file is read; the one setup with measured step traces.

@@ -2,6 +2,7 @@
 // A cold load reads the core's .wasm and each kernel pack once: the serving and plan workers
 // are handed the page's compiled module and the packs it read (calc.forWorker()), instead of
 // fetching and compiling them again (the summary strip's worker once doubled the cold load).
+// docs/accuracy.json, which the headline and the modes section both show, is read once too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startForTests, openDetails } from './helpers.mjs';
@@ -24,6 +25,10 @@ test('the .wasm and every kernel pack are fetched once, the workers\' included',
   const packs = fetched.filter((f) => f.startsWith('/wasm/dist/kernels/'));
   assert.ok(packs.length > 0, 'measured mode read kernel packs');
   assert.deepEqual(packs.filter((p, i) => packs.indexOf(p) !== i), [], 'no pack read twice');
+  await page.waitForSelector('[data-testid="step-accuracy"]');
+  await page.waitForFunction(() => /Most accurate/.test(document.querySelector('[data-testid="accuracy"]')
+    ?.textContent ?? ''));
+  assert.equal(count('/docs/accuracy.json'), 1, 'docs/accuracy.json read once');
   // The Plan panel's worker: no second .wasm of the core either.
   await openDetails(page, '#plan');
   await page.waitForSelector('#plan-body [data-testid]', { timeout: 30000 });
