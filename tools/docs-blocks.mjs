@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Generated blocks of README.md and docs/*.md. The text between
+// Generated blocks of README.md, docs/*.md and index.html (its kernel-pack preloads). The text between
 //   <!-- generated:NAME -->  and  <!-- /generated:NAME -->
 // is written by the generator NAME (tools/docs-facts.mjs, docs-tables.mjs, result-fields.mjs)
 // from the build (build/stepcalc) and the repository, never by hand. A marker that ends its
@@ -123,9 +123,9 @@ export function regenerate(text, ctx, generators = GENERATORS) {
   return { text: out + text.slice(at), problems: found.sort((a, b) => a.line - b.line) };
 }
 
-/** README.md and docs/*.md of `root`. @param {string} root */
+/** README.md, docs/*.md and index.html (its preloads) of `root`. @param {string} root */
 export function docFiles(root) {
-  return ['README.md', ...readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort()
+  return ['README.md', 'index.html', ...readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort()
     .map((f) => `docs/${f}`)].map((f) => path.join(root, f));
 }
 

@@ -3,6 +3,7 @@
 // answers for the page's default step, the conformance run, the catalogue's counts and
 // names, and the accuracy summary that `npm run accuracy` writes (docs/accuracy.json).
 import { CPU_ZERO, TARGET, errorStats, fitCpuParams, parseStepsCsv, rebuildStep } from '../web/calibration.js';
+import { DENSE_PARTS } from '../web/kernel-parts.js';
 import { code, count, int, list, pct, time, timeUs } from './docs-context.mjs';
 import { readRows, requestOf } from './validate-ledger.mjs';
 
@@ -141,6 +142,20 @@ export const facts = {
     const ratio = shown.step_time_us / reference.step_time_us - 1;
     const diff = Math.abs(ratio) < 0.0005 ? 'the same' : `${pct(Math.abs(ratio))} ${ratio < 0 ? 'lower' : 'higher'}`;
     return `Reference model (blis-v2): ${timeUs(reference.step_time_us)}; ${shown.mode} is ${diff}.`;
+  },
+
+  /**
+   * index.html's preloads of the kernel packs the page's default state prices with (its GPU's
+   * default tables, the dense parts web/kernel-parts.js loads first), fetched beside the module
+   * instead of after it.
+   */
+  'pack-preloads': (ctx) => {
+    const { state } = ctx.page();
+    if (state.mode !== 'measured') return '';
+    const set = ctx.catalogue().kernels.find((/** @type {any} */ k) => k.gpu === state.gpu && k.default);
+    return set.parts.filter((/** @type {any} */ p) => DENSE_PARTS.includes(p.name))
+      .map((/** @type {any} */ p) => `<link rel="preload" href="wasm/dist/kernels/${p.file}" as="fetch" ` +
+        'crossorigin="anonymous">').join('\n');
   },
 
   /** The compact link of the page's default state. */

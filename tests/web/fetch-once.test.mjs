@@ -35,3 +35,19 @@ test('the .wasm and every kernel pack are fetched once, the workers\' included',
   assert.equal(count('/wasm/dist/stepcalc-core.wasm'), 1);
   await page.close();
 });
+
+test('index.html preloads exactly the kernel packs the default step reads, and each is fetched once', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1366, height: 800 } });
+  const fetched = [];
+  page.context().on('request', (r) => fetched.push(new URL(r.url()).pathname));
+  await page.goto(env.base);
+  await page.waitForFunction(() => /^\d+$/.test(document.querySelector('[data-testid="step-time-us"]')
+    ?.getAttribute('value') ?? ''));
+  const preloaded = await page.locator('link[rel="preload"][href*="kernels/"]').evaluateAll((links) =>
+    links.map((l) => new URL(l.href).pathname));
+  const packs = fetched.filter((f) => f.startsWith('/wasm/dist/kernels/'));
+  assert.ok(preloaded.length > 0, 'no pack is preloaded');
+  assert.deepEqual([...preloaded].sort(), [...new Set(packs)].sort(), 'the packs preloaded are the packs read');
+  assert.equal(packs.length, preloaded.length, `each once: ${packs.join(', ')}`);
+  await page.close();
+});
