@@ -15,6 +15,7 @@ enum class Phase : uint8_t { kPending, kWaiting, kRunning, kFinished };
 struct LiveRequest {
   int64_t input = 0, target_output = 0, cached = 0;
   int64_t computed = 0, generated = 0, blocks = 0;
+  int64_t covered = 0;  ///< tokens the blocks hold (full-attention-only caches; 0 otherwise)
   double arrive_us = 0, last_token_us = 0;
   Phase phase = Phase::kPending;
 };
@@ -184,15 +185,20 @@ class Simulation {
   }
 
   bool allocate(LiveRequest& r, int64_t new_tokens) {
+    const int64_t tokens = r.computed + new_tokens;
+    // Without sliding windows a request's blocks only grow, so tokens that fit in
+    // the blocks it holds need none (most decode steps): no division.
+    if (tokens <= r.covered) return true;
     // Negative when a sliding window moved past blocks: they are freed.
-    const int64_t need = request_kv_blocks(s_, r.computed + new_tokens, r.cached, new_tokens) - r.blocks;
+    const int64_t need = request_kv_blocks(s_, tokens, r.cached, new_tokens) - r.blocks;
     if (need > free_blocks_) return false;
     free_blocks_ -= need, r.blocks += need;
+    if (s_.kv_sliding_groups == 0) r.covered = (tokens + s_.block_size - 1) / s_.block_size * s_.block_size;
     trace_.peak_kv_blocks_used = std::max(trace_.peak_kv_blocks_used, s_.kv_cache_blocks - free_blocks_);
     return true;
   }
 
-  void release(LiveRequest& r) { free_blocks_ += r.blocks, r.blocks = 0; }
+  void release(LiveRequest& r) { free_blocks_ += r.blocks, r.blocks = 0, r.covered = 0; }
 
   /// Preempts the most recently admitted running request (vLLM's FCFS policy).
   size_t preempt_last() {

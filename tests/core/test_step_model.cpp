@@ -167,3 +167,34 @@ TEST_CASE("bandwidth efficiency 0 means none: the raw peak bandwidth is used") {
   const double ratio = price(a).decode.memory_s / price(b).decode.memory_s;
   CHECK(ratio == doctest::Approx(1 / 0.82));
 }
+
+TEST_CASE("decode terms remembered across steps belong to their own setup") {
+  // One scratch prices the same decode steps for two models in turn: the terms kept
+  // for one model's (batch, KV) must never price the other's.
+  const std::string step = R"({"decode_requests":[{"progress_index":700},{"progress_index":900}]})";
+  const Request small = request(step);
+  const Request large = test::request_or_fail(R"({"model":"llama-2-70b-hf","tp":4,"step":)" + step + "}");
+  auto small_setup = prepare_pricing(small, embedded_h100_tables());
+  auto large_setup = prepare_pricing(large, embedded_h100_tables());
+  REQUIRE(small_setup.ok());
+  REQUIRE(large_setup.ok());
+  PricingScratch shared;
+  for (int round = 0; round < 3; ++round) {
+    for (const auto* pair : {&small, &large}) {
+      const PricingSetup& setup = pair == &small ? small_setup.value() : large_setup.value();
+      PricingScratch fresh;
+      auto kept = price_full(setup, *pair, &shared);
+      auto alone = price_full(setup, *pair, &fresh);
+      REQUIRE(kept.ok());
+      REQUIRE(alone.ok());
+      CHECK(kept->step_time_us == alone->step_time_us);
+      CHECK(kept->decode.attn_core_time_s == alone->decode.attn_core_time_s);
+      CHECK(kept->decode.memory_s == alone->decode.memory_s);
+      REQUIRE(kept->decode.attn_groups.size() == alone->decode.attn_groups.size());
+      for (size_t g = 0; g < kept->decode.attn_groups.size(); ++g) {
+        CHECK(kept->decode.attn_groups[g].count == alone->decode.attn_groups[g].count);
+        CHECK(kept->decode.attn_groups[g].lookup.mfu == alone->decode.attn_groups[g].lookup.mfu);
+      }
+    }
+  }
+}

@@ -119,11 +119,11 @@ double gemm_roofline_s(const CorrectedSettings& sw, const GemmTable& table, doub
   const GemmPair& p = table.pairs[g->lookup.pair];
   g->compute_s = g->floor_s = g->kernel_floor_s = 0;
   if (!(g->m > 0) || p.m_axis.empty()) return 0;  // no tokens: no GEMM is launched
-  // Best measured tensor-core efficiency of this (K, N), relative to the table's peak.
+  // Best measured tensor-core efficiency of this (K, N), relative to the table's peak:
+  // the largest 2 m k n / latency over the pair's rows, divided once (dividing by a
+  // positive number keeps the order, so this equals the largest of the quotients).
   const double table_peak = sw.get(kGemmTablePeakTflops) * 1e12;
-  double best = 0;
-  for (size_t i = 0; i < p.m_axis.size(); ++i)
-    if (p.latency_us[i] > 0) best = std::max(best, 2 * p.m_axis[i] * p.k * p.n / (p.latency_us[i] * 1e-6) / table_peak);
+  const double best = std::max(0.0, p.best_flops / table_peak);
   const double dtype_peak = peak_flops_bf16 * 2 / bpp;  // tensor-core peak halves per extra byte of operand
   g->compute_s = best > 0 ? g->flops / (dtype_peak * best) : 0;
   g->floor_s = peak_bw > 0 ? g->k * g->n * bpp / peak_bw : 0;

@@ -70,4 +70,39 @@ class DecodeKvGroups {
   bool indexed_ = false;
 };
 
+/// The terms of the decode groups priced before, kept across steps: a simulation's
+/// steps share most KV lengths with the step before (each running request is one
+/// token longer), so most groups are found here instead of looked up again.
+/// Direct-mapped on (setup, batch, KV length); an entry holds exactly what
+/// pricing it computed, so results are bit-identical with or without it.
+class DecodeTermMemo {
+ public:
+  /// The terms priced for (`setup`, `batch`, `kv_len`), or null.
+  const DecodeKvGroup* find(uint64_t setup, int64_t batch, int64_t kv_len) const {
+    if (entries_.empty()) return nullptr;
+    const Entry& e = entries_[slot_of(batch, kv_len)];
+    return e.setup == setup && e.batch == batch && e.terms.kv_len == kv_len ? &e.terms : nullptr;
+  }
+  /// Keeps `terms` (count ignored) for (`setup`, `batch`, terms.kv_len).
+  void store(uint64_t setup, int64_t batch, const DecodeKvGroup& terms) {
+    if (entries_.empty()) entries_.resize(kEntries);
+    Entry& e = entries_[slot_of(batch, terms.kv_len)];
+    e.setup = setup, e.batch = batch, e.terms = terms;
+  }
+
+ private:
+  static constexpr size_t kEntries = 4096;  ///< a power of two; ~0.5 MB once used
+  struct Entry {
+    uint64_t setup = 0;  ///< 0: empty (setup ids start at 1)
+    int64_t batch = 0;
+    DecodeKvGroup terms;
+  };
+  static size_t slot_of(int64_t batch, int64_t kv_len) {
+    const uint64_t h =
+        (static_cast<uint64_t>(kv_len) + static_cast<uint64_t>(batch) * 0x9E3779B1ull) * 0x9E3779B97F4A7C15ull;
+    return static_cast<size_t>(h >> 52);  // the top 12 bits: kEntries slots
+  }
+  std::vector<Entry> entries_;
+};
+
 }  // namespace stepcalc

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "estimators/reference/pricing_setup.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -79,6 +80,8 @@ Expected<PricingSetup> prepare_pricing(const Request& r, const MfuTables& tables
   if (tables.prefill.empty() || tables.gemm.pairs.empty())
     return make_error("no_tables", "gpu", "No MFU tables are available for " + r.hardware.gpu + ".");
   PricingSetup s;
+  static std::atomic<uint64_t> next_id{0};
+  s.id = ++next_id;
   s.tables = &tables;
   s.corrected = switches_for_request(r);
   s.constants = derive(r, tables.gemm);

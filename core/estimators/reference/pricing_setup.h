@@ -38,6 +38,9 @@ struct ModelConstants {
 
 /// Everything about a request except its step, resolved for pricing.
 struct PricingSetup {
+  /// Distinct for every prepare_pricing call (copies share it): what a memo of
+  /// per-setup terms keys on, since an address can be reused.
+  uint64_t id = 0;
   const MfuTables* tables = nullptr;
   CorrectedSettings corrected;  ///< the mode's switches with the request's overrides
   ModelConstants constants;

@@ -71,12 +71,15 @@ void decode_terms(const PricingSetup& s, const Request& r, const Bracket& bs_bra
   g->activations = b.activations * d.tp_scaling;
 }
 
-void price_decode(const PricingSetup& s, const Request& r, DecodeKvGroups* groups, bool bytes, PhaseResult* phase,
+void price_decode(const PricingSetup& s, const Request& r, PricingScratch* scratch, bool bytes, PhaseResult* phase,
                   DecodeResult* full, bool detail, WarningSet* codes) {
+  DecodeKvGroups* groups = &scratch->decode;
+  DecodeTermMemo* memo = &scratch->decode_terms;
   const ModelConstants& d = s.constants;
   const CorrectedSettings& sw = s.corrected;
   const std::vector<DecodeRequest>& reqs = r.step.decode;
   const double batch = static_cast<double>(reqs.size());
+  const auto batch_size = static_cast<int64_t>(reqs.size());
   phase->present = true;
   const double gemm_s = gemm_set_s(s, batch, full != nullptr ? &full->gemms : nullptr, codes);
   const Bracket bs_bracket = bracket(s.decode_table->bs_axis.data(), s.decode_table->bs_axis.size(), batch);
@@ -87,7 +90,15 @@ void price_decode(const PricingSetup& s, const Request& r, DecodeKvGroups* group
     if (g == nullptr || g->kv_len != q.progress_index) {
       bool created = false;
       g = &groups->find_or_add(q.progress_index, &created);
-      if (created) decode_terms(s, r, bs_bracket, batch, g);
+      if (created) {
+        if (const DecodeKvGroup* known = memo->find(s.id, batch_size, q.progress_index)) {
+          *g = *known;
+          g->count = 0;
+        } else {
+          decode_terms(s, r, bs_bracket, batch, g);
+          memo->store(s.id, batch_size, *g);
+        }
+      }
     }
     ++g->count;
     flops += g->flops;
@@ -240,7 +251,7 @@ Expected<StepSummary> run(const PricingSetup& s, const Request& r, PricingScratc
   if (!r.step.decode.empty()) {
     if (s.decode_table == nullptr)
       return make_error("no_tables", "gpu", "No decode attention table for config " + s.attn->key + ".");
-    price_decode(s, r, &scratch->decode, bytes, decode, full != nullptr ? &full->decode : nullptr, detail, codes);
+    price_decode(s, r, scratch, bytes, decode, full != nullptr ? &full->decode : nullptr, detail, codes);
     out.warnings |= s.decode_warnings;
   }
   if (sw.has(kTpAllreduce)) {

@@ -18,6 +18,7 @@ namespace stepcalc {
 /// pricings after the largest step seen allocate nothing.
 struct PricingScratch {
   DecodeKvGroups decode;
+  DecodeTermMemo decode_terms;  ///< across steps: the decode groups' terms by (setup, batch, KV)
 };
 
 /// Prices `request.step` in `request.mode` against `tables`. Never throws; an error

@@ -83,7 +83,7 @@ Expected<GemmTable> build_gemm(const RawTable& t) {
     auto pair =
         std::find_if(g.pairs.begin(), g.pairs.end(), [&](const GemmPair& p) { return p.k == g.k[r] && p.n == g.n[r]; });
     if (pair == g.pairs.end()) {
-      g.pairs.push_back(GemmPair{g.k[r], g.n[r], {}, {}, {}, {}});
+      g.pairs.push_back(GemmPair{g.k[r], g.n[r], {}, {}, {}, {}, 0});
       pair = g.pairs.end() - 1;
     }
     pair->row.push_back(static_cast<int>(r));
@@ -95,6 +95,7 @@ Expected<GemmTable> build_gemm(const RawTable& t) {
       p.m_axis.push_back(g.m[r]);
       p.mfu.push_back(g.mfu[r]);
       p.latency_us.push_back(g.latency_us[r]);
+      if (g.latency_us[r] > 0) p.best_flops = std::max(p.best_flops, 2 * g.m[r] * p.k * p.n / (g.latency_us[r] * 1e-6));
     }
   }
   if (g.pairs.empty()) return table_error(t.name, "no rows");

@@ -44,6 +44,9 @@ struct GemmPair {
   std::vector<double> mfu;         ///< MFU at m_axis[i]
   std::vector<double> latency_us;  ///< measured kernel time at m_axis[i]
   std::vector<int> row;            ///< file row of m_axis[i]
+  /// The pair's fastest measured FLOP/s, max over m of 2 m k n / latency (0 when no
+  /// latency is positive): what `gemm_roofline` divides by the table's peak.
+  double best_flops = 0;
 };
 
 struct GemmTable {
