@@ -28,6 +28,7 @@ class EstimatorPricer final : public StepPricer {
   EstimatorPricer(const Request& base, const MfuTables& tables)
       : request_(base), setup_(prepare_pricing(base, tables)) {
     request_.step = Step{};
+    scratch_.remember_decode_terms = true;  // a simulation's steps share most KV lengths with the step before
     notes_ = base.model.notes;
     // The step-independent warnings (another GPU's tables, a precision not priced, a TP vLLM
     // refuses), as price() words them.

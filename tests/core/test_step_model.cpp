@@ -179,6 +179,7 @@ TEST_CASE("decode terms remembered across steps belong to their own setup") {
   REQUIRE(small_setup.ok());
   REQUIRE(large_setup.ok());
   PricingScratch shared;
+  shared.remember_decode_terms = true;
   for (int round = 0; round < 3; ++round) {
     for (const auto* pair : {&small, &large}) {
       const PricingSetup& setup = pair == &small ? small_setup.value() : large_setup.value();

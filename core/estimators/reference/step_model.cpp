@@ -74,7 +74,7 @@ void decode_terms(const PricingSetup& s, const Request& r, const Bracket& bs_bra
 void price_decode(const PricingSetup& s, const Request& r, PricingScratch* scratch, bool bytes, PhaseResult* phase,
                   DecodeResult* full, bool detail, WarningSet* codes) {
   DecodeKvGroups* groups = &scratch->decode;
-  DecodeTermMemo* memo = &scratch->decode_terms;
+  DecodeTermMemo* memo = scratch->remember_decode_terms ? &scratch->decode_terms : nullptr;
   const ModelConstants& d = s.constants;
   const CorrectedSettings& sw = s.corrected;
   const std::vector<DecodeRequest>& reqs = r.step.decode;
@@ -91,12 +91,13 @@ void price_decode(const PricingSetup& s, const Request& r, PricingScratch* scrat
       bool created = false;
       g = &groups->find_or_add(q.progress_index, &created);
       if (created) {
-        if (const DecodeKvGroup* known = memo->find(s.id, batch_size, q.progress_index)) {
+        const DecodeKvGroup* known = memo != nullptr ? memo->find(s.id, batch_size, q.progress_index) : nullptr;
+        if (known != nullptr) {
           *g = *known;
           g->count = 0;
         } else {
           decode_terms(s, r, bs_bracket, batch, g);
-          memo->store(s.id, batch_size, *g);
+          if (memo != nullptr) memo->store(s.id, batch_size, *g);
         }
       }
     }

@@ -18,7 +18,11 @@ namespace stepcalc {
 /// pricings after the largest step seen allocate nothing.
 struct PricingScratch {
   DecodeKvGroups decode;
-  DecodeTermMemo decode_terms;  ///< across steps: the decode groups' terms by (setup, batch, KV)
+  /// Set by a caller whose steps follow one another (the serving simulation): each
+  /// decode group's terms are kept in `decode_terms` for the steps after. Off for
+  /// one-off and repeated pricing, where it would only cost its memory.
+  bool remember_decode_terms = false;
+  DecodeTermMemo decode_terms;  ///< the decode groups' terms by (setup, batch, KV), when remembered
 };
 
 /// Prices `request.step` in `request.mode` against `tables`. Never throws; an error
