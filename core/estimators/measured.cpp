@@ -171,8 +171,9 @@ void add_to_category(MeasuredTotals* t, OpKind kind, double us) {
   t->*enum_entry(kCategory, kind, &MeasuredTotals::elementwise_us) += us;
 }
 
-/// The one pricing loop behind both entry points; `full` may be null.
-MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* full) {
+/// The one pricing loop behind both entry points; `full` may be null, `memo` is read
+/// and filled only without `full`.
+MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* full, MeasuredRowsMemo* memo = nullptr) {
   MeasuredTotals t;
   const StepRows r = rows_of(p, s);
   t.prefill_tokens = r.prefill_tokens;
@@ -184,11 +185,37 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
   const double decode_share = r.tokens > 0 ? r.decode_tokens / r.tokens : 0;
   double attention_decode = 0, attention_prefill = 0;
   const std::vector<Operator>& ops = p.ops.ops;
+  MeasuredRowsMemo::Entry* known = nullptr;  // these rows' operator times, priced before
+  MeasuredRowsMemo::Entry* fill = nullptr;   // the entry this step's times go to
+  if (memo != nullptr && full == nullptr) {
+    bool hit = false;
+    MeasuredRowsMemo::Entry& e = memo->slot(r.sampled, r.padded, &hit);
+    if (hit) {
+      known = &e;
+    } else {
+      fill = &e;
+      e.sampled = e.padded = -1;  // invalid until every operator is in
+      e.us.assign(ops.size(), 0);
+      e.skipped.assign(ops.size(), 0);
+      e.stored.assign(ops.size(), 0);
+    }
+  }
   for (size_t i = 0; i < ops.size(); ++i) {
     const Operator& op = ops[i];
+    if (known != nullptr && known->stored[i] != 0) {
+      if (known->skipped[i] != 0) continue;
+      t.gpu_us += known->us[i];
+      add_to_category(&t, op.kind, known->us[i]);
+      continue;
+    }
     const double count = p.ops.count(op);
     const double rows = (op.rows == OpRows::kSampled ? r.sampled : r.padded) * op.row_scale;
-    if (!(count > 0) || !(rows > 0)) continue;
+    const bool by_rows =
+        !(op.kind == OpKind::kAttention && !(op.mla_module && p.attention_path == AttentionPath::kMlaModule));
+    if (!(count > 0) || !(rows > 0)) {
+      if (fill != nullptr && by_rows) fill->skipped[i] = 1, fill->stored[i] = 1;
+      continue;
+    }
     KernelTime kernel;
     double us_each = 0;
     if (op.mla_module && p.attention_path == AttentionPath::kMlaModule) {
@@ -219,6 +246,7 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
     const double us = count * us_each;
     t.gpu_us += us;
     add_to_category(&t, op.kind, us);
+    if (fill != nullptr && by_rows) fill->us[i] = us, fill->stored[i] = 1;
     if (full == nullptr) continue;
     OperatorCost c;
     c.op = static_cast<int>(i);
@@ -240,6 +268,7 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
     }
     full->operators.push_back(c);
   }
+  if (fill != nullptr) fill->sampled = r.sampled, fill->padded = r.padded;
   const double non_attention = t.gpu_us - t.attention_us;
   t.decode_us = attention_decode + non_attention * decode_share;
   t.prefill_us = attention_prefill + non_attention * (1 - decode_share);
@@ -257,7 +286,17 @@ double cuda_graph_tokens(double tokens, int max_graph_tokens) {
   return std::min(256 + std::ceil((tokens - 256) / 16) * 16, static_cast<double>(max_graph_tokens));
 }
 
-MeasuredTotals price_measured_summary(const MeasuredPlan& plan, const Step& step) { return price(plan, step, nullptr); }
+MeasuredRowsMemo::Entry& MeasuredRowsMemo::slot(double sampled, double padded, bool* hit) {
+  if (entries_.empty()) entries_.resize(kEntries);
+  const auto key = static_cast<uint64_t>(sampled) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(padded);
+  Entry& e = entries_[static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 58)];  // the top 6 bits: 64 slots
+  *hit = e.sampled == sampled && e.padded == padded;
+  return e;
+}
+
+MeasuredTotals price_measured_summary(const MeasuredPlan& plan, const Step& step, MeasuredRowsMemo* memo) {
+  return price(plan, step, nullptr, memo);
+}
 
 void price_measured_full(const MeasuredPlan& plan, const Step& step, MeasuredBreakdown* out) {
   out->operators.clear();

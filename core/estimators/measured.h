@@ -148,8 +148,29 @@ struct MeasuredBreakdown {
   std::vector<Warning> warnings;  ///< the plan's and this step's
 };
 
-/// Times only; allocates nothing.
-MeasuredTotals price_measured_summary(const MeasuredPlan& plan, const Step& step);
+/// The times of the operators whose time depends on the step's row counts only (all
+/// but attention), kept for the steps after: a simulation's steps mostly repeat their
+/// row counts. Direct-mapped on (sampled rows, padded rows); one memo serves one plan.
+class MeasuredRowsMemo {
+ public:
+  struct Entry {
+    double sampled = -1, padded = -1;  ///< the key; -1: empty
+    std::vector<double> us;            ///< per operator: count x time each
+    std::vector<uint8_t> skipped;      ///< per operator: 1 when not run at these rows
+    std::vector<uint8_t> stored;       ///< per operator: 1 when `us` holds its time
+  };
+  /// The entry for these rows (`*hit` true when it holds them), else the slot to fill.
+  Entry& slot(double sampled, double padded, bool* hit);
+
+ private:
+  static constexpr size_t kEntries = 64;
+  std::vector<Entry> entries_;
+};
+
+/// Times only; allocates nothing (with a memo: nothing once its entries are filled).
+/// With `memo` (one per plan), the operators priced at the same row counts before are
+/// read from it: bit-identical to pricing them again.
+MeasuredTotals price_measured_summary(const MeasuredPlan& plan, const Step& step, MeasuredRowsMemo* memo = nullptr);
 
 /// Every operator with its shape, cells, bytes, FLOPs and bound.
 void price_measured_full(const MeasuredPlan& plan, const Step& step, MeasuredBreakdown* out);

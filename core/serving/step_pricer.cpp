@@ -77,7 +77,7 @@ class MeasuredPricer final : public StepPricer {
   std::vector<Warning> notes() const override { return plan_.warnings; }
 
   Expected<StepTimes> price(const Step& step) override {
-    const MeasuredTotals m = price_measured_summary(plan_, step);
+    const MeasuredTotals m = price_measured_summary(plan_, step, &memo_);
     StepTimes t;
     t.total_us = m.total_us < 1 ? 1 : m.total_us;
     t.prefill_us = m.prefill_us;
@@ -90,6 +90,7 @@ class MeasuredPricer final : public StepPricer {
 
  private:
   MeasuredPlan plan_;
+  MeasuredRowsMemo memo_;  ///< the operators' times by row counts, across steps
 };
 
 }  // namespace

@@ -302,4 +302,35 @@ TEST_CASE("measured: a GPU without tables of its own reads its sibling's, scaled
   }
 }
 
+TEST_CASE("measured: the row-count memo of a simulation prices every step as without it") {
+  // Steps that repeat their row counts at other KV lengths (attention must still follow
+  // the KV), prefill chunks beside decodes, and row counts that collide in the memo.
+  for (const char* model : {"llama-3.1-8b-instruct", "mixtral-8x7b-v0.1", "gemma-3-27b-it"}) {
+    const MeasuredPlan plan = plan_of(request_of(model, 2, decodes(1, 1)), h100());
+    MeasuredRowsMemo memo;
+    for (int round = 0; round < 3; ++round) {
+      for (int batch : {1, 8, 64, 8, 1, 200, 64}) {
+        for (int64_t kv : {100, 3000, 9000}) {
+          Step step = decodes(batch, kv + round);
+          if (batch == 8) step.prefill.push_back({kv, 512});
+          const MeasuredTotals plain = price_measured_summary(plan, step);
+          const MeasuredTotals kept = price_measured_summary(plan, step, &memo);
+          CAPTURE(model);
+          CAPTURE(batch);
+          CAPTURE(kv);
+          CHECK(kept.total_us == plain.total_us);
+          CHECK(kept.gpu_us == plain.gpu_us);
+          CHECK(kept.decode_us == plain.decode_us);
+          CHECK(kept.prefill_us == plain.prefill_us);
+          CHECK(kept.gemm_us == plain.gemm_us);
+          CHECK(kept.attention_us == plain.attention_us);
+          CHECK(kept.moe_us == plain.moe_us);
+          CHECK(kept.comm_us == plain.comm_us);
+          CHECK(kept.elementwise_us == plain.elementwise_us);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace stepcalc
