@@ -115,11 +115,14 @@ ${[['Mode', 'Engine steps', 'Native', `<= ${NATIVE_BUDGET_MS} ms`, 'Wasm calc.se
   'Wasm/native', 'Wasm per step'],
     ...rows].map((r, i) => (i === 1 ? `|${r.map(() => '---').join('|')}|\n` : '') + `| ${r.join(' | ')} |`).join('\n')}
 
-Where the time goes (perf record of \`stepcalc serve\` on this workload, native blis-v2):
-about 45% in pricing the steps, most of it the decode attention's MFU lookups (one per
-running request per step, 64 per step here, with the reference's nearest-row fallback
-for unmeasured corners: \`decode_mfu\` alone 22%), 15% in the scheduler simulation, about
-10% in page faults of growing buffers, the rest in JSON and process start-up.
+Where the time goes (callgrind instruction counts of \`stepcalc serve\` on this workload,
+1,000 requests, taken by hand on 2026-11-26; the simulation alone, without reading the
+request, the packs or writing the result): blis-v2 175 M instructions, corrected 194 M,
+measured 184 M, of which the steps' pricing 72 M / 91 M / 81 M and the scheduler the rest
+(about 100 instructions per running request per step). Before the decode-term memo, the
+corrected GEMM roofline's per-pair maximum found at load, the block count skipped while a
+request's blocks hold its tokens and measured mode's row-count memo (bench/NOTES.md):
+222 M / 312 M / 250 M, pricing 94 M / 185 M / 123 M.
 ${END}`;
 }
 
