@@ -40,6 +40,19 @@ const TABLE_DOC = {
     'tables: the attention kernel only.',
   mla_decode: '`kv_dtype,heads,batch,cached_tokens,latency_us`: as `mla_prefill`, for one decode token per sequence ' +
     'after `cached_tokens` cached tokens.',
+  gdn_conv_decode: '`d_conv,head_k_dim,head_v_dim,k_heads,v_heads,d_model,batch,latency_us`: gated DeltaNet ' +
+    '(linear attention, Qwen3.5 / Qwen3-Next), decode: vLLM\'s `causal_conv1d_update` over `batch` sequences ' +
+    '(one new token each; conv channels 2 x k_heads x head_k_dim + v_heads x head_v_dim, kernel `d_conv`); heads ' +
+    'per GPU (after tensor parallelism); `d_model` is the width of the Qwen3.5 model the shape was taken from ' +
+    '(the source\'s `model_name`). The source\'s `gdn_perf` table, kernel by kernel.',
+  gdn_decode: '`d_conv,head_k_dim,head_v_dim,k_heads,v_heads,d_model,batch,latency_us`: as `gdn_conv_decode`, ' +
+    'for the recurrent gated delta rule (`fused_recurrent_gated_delta_rule_packed_decode`: reads and writes each ' +
+    'sequence\'s v_heads x head_k_dim x head_v_dim state).',
+  gdn_conv_prefill: '`d_conv,head_k_dim,head_v_dim,k_heads,v_heads,d_model,batch,seq,latency_us`: gated DeltaNet, ' +
+    'prefill: `causal_conv1d_fn` over `batch` sequences of `seq` tokens, no earlier state.',
+  gdn_prefill: '`d_conv,head_k_dim,head_v_dim,k_heads,v_heads,d_model,batch,seq,latency_us`: as ' +
+    '`gdn_conv_prefill`, for the chunked gated delta rule: FlashInfer\'s `chunk_gated_delta_rule_flashinfer` where measured (H100, ' +
+    'H200, B200, B300, GB200, GB300), else Triton\'s `chunk_gated_delta_rule_triton` (L40S, RTX PRO 6000).',
 };
 
 export function readmeText(commit, report, gpus) {

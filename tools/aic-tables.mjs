@@ -82,6 +82,25 @@ const mlaRow = (r) => r.mla_dtype === 'bfloat16' && (r.gemm_type ?? 'bfloat16') 
 const MLA_KERNELS = ['FLASHMLA', 'FLASH_ATTN_MLA', 'FLASHINFER_MLA', 'TRTLLM_RAGGED', 'FLASH_ATTN', 'vllm_flashmla',
   'vllm_flash_attn_mla'];
 
+/// Gated DeltaNet (linear attention, Qwen3.5/Qwen3-Next): one table per kernel vLLM runs,
+/// from gdn_perf. Decode: the conv-state update and the recurrent delta rule at `batch`
+/// sequences; prefill: the causal conv1d and the chunked delta rule over `batch` sequences of
+/// `seq` tokens. Heads are per GPU (after TP); `d_model` names the model the shape was taken
+/// from (the kernels themselves do not read it).
+const GDN_SHAPE = ['d_conv', 'head_k_dim', 'head_v_dim', 'k_heads', 'v_heads', 'd_model'];
+const gdnRow = (r, kernels, phase) => kernels.includes(r.kernel_source) && r.phase === phase && {
+  kernel: r.kernel_source, d_conv: r.d_conv, head_k_dim: r.head_k_dim, head_v_dim: r.head_v_dim, k_heads: r.num_k_heads,
+  v_heads: r.num_v_heads, d_model: r.d_model, batch: r.batch_size, seq: r.seq_len, latency: r.latency,
+};
+/// `kernels`: what vLLM runs, in its order of preference (the chunked delta rule is FlashInfer's
+/// on Hopper and datacenter Blackwell, Triton's on L40S and RTX PRO 6000, the only one measured there).
+const gdnTable = (file, kernels, phase) => ({
+  file, op: 'linear_attention', sources: ['gdn_perf'], part: 'gdn', optional: true,
+  columns: phase === 'generation' ? [...GDN_SHAPE, 'batch'] : [...GDN_SHAPE, 'batch', 'seq'],
+  prefer: kernels,
+  map: (r) => gdnRow(r, kernels, phase),
+});
+
 /// One output table. `map` returns the kept row (key columns + latency in ms) or null.
 export const TABLES = [
   {
@@ -140,6 +159,10 @@ export const TABLES = [
       kernel: r.kernel_source,
     },
   },
+  gdnTable('gdn_conv_decode', ['causal_conv1d_update'], 'generation'),
+  gdnTable('gdn_decode', ['fused_recurrent_gated_delta_rule_packed_decode'], 'generation'),
+  gdnTable('gdn_conv_prefill', ['causal_conv1d_fn'], 'context'),
+  gdnTable('gdn_prefill', ['chunk_gated_delta_rule_flashinfer', 'chunk_gated_delta_rule_triton'], 'context'),
 ];
 
 /// Significant digits kept of every latency (see bench_data/aic/README.md, "Precision").

@@ -250,6 +250,8 @@ const MODEL_KEYS = new Set([
   'attention_chunk_size', 'index_topk', 'index_n_heads', 'num_nextn_predict_layers',
   'max_position_embeddings', 'n_positions', 'max_seq_len', 'seq_length', 'max_sequence_length', 'model_max_length',
   'rope_scaling', 'layer_types', 'sliding_window_pattern',
+  'attn_output_gate', 'full_attention_interval', 'linear_num_key_heads', 'linear_num_value_heads',
+  'linear_key_head_dim', 'linear_value_head_dim', 'linear_conv_kernel_dim',
 ]);
 // rope_scaling: what the context length's scaling reads (read_context in model_spec_config.cpp).
 const ROPE_KEYS = new Set(['rope_type', 'type', 'factor', 'original_max_position_embeddings']);

@@ -695,11 +695,14 @@ export interface KernelSet {
     /** Per experts' dtype, the MoE shapes measured: [hidden, intermediate, experts, topk]. */
     moe_shapes: Partial<Record<KernelDtype, Array<[number, number, number, number]>>>;
     mla: boolean;
+    /** Gated DeltaNet (linear attention) tables: the `gdn` part. */
+    gdn: boolean;
   };
 }
 
 export type KernelPart = 'gemm-bf16' | 'gemm-fp8' | 'gemm-fp8_block' | 'gemm-nvfp4' | 'attention-bf16' |
-  'attention-fp8' | 'allreduce' | 'moe' | 'moe-fp8_block' | 'moe-nvfp4' | 'moe-mxfp4' | 'moe-int4' | 'mla';
+  'attention-fp8' | 'allreduce' | 'moe' | 'moe-fp8_block' | 'moe-nvfp4' | 'moe-mxfp4' | 'moe-int4' | 'mla' |
+  'gdn';
 
 /** How much of a pricing to return: the headline only, or the whole breakdown. */
 export type Detail = 'summary' | 'full';

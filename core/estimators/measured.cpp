@@ -123,6 +123,49 @@ double scaled_us(const MeasuredPlan& p, const Operator& op, double rows, double 
   return us <= floor ? us : floor + (us - floor) * ratio;
 }
 
+/// One gated DeltaNet kernel of one layer for the step (`op`: the conv1d or the delta rule, of
+/// the decodes or of the prefill chunks). Decodes: one batch, the decode table at their count.
+/// Prefill: each chunk its share of a batch of the step's chunks at its own length,
+/// T(b, n_i) / b (a chunk after a cached prefix or an earlier chunk starts from the stored
+/// state: priced as a fresh sequence of its new tokens; reading the state is small beside
+/// them). `kernel` gets the first lookup's cells at the worst provenance of all; 0 (and
+/// `kernel` untouched) when the step has no request of the op's phase.
+double linear_layer_us(const MeasuredPlan& p, const Operator& op, const Step& s, KernelTime* kernel) {
+  const LinearShape& l = p.ops.linear;
+  GdnShape g;
+  g.d_conv = l.d_conv;
+  g.head_k_dim = l.head_k_dim;
+  g.head_v_dim = l.head_v_dim;
+  g.k_heads = l.k_heads;
+  g.v_heads = l.v_heads;
+  g.d_model = l.d_model;
+  const auto keep = [&](const KernelTime& t, bool first) {
+    if (kernel == nullptr) return;
+    if (first) {
+      *kernel = t;
+    } else if (lookup_how_rank(t.how) > lookup_how_rank(kernel->how)) {
+      kernel->how = t.how;
+    }
+  };
+  if (!op.gdn_prefill) {
+    if (s.decode.empty()) return 0;
+    const double batch = d(static_cast<int64_t>(s.decode.size()));
+    const KernelTime t = p.db->gdn(op.gdn_conv ? KernelTable::kGdnConvDecode : KernelTable::kGdnDecode, batch, 1, g);
+    keep(t, true);
+    return scaled_us(p, op, batch, t.us);
+  }
+  const double chunks = d(static_cast<int64_t>(s.prefill.size()));
+  double us = 0;
+  for (size_t i = 0; i < s.prefill.size(); ++i) {
+    const double tokens = d(s.prefill[i].new_tokens);
+    const KernelTime t =
+        p.db->gdn(op.gdn_conv ? KernelTable::kGdnConvPrefill : KernelTable::kGdnPrefill, chunks, tokens, g);
+    keep(t, i == 0);
+    us += scaled_us(p, op, tokens, t.us) / chunks;
+  }
+  return us;
+}
+
 /// One instance of `op` at `rows`; `kernel` gets the cells of a table lookup.
 double op_us(const MeasuredPlan& p, const Operator& op, double rows, KernelTime* kernel) {
   const KernelDb& db = *p.db;
@@ -152,7 +195,8 @@ double op_us(const MeasuredPlan& p, const Operator& op, double rows, KernelTime*
       t.how = LookupHow::kApproximated;
       break;
     case OpKind::kAttention:
-      break;  // priced per request by attention_layer_us
+    case OpKind::kLinearAttention:
+      break;  // priced per request by attention_layer_us, linear_layer_us
   }
   if (kernel != nullptr) *kernel = t;
   return t.us;
@@ -164,10 +208,10 @@ bool outside_grid(LookupHow how) {
 }
 
 void add_to_category(MeasuredTotals* t, OpKind kind, double us) {
-  // Indexed by OpKind: gemm, attention, moe, all-reduce, gather, elementwise.
-  static double MeasuredTotals::*const kCategory[] = {&MeasuredTotals::gemm_us, &MeasuredTotals::attention_us,
-                                                      &MeasuredTotals::moe_us,  &MeasuredTotals::comm_us,
-                                                      &MeasuredTotals::comm_us, &MeasuredTotals::elementwise_us};
+  // Indexed by OpKind: gemm, attention, moe, all-reduce, gather, elementwise, linear attention.
+  static double MeasuredTotals::*const kCategory[] = {
+      &MeasuredTotals::gemm_us, &MeasuredTotals::attention_us,   &MeasuredTotals::moe_us,      &MeasuredTotals::comm_us,
+      &MeasuredTotals::comm_us, &MeasuredTotals::elementwise_us, &MeasuredTotals::attention_us};
   t->*enum_entry(kCategory, kind, &MeasuredTotals::elementwise_us) += us;
 }
 
@@ -240,6 +284,10 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
               (w.prefill_us + w.fixed_us * (1 - decode_share) - a.prefill_us - a.fixed_us * (1 - decode_share));
         }
       }
+    } else if (op.kind == OpKind::kLinearAttention) {
+      us_each = linear_layer_us(p, op, s, full != nullptr ? &kernel : nullptr);
+      if (!(us_each > 0)) continue;  // no request of its phase in the step
+      (op.gdn_prefill ? attention_prefill : attention_decode) += count * us_each;
     } else {
       us_each = scaled_us(p, op, rows, op_us(p, op, rows, full != nullptr ? &kernel : nullptr));
     }
@@ -260,6 +308,14 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
       c.flops = count * full->attention.flops;
       c.kernel.table = KernelTable::kNone;
       c.bound = full->attention.bytes / p.db->gpu().hbm_bw_bytes_per_s * 1e6 < 0.5 * us_each ? "launch" : "memory";
+    } else if (op.kind == OpKind::kLinearAttention) {
+      // Its phase's tokens' activations and, per request, its state (read and written once).
+      const double tokens = op.gdn_prefill ? r.prefill_tokens : r.decode_tokens;
+      const double requests = d(static_cast<int64_t>(op.gdn_prefill ? s.prefill.size() : s.decode.size()));
+      c.rows = tokens;
+      c.bytes = count * (tokens * op.row_bytes + requests * op.state_bytes);
+      c.flops = count * tokens * op.row_flops;
+      c.bound = c.bytes / count / p.db->gpu().hbm_bw_bytes_per_s * 1e6 < 0.5 * us_each ? "launch" : "memory";
     } else {
       c.bytes = count * op_bytes(op, rows);
       c.flops = count * rows * op.row_flops;

@@ -212,14 +212,17 @@ const std::vector<const char*>& model_shape_fields() {
   return kFields;
 }
 
-/// Refuses a model with linear-attention (or state-space) layers: their cost and state are
-/// not softmax attention's, and the core reads no tables for them yet. Names the key.
-Expected<bool> check_attention_kind(const ConfigView& c) {
+/// Linear-attention layers the core prices are gated DeltaNet's (Qwen3-Next: layer_types
+/// "linear_attention" or every layer but each full_attention_interval-th, with the
+/// linear_* widths); their widths are checked here, naming the field. Other linear-attention
+/// or state-space layers (Kimi's KDA `linear_attn_config`, MiniMax's lightning attention,
+/// Mamba) have no measured tables: refused, naming the key.
+Expected<bool> check_attention_kind(const ConfigView& c, int64_t num_layers) {
   element e;
   const Path* base = nullptr;
   std::string_view found;
-  for (const char* key : {"full_attention_interval", "linear_num_value_heads", "linear_attn_config"})
-    if (found.empty() && c.find(key, &e, &base) && !e.is_null()) found = key;
+  bool gated_delta_net = false;
+  if (c.find("linear_attn_config", &e, &base) && !e.is_null()) found = "linear_attn_config";
   const auto lists = [&](const char* key, auto linear) {
     simdjson::dom::array list;
     if (!found.empty() || !c.find(key, &e, &base) || e.get_array().get(list) != simdjson::SUCCESS) return;
@@ -229,9 +232,11 @@ Expected<bool> check_attention_kind(const ConfigView& c) {
         return;
       }
   };
-  lists("layer_types", [](element t) {
+  lists("layer_types", [&](element t) {
     std::string_view v;
-    return t.get_string().get(v) == simdjson::SUCCESS && v.find("linear") != std::string_view::npos;
+    if (t.get_string().get(v) != simdjson::SUCCESS || v.find("linear") == std::string_view::npos) return false;
+    if (v == "linear_attention") gated_delta_net = true;
+    return v != "linear_attention";
   });
   lists("layers_block_type", [](element t) {
     std::string_view v;
@@ -241,13 +246,67 @@ Expected<bool> check_attention_kind(const ConfigView& c) {
     int64_t v = 1;
     return t.get_int64().get(v) == simdjson::SUCCESS && v == 0;
   });
-  if (found.empty()) return true;
-  const std::string where = c.where(found);
-  return make_error("unsupported", where,
-                    "This model has linear-attention or state-space layers (" + std::string(found) +
-                        "): stepcalc prices softmax attention only and reads no linear-attention tables yet, so "
-                        "its step time and KV cache would be wrong. Models whose layers are all softmax attention "
-                        "(full or sliding-window) are priced.");
+  if (!found.empty()) {
+    const std::string where = c.where(found);
+    return make_error("unsupported", where,
+                      "This model has linear-attention or state-space layers (" + std::string(found) +
+                          ") of a kind stepcalc has no measured tables for: it prices gated DeltaNet linear "
+                          "attention (Qwen3-Next) in the measured mode, and softmax attention (full or "
+                          "sliding-window). Kimi's KDA tables exist only as a development build on Blackwell, "
+                          "and MiniMax's lightning attention and Mamba layers are not measured.");
+  }
+  for (const char* key : {"full_attention_interval", "linear_num_value_heads"})
+    if (c.find(key, &e, &base) && !e.is_null()) gated_delta_net = true;
+  if (!gated_delta_net) return true;
+  // A gated DeltaNet model: every width its linear layers need, whole and in range.
+  for (const char* key : {"linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+                          "linear_value_head_dim", "linear_conv_kernel_dim"}) {
+    if (!c.find(key, &e, &base) || e.is_null())
+      return json::missing_field(c.path, key,
+                                 "A model with gated DeltaNet (linear-attention) layers needs " + std::string(key) +
+                                     " to size them.");
+    const int64_t max = std::string_view(key).find("heads") != std::string_view::npos ? limits::kMaxHeads
+                        : std::string_view(key) == "linear_conv_kernel_dim"            ? 64
+                                                                                       : limits::kMaxHidden;
+    auto v = json::read_int(e, base->key(key), 1, max, false);
+    if (!v) return v.error();
+  }
+  auto k_heads = first_nonzero(c, {"linear_num_key_heads"}, limits::kMaxHeads);
+  auto v_heads = first_nonzero(c, {"linear_num_value_heads"}, limits::kMaxHeads);
+  if (k_heads && v_heads && v_heads.value() % k_heads.value() != 0) {
+    const std::string where = c.where("linear_num_value_heads");
+    return make_error("invalid_value", where,
+                      where + " (" + std::to_string(v_heads.value()) + ") must be a multiple of linear_num_key_heads (" +
+                          std::to_string(k_heads.value()) + "): each key head serves an equal group of value heads.");
+  }
+  simdjson::dom::array types;
+  const bool listed = c.find("layer_types", &e, &base) && e.get_array().get(types) == simdjson::SUCCESS;
+  int64_t linear = 0;
+  if (listed) {
+    for (element t : types) {
+      std::string_view v;
+      linear += t.get_string().get(v) == simdjson::SUCCESS && v == "linear_attention";
+    }
+  } else {
+    if (!c.find("full_attention_interval", &e, &base) || e.is_null())
+      return json::missing_field(c.path, "full_attention_interval",
+                                 "A gated DeltaNet model needs layer_types or full_attention_interval to say which "
+                                 "layers are linear attention.");
+    auto interval = json::read_int(e, base->key("full_attention_interval"), 1, limits::kMaxLayers, false);
+    if (!interval) return interval.error();
+    linear = num_layers - num_layers / interval.value();  // every interval-th layer is full attention
+  }
+  if (linear >= num_layers) {
+    const std::string where = c.where(listed ? "layer_types" : "full_attention_interval");
+    return make_error("unsupported", where,
+                      "Every layer of this model is linear attention: stepcalc prices hybrid models whose "
+                      "full-attention layers hold the KV cache, and needs at least one.");
+  }
+  element lora;
+  if (linear > 0 && c.find("kv_lora_rank", &lora, &base) && !lora.is_null())
+    return make_error("unsupported", c.where("kv_lora_rank"),
+                      "Latent attention (MLA) beside gated DeltaNet layers is not priced.");
+  return true;
 }
 
 Expected<ModelShape> model_from_config(object top, const Path& path) {
@@ -307,7 +366,7 @@ Expected<ModelShape> model_from_config(object top, const Path& path) {
   if (!notes) return notes.error();
   auto moe = check_moe(c);
   if (!moe) return moe.error();
-  auto kind = check_attention_kind(c);
+  auto kind = check_attention_kind(c, m.num_layers);
   if (!kind) return kind.error();
   m.spec = model_spec_from_config(top, m);
   for (const Warning& note : m.notes)  // the measured mode's operators are priced at that dtype too

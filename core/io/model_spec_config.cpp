@@ -228,6 +228,35 @@ void read_mla(const Fields& f, ModelSpec* s) {
   m.v_head_dim = f.integer("v_head_dim", s->head_dim);
 }
 
+/// Gated DeltaNet layers (Qwen3-Next): which layers (layer_types' "linear_attention", else
+/// all but every full_attention_interval-th) and their widths. model_config.cpp has
+/// checked the fields; anything odd here leaves the model without linear layers.
+void read_linear(const Fields& f, ModelSpec* s) {
+  LinearAttentionSpec& l = s->linear;
+  l.num_k_heads = f.integer("linear_num_key_heads");
+  l.num_v_heads = f.integer("linear_num_value_heads");
+  l.head_k_dim = f.integer("linear_key_head_dim");
+  l.head_v_dim = f.integer("linear_value_head_dim");
+  l.conv_kernel = f.integer("linear_conv_kernel_dim");
+  int64_t linear = 0;
+  element types;
+  array list;
+  if (f.find("layer_types", &types) && types.get_array().get(list) == simdjson::SUCCESS) {
+    for (element t : list) {
+      std::string_view v;
+      linear += t.get_string().get(v) == simdjson::SUCCESS && v == "linear_attention";
+    }
+  } else if (const int64_t interval = f.integer("full_attention_interval"); interval > 0) {
+    linear = s->num_layers - s->num_layers / interval;
+  }
+  if (linear <= 0 || linear >= s->num_layers || l.num_k_heads <= 0 || l.num_v_heads <= 0 || l.head_k_dim <= 0 ||
+      l.head_v_dim <= 0 || l.conv_kernel <= 0) {
+    l = LinearAttentionSpec{};
+    return;
+  }
+  l.num_layers = linear;
+}
+
 void note_unpriced(const Fields& f, ModelSpec* s) {
   const bool window_on = f.flag("use_sliding_window", true);
   if (const int64_t window = f.integer("sliding_window"); window > 0 && window_on) {
@@ -364,7 +393,14 @@ const SpecKeys& model_spec_keys() {
        "attention_chunk_size",
        "index_topk",
        "index_n_heads",
-       "num_nextn_predict_layers"},
+       "num_nextn_predict_layers",
+       "attn_output_gate",
+       "full_attention_interval",
+       "linear_num_key_heads",
+       "linear_num_value_heads",
+       "linear_key_head_dim",
+       "linear_value_head_dim",
+       "linear_conv_kernel_dim"},
       {"architectures", "vision_config"},
   };
   return kKeys;
@@ -390,11 +426,15 @@ ModelSpec model_spec_from_config(object config, const ModelShape& shape) {
   s.activation = f.text_of("hidden_act");
   if (s.activation.empty()) s.activation = f.text_of("hidden_activation");  // Gemma's name for it
   if (s.activation.empty()) s.activation = "silu";
-  s.qk_norm = f.flag("use_qk_norm", s.model_type == "qwen3" || s.model_type == "qwen3_moe");
+  s.qk_norm = f.flag("use_qk_norm",
+                     s.model_type == "qwen3" || s.model_type == "qwen3_moe" || s.model_type == "qwen3_next");
+  // Qwen3-Next's full-attention layers are gated (its config names no key for it; Qwen3.5's does).
+  s.attn_output_gate = f.flag("attn_output_gate", s.model_type == "qwen3_next");
   s.has_vision = config.at_key("vision_config").error() == simdjson::SUCCESS;
   read_quantization(f, &s);
   read_moe(f, &s);
   read_mla(f, &s);
+  read_linear(f, &s);
   read_context(f, &s);
   note_unpriced(f, &s);
   return s;

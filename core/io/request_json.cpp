@@ -92,6 +92,14 @@ Expected<bool> read_expected(element e, const Path& where, Request* r) {
 /// product; only the measured mode has an operator list to split. A MoE model with dp > 1
 /// and no expert parallelism (vLLM then shards the experts over tp x dp) is not modelled.
 Expected<bool> supported_layout(const Request& r, const Path& path) {
+  // Gated DeltaNet layers are priced from their measured tables only: the reference model
+  // (and `corrected`, built on it) knows softmax attention and a growing KV cache.
+  if (r.model.spec.is_hybrid_linear() && r.mode != Mode::kMeasured)
+    return make_error("unsupported", path.key("mode").str(),
+                      "This model has " + std::to_string(r.model.spec.linear.num_layers) +
+                          " gated DeltaNet (linear-attention) layers, which " + mode_name(r.mode) +
+                          " cannot price (it models softmax attention and a growing KV cache only); use \"mode\": "
+                          "\"measured\", which prices them from the measured linear-attention tables.");
   if (r.ep == 1 && r.dp == 1) return true;
   const std::string at = r.ep > 1 ? "ep" : "dp";
   if (r.mode != Mode::kMeasured)

@@ -48,7 +48,8 @@ void write_validation(JsonWriter& w, const ValidationMatch& validation) {
 }
 
 void write_memory(JsonWriter& w, const ServingMemory& m) {
-  w.object("memory", {{"gpu", m.gpu},
+  w.key("memory").begin_object();
+  w.fields({{"gpu", m.gpu},
                       {"tp", m.tp},
                       {"gpu_memory_bytes", m.gpu_memory_bytes},
                       {"gpu_memory_utilization", m.gpu_memory_utilization},
@@ -64,6 +65,13 @@ void write_memory(JsonWriter& w, const ServingMemory& m) {
                       {"cuda_graph_bytes", m.cuda_graph_bytes},
                       {"headroom_bytes", m.headroom_bytes},
                       {"fits", m.fits}});
+  if (m.kv_state_groups > 0)  // gated DeltaNet models: vLLM's hybrid allocator (docs/SERVING.md, "Memory")
+    w.fields({{"kv_full_groups", m.kv_full_groups},
+              {"kv_state_groups", m.kv_state_groups},
+              {"page_bytes", m.page_bytes},
+              {"state_bytes_per_layer", m.state_bytes_per_layer},
+              {"state_bytes_per_request", m.state_bytes_per_request}});
+  w.end_object();
 }
 
 std::string serve_result_to_json(const Request& q, const ServeResult& r, bool* all_finite) {

@@ -26,6 +26,7 @@ const std::vector<KernelSet>& kernel_sets() {
       if (e.kv_dtypes) c.kv_dtypes.assign(e.kv_dtypes, e.kv_dtypes + e.kv_dtype_count);
       if (e.moe_dtypes) c.moe_dtypes.assign(e.moe_dtypes, e.moe_dtypes + e.moe_dtype_count);
       c.has_mla = e.has_mla;
+      c.has_gdn = e.has_gdn;
       out.push_back(std::move(s));
     }
     return out;

@@ -14,7 +14,7 @@
 
 namespace stepcalc {
 
-/// One pack file: part name ("gemm-bf16", "attention-fp8", "allreduce", "moe", "mla")
+/// One pack file: part name ("gemm-bf16", "attention-fp8", "allreduce", "moe", "mla", "gdn")
 /// and its size, raw and gzipped (bytes).
 struct KernelPartInfo {
   const char* name;
@@ -40,6 +40,7 @@ struct KernelSetInfo {
   const KernelDtype* moe_dtypes;
   size_t moe_dtype_count;
   bool has_mla;
+  bool has_gdn;
 };
 extern const KernelSetInfo kKernelSets[];
 extern const size_t kKernelSetCount;

@@ -14,8 +14,18 @@
 namespace stepcalc {
 
 const char* kernel_table_name(KernelTable table) {
-  static const char* const kNames[] = {"gemm", "decode_attention", "prefill_attention", "allreduce",
-                                       "moe",  "mla_prefill",      "mla_decode",        "none"};
+  static const char* const kNames[] = {"gemm",
+                                       "decode_attention",
+                                       "prefill_attention",
+                                       "allreduce",
+                                       "moe",
+                                       "mla_prefill",
+                                       "mla_decode",
+                                       "gdn_conv_decode",
+                                       "gdn_decode",
+                                       "gdn_conv_prefill",
+                                       "gdn_prefill",
+                                       "none"};
   return enum_entry(kNames, table, "none");
 }
 
@@ -107,8 +117,12 @@ KernelCoverage coverage_of(const KernelDb::Impl& db) {
                        same_shape);
           }
           break;
-        default:
+        case KernelTable::kMlaPrefill:
+        case KernelTable::kMlaDecode:
           c.has_mla = true;
+          break;
+        default:
+          c.has_gdn = true;
       }
     }
   }
@@ -133,7 +147,11 @@ bool has_expected_keys(const MeasuredTable& t) {
       {"tp", "elements"},
       {"hidden", "inter", "experts", "topk", "moe_tp", "moe_ep", "tokens"},
       {"heads", "batch", "seq"},
-      {"heads", "batch", "cached_tokens"}};
+      {"heads", "batch", "cached_tokens"},
+      {"d_conv", "head_k_dim", "head_v_dim", "k_heads", "v_heads", "d_model", "batch"},
+      {"d_conv", "head_k_dim", "head_v_dim", "k_heads", "v_heads", "d_model", "batch"},
+      {"d_conv", "head_k_dim", "head_v_dim", "k_heads", "v_heads", "d_model", "batch", "seq"},
+      {"d_conv", "head_k_dim", "head_v_dim", "k_heads", "v_heads", "d_model", "batch", "seq"}};
   const int k = static_cast<int>(t.kind);
   if (k >= kKernelTableCount) return false;
   size_t n = 0;

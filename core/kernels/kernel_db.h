@@ -32,6 +32,10 @@ enum class KernelTable : uint8_t {
   kMoe,
   kMlaPrefill,
   kMlaDecode,
+  kGdnConvDecode,   ///< gated DeltaNet: causal_conv1d_update (decode)
+  kGdnDecode,       ///< gated DeltaNet: the recurrent delta rule (decode)
+  kGdnConvPrefill,  ///< gated DeltaNet: causal_conv1d_fn (prefill)
+  kGdnPrefill,      ///< gated DeltaNet: the chunked delta rule (prefill)
   kNone  ///< not from a table (a modelled cost, e.g. bytes over bandwidth)
 };
 
@@ -92,6 +96,17 @@ struct KernelCoverage {
   /// shapes only in its JSON text (kKernelSetsJson), which the module carries as is.
   std::vector<MoeShape> moe_shapes;
   bool has_mla = false;
+  bool has_gdn = false;  ///< gated DeltaNet (linear attention) tables
+};
+
+/// A gated DeltaNet layer's geometry per GPU (heads after TP), as the GDN tables key it.
+struct GdnShape {
+  int d_conv = 4;        ///< linear_conv_kernel_dim
+  int head_k_dim = 128;  ///< linear_key_head_dim
+  int head_v_dim = 128;  ///< linear_value_head_dim
+  int k_heads = 0;       ///< linear_num_key_heads / tp
+  int v_heads = 0;       ///< linear_num_value_heads / tp
+  int d_model = 0;       ///< hidden_size (the measured shapes name their model's; the kernels do not read it)
 };
 
 /// A pack file's bytes (not owned).
@@ -137,6 +152,10 @@ class KernelDb {
   /// MLA attention modules (DeepSeek-style), heads per GPU; `has_mla()` false: not measured.
   KernelTime mla_prefill(double batch, double seq, int heads, KernelDtype kv_dtype) const;
   KernelTime mla_decode(double batch, double kv_len, int heads, KernelDtype kv_dtype) const;
+  /// Gated DeltaNet kernels (docs/KERNELS.md, "Lookup rules"): `table` one of the four GDN
+  /// tables; decode at `batch` sequences (`seq` ignored), prefill at `batch` sequences of `seq`
+  /// tokens. A head geometry not measured: the nearest, scaled by the work (approximated).
+  KernelTime gdn(KernelTable table, double batch, double seq, const GdnShape& shape) const;
 
   /// "gemm bf16 m=64..128 n=8192 k=8192 (rows 1203, 1204)" for the breakdown.
   std::string describe(const KernelTime& t) const;

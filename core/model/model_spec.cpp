@@ -18,6 +18,20 @@ struct AttentionParams {
   double replicated = 0;
 };
 
+/// Parameters of one gated DeltaNet layer, all split over TP: in_proj_qkvz, in_proj_ba,
+/// the conv1d weights, out_proj, and the per-head A_log, dt_bias and the gated norm.
+double linear_params_per_layer(const ModelSpec& s) {
+  const LinearAttentionSpec& l = s.linear;
+  const double hidden = d(s.hidden_size);
+  const double value_dim = d(l.num_v_heads * l.head_v_dim);
+  double p = hidden * d(2 * l.num_k_heads * l.head_k_dim + 2 * l.num_v_heads * l.head_v_dim);  // in_proj_qkvz
+  p += hidden * d(2 * l.num_v_heads);                                                           // in_proj_ba
+  p += d(l.conv_dim()) * d(l.conv_kernel);                                                      // conv1d
+  p += value_dim * hidden;                                                                      // out_proj
+  p += 2 * d(l.num_v_heads) + d(l.head_v_dim);  // A_log, dt_bias, norm
+  return p;
+}
+
 AttentionParams attention_params_per_layer(const ModelSpec& s, int64_t tp) {
   AttentionParams p;
   const double hidden = d(s.hidden_size);
@@ -36,7 +50,7 @@ AttentionParams attention_params_per_layer(const ModelSpec& s, int64_t tp) {
     return p;
   }
   const double head_dim = d(s.head_dim);
-  p.sharded = 2 * hidden * d(s.num_heads) * head_dim;  // q_proj and o_proj
+  p.sharded = (s.attn_output_gate ? 3 : 2) * hidden * d(s.num_heads) * head_dim;  // q_proj (+ gate) and o_proj
   // K and V: split over TP, replicated once there are fewer KV heads than GPUs.
   p.sharded += 2 * hidden * d(kv_heads_per_gpu(s, tp)) * head_dim * d(tp);
   return p;
@@ -115,7 +129,8 @@ ParamCounts param_counts(const ModelSpec& s) {
   c.embedding = d(s.vocab_size) * hidden;
   c.lm_head = s.tie_word_embeddings ? 0 : c.embedding;
   const AttentionParams a = attention_params_per_layer(s, 1);
-  c.attention = (a.sharded + a.replicated) * d(s.num_layers);
+  c.attention = (a.sharded + a.replicated) * d(s.num_attention_layers()) +
+                linear_params_per_layer(s) * d(s.linear.num_layers);
   c.dense_mlp = 3 * hidden * d(s.is_moe() ? s.moe.dense_intermediate : s.intermediate_size) * d(s.num_dense_layers());
   if (s.is_moe()) {
     const double layers = d(s.moe.num_moe_layers);
@@ -135,7 +150,8 @@ double weight_bytes_per_gpu(const ModelSpec& s, const Precision& p, int64_t tp, 
   const double expert_bytes = weight_format_bytes(p.experts, p.group_size);
   const AttentionParams a = attention_params_per_layer(s, tp);
   double bytes = (c.embedding + c.lm_head) / t * kSixteenBit;  // vocab-parallel, kept 16-bit
-  bytes += (a.sharded / t + a.replicated) * d(s.num_layers) * attn_bytes;
+  bytes += (a.sharded / t + a.replicated) * d(s.num_attention_layers()) * attn_bytes;
+  bytes += linear_params_per_layer(s) / t * d(s.linear.num_layers) * attn_bytes;
   bytes += c.dense_mlp / t * mlp_bytes;
   bytes += c.shared_experts / t * mlp_bytes;
   bytes += c.routed_experts / (ep > 1 ? d(ep) : t) * expert_bytes;  // split over TP, or by expert over EP
@@ -146,7 +162,16 @@ double weight_bytes_per_gpu(const ModelSpec& s, const Precision& p, int64_t tp, 
 double kv_bytes_per_token_per_gpu(const ModelSpec& s, const Precision& p, int64_t tp) {
   const double element = p.kv_fp8 ? kEightBit : kSixteenBit;
   if (s.is_mla()) return d(s.num_layers) * d(s.mla.kv_lora_rank + s.mla.qk_rope_head_dim) * element;
-  return 2 * d(s.num_layers) * d(kv_heads_per_gpu(s, tp)) * d(s.head_dim) * element;
+  return 2 * d(s.num_attention_layers()) * d(kv_heads_per_gpu(s, tp)) * d(s.head_dim) * element;
+}
+
+double linear_state_bytes_per_layer(const ModelSpec& s, int64_t tp) {
+  if (!s.is_hybrid_linear()) return 0;
+  const LinearAttentionSpec& l = s.linear;
+  const double t = d(std::max<int64_t>(1, tp));
+  const double conv = d(std::max<int64_t>(0, l.conv_kernel - 1)) * d(l.conv_dim()) / t;
+  const double recurrent = d(l.num_v_heads) / t * d(l.head_k_dim) * d(l.head_v_dim);
+  return (conv + recurrent) * kSixteenBit;
 }
 
 }  // namespace stepcalc

@@ -34,6 +34,20 @@ struct MlaSpec {
   int64_t v_head_dim = 0;        ///< per-head value width
 };
 
+/// Gated DeltaNet linear attention (Qwen3-Next; all zero without linear-attention layers).
+/// Each such layer keeps a fixed-size state per request instead of a growing KV cache.
+struct LinearAttentionSpec {
+  int64_t num_layers = 0;    ///< layers of linear attention (layer_types "linear_attention", or all but
+                             ///< every full_attention_interval-th)
+  int64_t num_k_heads = 0;   ///< linear_num_key_heads
+  int64_t num_v_heads = 0;   ///< linear_num_value_heads
+  int64_t head_k_dim = 0;    ///< linear_key_head_dim
+  int64_t head_v_dim = 0;    ///< linear_value_head_dim
+  int64_t conv_kernel = 0;   ///< linear_conv_kernel_dim (d_conv)
+  /// Channels of the causal conv1d: queries and keys (2 x k_heads x head_k_dim) and values.
+  int64_t conv_dim() const { return 2 * num_k_heads * head_k_dim + num_v_heads * head_v_dim; }
+};
+
 /// How a group of linear weights is stored and run: 16-bit; FP8 with one scale per
 /// tensor or channel (`fp8`) or per 128 x 128 block (`fp8_block`); NVFP4 (4-bit floats
 /// with an FP8 scale per 16, activations quantised too, Blackwell); MXFP4 (4-bit floats
@@ -92,11 +106,18 @@ struct ModelSpec {
   QuantSpec quant;
   MoeSpec moe;
   MlaSpec mla;
+  LinearAttentionSpec linear;
+  /// Full-attention layers gate their output with a sigmoid of a second query-sized
+  /// projection (Qwen3-Next's gated attention; `attn_output_gate`): q_proj is twice as wide.
+  bool attn_output_gate = false;
   bool has_vision = false;     ///< a vision tower (vision_config): not part of a text step
   std::vector<Warning> notes;  ///< config features the operator list prices approximately
 
   bool is_moe() const { return moe.num_experts > 0 && moe.top_k > 0 && moe.num_moe_layers > 0; }
   bool is_mla() const { return mla.kv_lora_rank > 0; }
+  bool is_hybrid_linear() const { return linear.num_layers > 0; }
+  /// Layers of softmax attention (the only ones with a KV cache).
+  int64_t num_attention_layers() const { return num_layers - linear.num_layers; }
   int64_t num_dense_layers() const { return num_layers - (is_moe() ? moe.num_moe_layers : 0); }
 };
 
@@ -151,5 +172,11 @@ double kv_bytes_per_token_per_gpu(const ModelSpec& spec, const Precision& precis
 
 /// KV heads one GPU holds at `tp`: kv_heads / tp, at least 1 (vLLM replicates).
 int64_t kv_heads_per_gpu(const ModelSpec& spec, int64_t tp);
+
+/// The fixed state one request keeps in one linear-attention layer on one GPU, bytes: the
+/// conv state ((d_conv - 1) x conv_dim / tp) and the recurrent state (v_heads / tp x
+/// head_k_dim x head_v_dim), both in the model's 16-bit dtype (vLLM's default
+/// mamba_cache_dtype "auto"). 0 without linear attention.
+double linear_state_bytes_per_layer(const ModelSpec& spec, int64_t tp);
 
 }  // namespace stepcalc

@@ -72,12 +72,55 @@ void add_mlp(std::vector<Operator>* ops, const char* gate_up, const char* act, c
   ops->push_back(gemm(down, scope, hidden, ffn, format, group));
 }
 
+/// A gated DeltaNet layer (Qwen3-Next), per GPU: the fused input projections, the causal
+/// conv1d, the gating (g, beta), the delta rule, the gated RMSNorm and the output projection.
+void add_linear_ops(const ModelSpec& s, const Precision& p, int64_t tp, OperatorList* list) {
+  std::vector<Operator>& ops = list->ops;
+  const LinearAttentionSpec& l = s.linear;
+  const double hidden = d(s.hidden_size), t = d(tp);
+  const double key_dim = d(l.num_k_heads * l.head_k_dim) / t, value_dim = d(l.num_v_heads * l.head_v_dim) / t;
+  const double v_heads = d(l.num_v_heads) / t, conv_dim = d(l.conv_dim()) / t;
+  const OpScope linear = OpScope::kLinearLayer;
+  ops.push_back(gemm("in_proj_qkvz", linear, 2 * key_dim + 2 * value_dim, hidden, p.attention));
+  ops.push_back(gemm("in_proj_ba", linear, 2 * v_heads, hidden, p.attention));
+  // vLLM runs the decodes and the prefill chunks of a step through separate kernels.
+  for (bool prefill : {false, true}) {
+    Operator conv = named(prefill ? "gdn_conv1d_prefill" : "gdn_conv1d_decode", OpKind::kLinearAttention, linear);
+    conv.gdn_conv = true;
+    conv.gdn_prefill = prefill;
+    conv.row_bytes = 2 * conv_dim * kAct;  // the mixed q, k, v in and out
+    conv.row_flops = 2 * conv_dim * d(l.conv_kernel);
+    conv.state_bytes = 2 * d(std::max<int64_t>(0, l.conv_kernel - 1)) * conv_dim * kAct;
+    ops.push_back(conv);
+  }
+  ops.push_back(elementwise("gdn_gating", linear, 2 * v_heads * kAct + 2 * v_heads * 4, 8 * v_heads));
+  for (bool prefill : {false, true}) {
+    Operator rule = named(prefill ? "gdn_delta_rule_prefill" : "gdn_delta_rule_decode", OpKind::kLinearAttention,
+                          linear);
+    rule.gdn_prefill = prefill;
+    rule.row_bytes = (2 * key_dim + 2 * value_dim) * kAct;  // q, k, v in, o out
+    rule.row_flops = 6 * v_heads * d(l.head_k_dim) * d(l.head_v_dim);
+    rule.state_bytes = 2 * v_heads * d(l.head_k_dim) * d(l.head_v_dim) * kAct;
+    ops.push_back(rule);
+  }
+  ops.push_back(elementwise("gdn_norm", linear, 3 * value_dim * kAct, 5 * value_dim));  // RMSNorm gated by z
+  ops.push_back(gemm("out_proj", linear, hidden, value_dim, p.attention));
+  LinearShape& g = list->linear;
+  g.d_conv = static_cast<int>(l.conv_kernel);
+  g.head_k_dim = static_cast<int>(l.head_k_dim);
+  g.head_v_dim = static_cast<int>(l.head_v_dim);
+  g.k_heads = static_cast<int>(l.num_k_heads / tp);
+  g.v_heads = static_cast<int>(l.num_v_heads / tp);
+  g.d_model = static_cast<int>(s.hidden_size);
+}
+
 void add_attention_ops(const ModelSpec& s, const Precision& p, int64_t tp, OperatorList* list) {
   std::vector<Operator>& ops = list->ops;
   const double hidden = d(s.hidden_size);
   const double heads = d(s.num_heads) / d(tp);
-  const OpScope all = OpScope::kEveryLayer;
-  ops.push_back(add_rms_norm("input_layernorm", all, hidden));
+  // A hybrid model runs softmax attention in its full-attention layers only.
+  const OpScope all = s.is_hybrid_linear() ? OpScope::kFullAttentionLayer : OpScope::kEveryLayer;
+  ops.push_back(add_rms_norm("input_layernorm", OpScope::kEveryLayer, hidden));
   if (s.is_mla()) {
     const MlaSpec& m = s.mla;
     const double qk_head = d(m.qk_nope_head_dim + m.qk_rope_head_dim);
@@ -103,15 +146,19 @@ void add_attention_ops(const ModelSpec& s, const Precision& p, int64_t tp, Opera
   } else {
     const double head_dim = d(s.head_dim);
     const double kv = d(kv_heads_per_gpu(s, tp));
-    ops.push_back(gemm("qkv_proj", all, (heads + 2 * kv) * head_dim, hidden, p.attention));
+    const double gate = s.attn_output_gate ? heads : 0;  // gated attention: a second query-sized output
+    ops.push_back(gemm("qkv_proj", all, (heads + gate + 2 * kv) * head_dim, hidden, p.attention));
     if (s.qk_norm)
       ops.push_back(elementwise("qk_norm", all, 2 * (heads + kv) * head_dim * kAct, 4 * (heads + kv) * head_dim));
     ops.push_back(elementwise("rotary_emb", all, 2 * (heads + kv) * head_dim * kAct, 3 * (heads + kv) * head_dim));
     ops.push_back(named("attention", OpKind::kAttention, all));
+    if (s.attn_output_gate)  // sigmoid(gate) x attention output: reads both, writes one
+      ops.push_back(elementwise("attn_output_gate", all, 3 * heads * head_dim * kAct, 5 * heads * head_dim));
     ops.push_back(gemm("o_proj", all, hidden, heads * head_dim, p.attention));
   }
-  if (tp > 1) ops.push_back(allreduce("attn_all_reduce", all, hidden));
-  ops.push_back(add_rms_norm("post_attention_layernorm", all, hidden));
+  if (s.is_hybrid_linear()) add_linear_ops(s, p, tp, list);
+  if (tp > 1) ops.push_back(allreduce("attn_all_reduce", OpScope::kEveryLayer, hidden));
+  ops.push_back(add_rms_norm("post_attention_layernorm", OpScope::kEveryLayer, hidden));
 }
 
 void add_moe_ops(const ModelSpec& s, const Precision& p, int64_t tp, int64_t ep, int64_t dp, OperatorList* list) {
@@ -164,6 +211,10 @@ double OperatorList::count(const Operator& op) const {
       return op.per_layer * d(num_moe_layers);
     case OpScope::kStep:
       return op.per_layer;
+    case OpScope::kFullAttentionLayer:
+      return op.per_layer * d(num_layers - num_linear_layers);
+    case OpScope::kLinearLayer:
+      return op.per_layer * d(num_linear_layers);
   }
   return 0;
 }
@@ -177,6 +228,7 @@ OperatorList build_operator_list(const ModelSpec& s, const Precision& p, int64_t
   list.ep = ep;
   list.dp = dp;
   list.num_layers = s.num_layers;
+  list.num_linear_layers = s.linear.num_layers;
   list.num_moe_layers = s.is_moe() ? s.moe.num_moe_layers : 0;
   list.num_dense_layers = s.num_layers - list.num_moe_layers;
   list.weight_bytes_per_gpu = weight_bytes_per_gpu(s, p, tp, ep);
@@ -213,7 +265,7 @@ OperatorList build_operator_list(const ModelSpec& s, const Precision& p, int64_t
   AttentionShape& a = list.attention;
   a.heads = static_cast<int>(s.num_heads / tp);
   a.kv_fp8 = p.kv_fp8;
-  a.kv_bytes_per_token = kv_bytes_per_token_per_gpu(s, p, tp) / d(std::max<int64_t>(1, s.num_layers));
+  a.kv_bytes_per_token = kv_bytes_per_token_per_gpu(s, p, tp) / d(std::max<int64_t>(1, s.num_attention_layers()));
   if (s.is_mla()) {
     a.mla = true;
     a.kv_heads = 1;
@@ -229,12 +281,13 @@ OperatorList build_operator_list(const ModelSpec& s, const Precision& p, int64_t
 }
 
 const char* op_kind_name(OpKind kind) {
-  static const char* const kNames[] = {"gemm", "attention", "moe", "all_reduce", "gather", "elementwise"};
+  static const char* const kNames[] = {"gemm",   "attention",   "moe",
+                                       "all_reduce", "gather", "elementwise", "linear_attention"};
   return enum_entry(kNames, kind, "");
 }
 
 const char* op_scope_name(OpScope scope) {
-  static const char* const kNames[] = {"layer", "dense_layer", "moe_layer", "step"};
+  static const char* const kNames[] = {"layer", "dense_layer", "moe_layer", "step", "attention_layer", "linear_layer"};
   return enum_entry(kNames, scope, "");
 }
 

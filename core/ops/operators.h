@@ -20,6 +20,9 @@ enum class OpKind : uint8_t {
   kAllreduce,    ///< custom all-reduce of rows x `n` bf16 elements over the TP group
   kGather,       ///< logits gather to the first rank (priced as an all-reduce of half the message)
   kElementwise,  ///< memory-bound kernel: launch floor + bytes / effective HBM bandwidth
+  /// A gated DeltaNet kernel (conv1d or delta rule) of one phase, priced per step from the GDN
+  /// tables: the decode requests as one batch, each prefill chunk its share of a batch of chunks.
+  kLinearAttention,
 };
 
 /// Where an operator sits, which sets how many times a step runs it.
@@ -28,6 +31,9 @@ enum class OpScope : uint8_t {
   kDenseLayer,  ///< once in each layer with a dense MLP
   kMoeLayer,    ///< once in each MoE layer
   kStep,        ///< once per step
+  // Hybrid models (gated DeltaNet beside softmax attention) only:
+  kFullAttentionLayer,  ///< once in each softmax-attention layer
+  kLinearLayer,         ///< once in each linear-attention (gated DeltaNet) layer
 };
 
 /// What the operator's row count is.
@@ -59,6 +65,9 @@ struct Operator {
   double row_scale = 1;
   bool approximated = false;  ///< the nearest supported op stands in for what vLLM runs (see notes)
   bool mla_module = false;    ///< part of the measured MLA module (priced inside it where that table is used)
+  bool gdn_conv = false;      ///< kLinearAttention: the causal conv1d (else the gated delta rule)
+  bool gdn_prefill = false;   ///< kLinearAttention: the prefill chunks' kernel (else the decodes')
+  double state_bytes = 0;     ///< kLinearAttention: state read and written per request and instance
 };
 
 /// Attention geometry per GPU.
@@ -72,10 +81,19 @@ struct AttentionShape {
   double flops_per_pair = 0;      ///< FLOPs of one (query, key) pair over the GPU's heads
 };
 
+/// Gated DeltaNet geometry per GPU (hybrid models; all zero otherwise).
+struct LinearShape {
+  int d_conv = 0, head_k_dim = 0, head_v_dim = 0;
+  int k_heads = 0, v_heads = 0;  ///< per GPU (linear_num_*_heads / tp)
+  int d_model = 0;               ///< hidden_size
+};
+
 /// Everything vLLM runs for one step, before the step's row counts are known.
 struct OperatorList {
   std::vector<Operator> ops;
   AttentionShape attention;
+  LinearShape linear;
+  int64_t num_linear_layers = 0;  ///< gated DeltaNet layers (0: every layer is softmax attention)
   int64_t tp = 1;
   int64_t ep = 1;  ///< expert-parallel size (1: the experts split by TP)
   int64_t dp = 1;  ///< data-parallel ranks: this list is one rank's; the MoE sees all ranks' tokens

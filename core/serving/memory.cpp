@@ -52,10 +52,17 @@ double profile_activation_bytes(const ModelSpec& s, int64_t tp, int64_t tokens, 
     attention = residual + heads * d(2 * (m.qk_nope_head_dim + m.qk_rope_head_dim) + 2 * m.v_head_dim) +
                 d(m.kv_lora_rank + m.qk_rope_head_dim + m.q_lora_rank);
   } else {
-    // Fused QKV output and the attention output.
-    attention = residual + (2 * heads + 2 * d(kv_heads_per_gpu(s, tp))) * d(s.head_dim);
+    // Fused QKV output (with the output gate's half, gated attention) and the attention output.
+    attention = residual + ((s.attn_output_gate ? 3 : 2) * heads + 2 * d(kv_heads_per_gpu(s, tp))) * d(s.head_dim);
   }
   double peak = attention * n;
+  if (s.is_hybrid_linear()) {
+    // A gated DeltaNet layer: its fused projections' output, the conv output and the core's.
+    const LinearAttentionSpec& l = s.linear;
+    const double qkvz = d(2 * l.num_k_heads * l.head_k_dim + 2 * l.num_v_heads * l.head_v_dim);
+    const double values = d(l.num_v_heads * l.head_v_dim);
+    peak = std::max(peak, (residual + (qkvz + 2 * d(l.num_v_heads) + d(l.conv_dim()) + values) / t) * n);
+  }
   if (s.num_dense_layers() > 0) {
     const double ffn = d(s.is_moe() ? s.moe.dense_intermediate : s.intermediate_size) / t;
     peak = std::max(peak, (residual + 3 * ffn) * n);  // gate_up output and the SiLU-and-mul result
@@ -103,9 +110,34 @@ ServingMemory plan_memory(const ModelSpec& spec, const Precision& precision, int
     m.kv_sliding_groups = (sliding + size - 1) / size;
     m.kv_window_tokens = spec.sliding_window;
   }
-  if (m.kv_cache_bytes > 0 && page_bytes > 0)
-    m.kv_cache_blocks = static_cast<int64_t>(std::floor(std::floor(m.kv_cache_bytes / page_bytes) / per_group));
-  m.kv_cache_tokens = m.kv_cache_blocks * settings.block_size / std::max<int64_t>(1, m.kv_full_groups);
+  if (spec.is_hybrid_linear()) {
+    // vLLM's hybrid allocator for attention + mamba-style (gated DeltaNet) layers
+    // (docs/SERVING.md, "Memory"): the attention block size is the smallest multiple of 16
+    // (the attention kernels' block alignment) whose page of one layer holds one request's
+    // state of one linear layer, unless the configured block size is larger; the state's
+    // page is padded to the attention page, so every layer's page is the same.
+    const double kv_element = precision.kv_fp8 ? 1 : 2;
+    const double token_bytes = 2 * d(kv_heads_per_gpu(spec, tp)) * d(spec.head_dim) * kv_element;  // one layer
+    m.state_bytes_per_layer = linear_state_bytes_per_layer(spec, tp);
+    m.state_bytes_per_request = m.state_bytes_per_layer * d(spec.linear.num_layers);
+    constexpr int64_t kAlign = 16;
+    const int64_t needed = kAlign * static_cast<int64_t>(std::ceil(m.state_bytes_per_layer / (d(kAlign) * token_bytes)));
+    m.block_size = std::max(settings.block_size, needed);
+    m.page_bytes = d(m.block_size) * token_bytes;
+    // Groups of equal size over both kinds, as for sliding windows below.
+    const int64_t full = spec.num_attention_layers(), linear = spec.linear.num_layers;
+    const int64_t lo = std::min(full, linear), hi = std::max(full, linear);
+    const int64_t size = 4 * hi < 5 * lo ? hi : lo;
+    m.kv_full_groups = (full + size - 1) / size;
+    m.kv_state_groups = (linear + size - 1) / size;
+    if (m.kv_cache_bytes > 0)
+      m.kv_cache_blocks = static_cast<int64_t>(std::floor(std::floor(m.kv_cache_bytes / m.page_bytes) / d(size)));
+  } else {
+    m.page_bytes = page_bytes;
+    if (m.kv_cache_bytes > 0 && page_bytes > 0)
+      m.kv_cache_blocks = static_cast<int64_t>(std::floor(std::floor(m.kv_cache_bytes / page_bytes) / per_group));
+  }
+  m.kv_cache_tokens = m.kv_cache_blocks * m.block_size / std::max<int64_t>(1, m.kv_full_groups);
   m.cuda_graph_bytes = d(cuda_graph_sizes(settings.max_num_seqs)) * (layers + 1) * kCudaGraphPieceBytes;
   m.fits = m.kv_cache_blocks > 0;
   return m;

@@ -39,6 +39,14 @@ struct ServingMemory {
   /// and a request holds blocks in every group (a sliding group only the window's).
   int64_t kv_full_groups = 1, kv_sliding_groups = 0;
   int64_t kv_window_tokens = 0;  ///< the sliding window (kv_sliding_groups > 0)
+  /// Gated DeltaNet models (vLLM's hybrid allocator for attention + mamba-style layers): the
+  /// linear layers form kv_state_groups groups, each holding ONE block per request (its
+  /// fixed state); the attention block size grows until one attention layer's page holds a
+  /// linear layer's state (block_size is then that size), and the state page is padded to it.
+  int64_t kv_state_groups = 0;
+  double state_bytes_per_layer = 0;    ///< one request's conv + recurrent state in one linear layer, this GPU
+  double state_bytes_per_request = 0;  ///< over every linear layer (before padding to the page)
+  double page_bytes = 0;               ///< one block of one layer (hybrid: attention page = padded state page)
   double cuda_graph_bytes = 0;   ///< estimate; lives in the memory above the budget
   double headroom_bytes = 0;     ///< gpu_memory_bytes - budget: CUDA context, CUDA graphs
   bool fits = false;             ///< weights and reserves leave room for at least one KV block

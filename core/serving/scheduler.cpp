@@ -334,6 +334,7 @@ int64_t request_kv_blocks(const SimulationSettings& s, int64_t tokens, int64_t c
   int64_t blocks = s.kv_full_groups * (all - cached / b);
   if (s.kv_sliding_groups > 0)  // the window before the fresh tokens, and theirs
     blocks += s.kv_sliding_groups * std::min(all, (s.window_tokens - 1 + std::min(fresh, tokens) + b - 1) / b + 1);
+  if (tokens > 0) blocks += s.kv_state_groups;  // one state block per linear group, whatever the length
   return blocks;
 }
 

@@ -36,6 +36,8 @@ struct SimulationSettings {
   /// vLLM's KV-cache groups (memory.kv_full_groups, kv_sliding_groups): a request holds a
   /// block per group for every block_size tokens, a sliding group only those of the window.
   int64_t kv_full_groups = 1, kv_sliding_groups = 0, window_tokens = 0;
+  /// Gated DeltaNet models: groups of linear layers, each holding one block per request (its state).
+  int64_t kv_state_groups = 0;
   bool enable_chunked_prefill = true;
   int64_t concurrency = 0;      ///< closed loop clients; 0: open loop (plan's send times)
   int64_t warmup_requests = 0;  ///< the first N requests issued: their tokens leave no inter-token gaps

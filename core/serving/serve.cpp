@@ -278,11 +278,12 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
   SimulationSettings s;
   s.max_num_batched_tokens = result.engine.max_num_batched_tokens;
   s.max_num_seqs = result.engine.max_num_seqs;
-  s.block_size = result.engine.block_size;
+  s.block_size = result.memory.block_size;  // a gated DeltaNet model's attention block size (memory.h)
   s.enable_chunked_prefill = result.engine.enable_chunked_prefill;
   s.kv_cache_blocks = result.memory.kv_cache_blocks;
   s.kv_full_groups = result.memory.kv_full_groups;
   s.kv_sliding_groups = result.memory.kv_sliding_groups;
+  s.kv_state_groups = result.memory.kv_state_groups;
   s.window_tokens = result.memory.kv_window_tokens;
   s.concurrency = base.concurrency;
   s.warmup_drain = base.warmup_drain;
