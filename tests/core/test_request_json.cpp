@@ -102,7 +102,7 @@ TEST_CASE("HF config: KV heads that cannot serve equal groups of query heads are
   CHECK(model(std::string("{") + base + R"(,"num_key_value_heads":8})").num_kv_heads == 8);
 }
 
-TEST_CASE("HF config: linear-attention and state-space layers are refused, naming the key that shows them") {
+TEST_CASE("HF config: linear-attention and state-space layers without tables are refused, naming the key") {
   const std::string base =
       R"("num_hidden_layers":4,"hidden_size":512,"num_attention_heads":8,"torch_dtype":"bfloat16")";
   const auto refused = [&](const std::string& extra, const char* path) {
@@ -112,12 +112,41 @@ TEST_CASE("HF config: linear-attention and state-space layers are refused, namin
     CHECK(e.error().path == path);
     CHECK(e.error().message.find("linear-attention") != std::string::npos);
   };
-  refused(R"("full_attention_interval":4,"linear_num_value_heads":32)", "model.full_attention_interval");  // Qwen3-Next
-  refused(R"("linear_attn_config":{"kda_layers":[0,1,2]})", "model.linear_attn_config");   // Kimi-Linear
-  refused(R"("attn_type_list":[0,0,1,0])", "model.attn_type_list");                        // MiniMax-Text-01
-  refused(R"("layer_types":["linear_attention","full_attention"])", "model.layer_types");  // Qwen3.5
-  refused(R"("layers_block_type":["mamba","attention"])", "model.layers_block_type");      // Nemotron-H
-  refused(R"("text_config":{"full_attention_interval":4})", "model.text_config.full_attention_interval");
+  refused(R"("linear_attn_config":{"kda_layers":[0,1,2]})", "model.linear_attn_config");  // Kimi-Linear
+  refused(R"("attn_type_list":[0,0,1,0])", "model.attn_type_list");                       // MiniMax-Text-01
+  refused(R"("layers_block_type":["mamba","attention"])", "model.layers_block_type");     // Nemotron-H
+  refused(R"("layer_types":["mamba_linear","full_attention"])", "model.layer_types");     // not gated DeltaNet
+  // Gated DeltaNet (Qwen3-Next, Qwen3.5) is read, its widths checked field by field.
+  const std::string gdn =
+      R"("linear_num_key_heads":16,"linear_num_value_heads":32,"linear_key_head_dim":128,)"
+      R"("linear_value_head_dim":128,"linear_conv_kernel_dim":4)";
+  CHECK(model("{" + base + R"(,"full_attention_interval":4,)" + gdn + "}").spec.linear.num_layers == 3);
+  CHECK(model("{" + base + R"(,"layer_types":["linear_attention","full_attention","linear_attention",)" +
+              R"("full_attention"],)" + gdn + "}")
+            .spec.linear.num_layers == 2);
+  const auto bad = [&](const std::string& extra, const char* code, const char* path) {
+    auto e = parse_model_config("{" + base + "," + extra + "}");
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.error().code == code);
+    CHECK(e.error().path == path);
+  };
+  bad(R"("full_attention_interval":4,"linear_num_value_heads":32)", "missing_field", "model.linear_num_key_heads");
+  bad(R"("text_config":{"full_attention_interval":4})", "missing_field", "model.linear_num_key_heads");
+  bad(R"("layer_types":["linear_attention","full_attention"])", "missing_field", "model.linear_num_key_heads");
+  bad(gdn, "missing_field", "model.full_attention_interval");
+  bad(R"("full_attention_interval":0,)" + gdn, "invalid_value", "model.full_attention_interval");
+  bad(R"("full_attention_interval":1.5,)" + gdn, "not_integer", "model.full_attention_interval");
+  bad(R"("full_attention_interval":4,"linear_num_key_heads":"16","linear_num_value_heads":32,)"
+      R"("linear_key_head_dim":128,"linear_value_head_dim":128,"linear_conv_kernel_dim":4)",
+      "type_error", "model.linear_num_key_heads");
+  bad(R"("full_attention_interval":4,"linear_num_key_heads":12,"linear_num_value_heads":32,)"
+      R"("linear_key_head_dim":128,"linear_value_head_dim":128,"linear_conv_kernel_dim":4)",
+      "invalid_value", "model.linear_num_value_heads");
+  bad(R"("full_attention_interval":4,"linear_num_key_heads":16,"linear_num_value_heads":32,)"
+      R"("linear_key_head_dim":-1,"linear_value_head_dim":128,"linear_conv_kernel_dim":4)",
+      "invalid_value", "model.linear_key_head_dim");
+  bad(R"("layer_types":["linear_attention","linear_attention","linear_attention","linear_attention"],)" + gdn,
+      "unsupported", "model.layer_types");
   // All softmax: MiniMax-M2.5 lists 1 for every layer; sliding windows are softmax attention too.
   CHECK(model("{" + base + R"(,"attn_type_list":[1,1,1,1]})").num_layers == 4);
   CHECK(
@@ -132,7 +161,7 @@ TEST_CASE("bytes_per_param given explicitly wins over the dtype") {
 }
 
 TEST_CASE("every preset parses; names match case-insensitively and after an org prefix") {
-  CHECK(model_preset_names().size() == 26);  // presets/models/ (presets/README.md lists them)
+  CHECK(model_preset_names().size() == 27);  // presets/models/ (presets/README.md lists them)
   for (const std::string& name : model_preset_names()) {
     CAPTURE(name);
     auto m = model_preset(name);

@@ -50,6 +50,13 @@ TEST_CASE("serve: every preset on every GPU, at the smallest TP that fits") {
           ++unmeasured;
           break;
         }
+        if (!result && result.error().code == "unsupported" && result.error().path == "kernels") {
+          // Gated DeltaNet layers where the GPU's default tables measure no linear attention (A100).
+          CHECK(result.error().message.find(gpu + " vllm-") != std::string::npos);
+          fitted = true;
+          ++unmeasured;
+          break;
+        }
         if (!result) {
           // The other acceptable refusal: the memory plan, at the TP.
           CHECK_MESSAGE(result.error().code == "does_not_fit", result.error().path << ": " << result.error().message);
