@@ -229,14 +229,8 @@ Expected<MeasuredPlan> plan_measured(const Request& r, std::shared_ptr<const Ker
     return make_error("invalid_value", "tp",
                       "num_attention_heads (" + std::to_string(spec.num_heads) + ") is not divisible by tp (" +
                           std::to_string(r.tp) + "): vLLM cannot split the heads over the GPUs.");
-  if (spec.is_hybrid_linear()) {
-    const LinearAttentionSpec& l = spec.linear;
-    if (l.num_k_heads % r.tp != 0 || l.num_v_heads % r.tp != 0)
-      return make_error("invalid_value", "tp",
-                        "linear_num_key_heads (" + std::to_string(l.num_k_heads) + ") and linear_num_value_heads (" +
-                            std::to_string(l.num_v_heads) + ") must be divisible by tp (" + std::to_string(r.tp) +
-                            "): vLLM splits the gated DeltaNet heads over the GPUs.");
-  }
+  if (spec.linear.num_k_heads % r.tp != 0)  // 0 without linear attention; the value heads are a multiple
+    return make_error("invalid_value", "tp", "linear_num_key_heads is not divisible by tp: vLLM cannot split them.");
   MeasuredPlan plan;
   plan.db = std::move(db);
   if (spec.sliding_window > 0 && spec.num_layers > 0) {
@@ -269,15 +263,10 @@ Expected<MeasuredPlan> plan_measured(const Request& r, std::shared_ptr<const Ker
                           " (quant_method \"" + spec.quant.method +
                           "\"); vLLM runs it as stored: leave quantization "
                           "out or set it to \"none\".");
-  if (spec.is_hybrid_linear() && !cov.has_gdn) {
-    std::string with;
-    for (const KernelSet& s : kernel_sets())
-      if (s.coverage.has_gdn) with += (with.empty() ? "" : ", ") + s.gpu + " " + s.version;
+  if (spec.is_hybrid_linear() && !cov.has_gdn)
     return make_error("unsupported", "kernels",
-                      "This model's gated DeltaNet (linear-attention) layers need the linear-attention tables, "
-                      "which " + kdb.gpu().name + " " + kdb.version() + " does not measure; they are measured on " +
-                          with + ".");
-  }
+                      "Gated DeltaNet (linear attention) is not measured on " + kdb.gpu().name + " " + kdb.version() +
+                          " (docs/KERNELS.md lists the tables that measure it).");
   Precision precision = precision_of(spec, r.quantization, r.kv_cache);
   const DtypeChoice choice = choose_dtypes(spec, precision, cov, kdb.gpu().name, kdb.version());
   if (choice.failed) return choice.error;

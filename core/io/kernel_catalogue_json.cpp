@@ -7,12 +7,30 @@
 
 namespace stepcalc {
 
-// Both lists are generated at build time as JSON text (tools/pack-tables.mjs,
-// tools/pack-kernels.mjs) from the same sources as the compiled-in structs: writing
-// them verbatim keeps the Wasm module smaller than a writer per field would.
+// The GPU list is generated at build time as JSON text (tools/pack-tables.mjs) from the
+// same sources as the compiled-in structs: writing it verbatim keeps the Wasm module
+// smaller than a writer per field would.
 void write_gpu_specs(JsonWriter& w) { w.raw(embedded::kGpuPresetsJson); }
 
-void write_kernel_sets(JsonWriter& w) { w.raw(embedded::kKernelSetsJson); }
+// [{gpu, version, default, parts: [{name, file, bytes, gzip_bytes}], coverage: {...}}]
+// (docs/KERNELS.md): the parts from the structs (their sizes are there anyway), the coverage
+// as the JSON text tools/pack-kernels.mjs wrote.
+void write_kernel_sets(JsonWriter& w) {
+  w.begin_array();
+  for (size_t i = 0; i < embedded::kKernelSetCount; ++i) {
+    const embedded::KernelSetInfo& e = embedded::kKernelSets[i];
+    const KernelSet& set = kernel_sets()[i];
+    w.begin_object().field("gpu", e.gpu).field("version", e.version).field("default", e.is_default);
+    w.key("parts").begin_array();
+    for (const KernelPartInfo& p : set.parts)
+      w.object({{"name", p.name},
+                {"file", set.file_name(p.name)},
+                {"bytes", static_cast<int64_t>(p.bytes)},
+                {"gzip_bytes", static_cast<int64_t>(p.gzip_bytes)}});
+    w.end_array().key("coverage").raw(e.coverage_json).end_object();
+  }
+  w.end_array();
+}
 
 std::string loaded_pack_json(const LoadedPack& p) {
   JsonWriter w;

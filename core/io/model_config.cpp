@@ -214,20 +214,20 @@ const std::vector<const char*>& model_shape_fields() {
 
 /// Linear-attention layers the core prices are gated DeltaNet's (Qwen3-Next: layer_types
 /// "linear_attention" or every layer but each full_attention_interval-th, with the
-/// linear_* widths); their widths are checked here, naming the field. Other linear-attention
-/// or state-space layers (Kimi's KDA `linear_attn_config`, MiniMax's lightning attention,
-/// Mamba) have no measured tables: refused, naming the key.
+/// linear_* widths, checked here). Other linear-attention or state-space layers (Kimi's KDA
+/// `linear_attn_config`, MiniMax's lightning attention, Mamba) have no measured tables:
+/// refused, naming the key.
 Expected<bool> check_attention_kind(const ConfigView& c, int64_t num_layers) {
   element e;
   const Path* base = nullptr;
   std::string_view found;
-  bool gated_delta_net = false;
+  int64_t linear = -1;  // gated DeltaNet layers listed in layer_types; -1: no such list
   if (c.find("linear_attn_config", &e, &base) && !e.is_null()) found = "linear_attn_config";
-  const auto lists = [&](const char* key, auto linear) {
+  const auto lists = [&](const char* key, auto linear_kind) {
     simdjson::dom::array list;
     if (!found.empty() || !c.find(key, &e, &base) || e.get_array().get(list) != simdjson::SUCCESS) return;
     for (element t : list)
-      if (linear(t)) {
+      if (linear_kind(t)) {
         found = key;
         return;
       }
@@ -235,7 +235,7 @@ Expected<bool> check_attention_kind(const ConfigView& c, int64_t num_layers) {
   lists("layer_types", [&](element t) {
     std::string_view v;
     if (t.get_string().get(v) != simdjson::SUCCESS || v.find("linear") == std::string_view::npos) return false;
-    if (v == "linear_attention") gated_delta_net = true;
+    linear = std::max<int64_t>(linear, 0) + (v == "linear_attention");
     return v != "linear_attention";
   });
   lists("layers_block_type", [](element t) {
@@ -246,66 +246,35 @@ Expected<bool> check_attention_kind(const ConfigView& c, int64_t num_layers) {
     int64_t v = 1;
     return t.get_int64().get(v) == simdjson::SUCCESS && v == 0;
   });
-  if (!found.empty()) {
-    const std::string where = c.where(found);
-    return make_error("unsupported", where,
-                      "This model has linear-attention or state-space layers (" + std::string(found) +
-                          ") of a kind stepcalc has no measured tables for: it prices gated DeltaNet linear "
-                          "attention (Qwen3-Next) in the measured mode, and softmax attention (full or "
-                          "sliding-window). Kimi's KDA tables exist only as a development build on Blackwell, "
-                          "and MiniMax's lightning attention and Mamba layers are not measured.");
-  }
-  for (const char* key : {"full_attention_interval", "linear_num_value_heads"})
-    if (c.find(key, &e, &base) && !e.is_null()) gated_delta_net = true;
-  if (!gated_delta_net) return true;
-  // A gated DeltaNet model: every width its linear layers need, whole and in range.
+  if (!found.empty())
+    return make_error("unsupported", c.where(found),
+                      "These linear-attention or state-space layers (" + std::string(found) +
+                          ") are not measured: stepcalc prices gated DeltaNet (Qwen3-Next, measured mode) and "
+                          "softmax attention.");
+  // A gated DeltaNet model: its widths, whole and positive, and which layers are linear.
+  auto interval = first_nonzero(c, {"full_attention_interval"}, limits::kMaxLayers);
+  if (!interval) return interval.error();
+  if (linear < 0 && interval.value() == 0 && !c.find("linear_num_value_heads", &e, &base)) return true;
   for (const char* key : {"linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
-                          "linear_value_head_dim", "linear_conv_kernel_dim"}) {
-    if (!c.find(key, &e, &base) || e.is_null())
-      return json::missing_field(c.path, key,
-                                 "A model with gated DeltaNet (linear-attention) layers needs " + std::string(key) +
-                                     " to size them.");
-    const int64_t max = std::string_view(key).find("heads") != std::string_view::npos ? limits::kMaxHeads
-                        : std::string_view(key) == "linear_conv_kernel_dim"            ? 64
-                                                                                       : limits::kMaxHidden;
-    auto v = json::read_int(e, base->key(key), 1, max, false);
+                          "linear_value_head_dim", "linear_conv_kernel_dim", "full_attention_interval"}) {
+    if (linear >= 0 && key[0] == 'f') break;  // layer_types says which layers are linear
+    std::string zero_at;
+    auto v = first_nonzero(c, {key}, limits::kMaxHidden, &zero_at);
     if (!v) return v.error();
+    if (v.value() == 0) return zero_dimension(c.path, key, zero_at);
   }
-  auto k_heads = first_nonzero(c, {"linear_num_key_heads"}, limits::kMaxHeads);
-  auto v_heads = first_nonzero(c, {"linear_num_value_heads"}, limits::kMaxHeads);
-  if (k_heads && v_heads && v_heads.value() % k_heads.value() != 0) {
-    const std::string where = c.where("linear_num_value_heads");
-    return make_error("invalid_value", where,
-                      where + " (" + std::to_string(v_heads.value()) + ") must be a multiple of linear_num_key_heads (" +
-                          std::to_string(k_heads.value()) + "): each key head serves an equal group of value heads.");
-  }
-  simdjson::dom::array types;
-  const bool listed = c.find("layer_types", &e, &base) && e.get_array().get(types) == simdjson::SUCCESS;
-  int64_t linear = 0;
-  if (listed) {
-    for (element t : types) {
-      std::string_view v;
-      linear += t.get_string().get(v) == simdjson::SUCCESS && v == "linear_attention";
-    }
-  } else {
-    if (!c.find("full_attention_interval", &e, &base) || e.is_null())
-      return json::missing_field(c.path, "full_attention_interval",
-                                 "A gated DeltaNet model needs layer_types or full_attention_interval to say which "
-                                 "layers are linear attention.");
-    auto interval = json::read_int(e, base->key("full_attention_interval"), 1, limits::kMaxLayers, false);
-    if (!interval) return interval.error();
-    linear = num_layers - num_layers / interval.value();  // every interval-th layer is full attention
-  }
-  if (linear >= num_layers) {
-    const std::string where = c.where(listed ? "layer_types" : "full_attention_interval");
-    return make_error("unsupported", where,
-                      "Every layer of this model is linear attention: stepcalc prices hybrid models whose "
-                      "full-attention layers hold the KV cache, and needs at least one.");
-  }
-  element lora;
-  if (linear > 0 && c.find("kv_lora_rank", &lora, &base) && !lora.is_null())
-    return make_error("unsupported", c.where("kv_lora_rank"),
-                      "Latent attention (MLA) beside gated DeltaNet layers is not priced.");
+  const bool listed = linear >= 0;
+  if (!listed) linear = num_layers - num_layers / interval.value();  // every interval-th layer is full
+  if (first_nonzero(c, {"linear_num_value_heads"}, limits::kMaxHidden).value() %
+              first_nonzero(c, {"linear_num_key_heads"}, limits::kMaxHidden).value() !=
+          0 ||
+      linear >= num_layers)
+    return make_error("unsupported",
+                      c.where(linear < num_layers ? "linear_num_value_heads"
+                              : listed            ? "layer_types"
+                                                  : "full_attention_interval"),
+                      "A gated DeltaNet model needs value heads in equal groups per key head, and a full-attention "
+                      "layer (its KV cache).");
   return true;
 }
 

@@ -426,8 +426,8 @@ ModelSpec model_spec_from_config(object config, const ModelShape& shape) {
   s.activation = f.text_of("hidden_act");
   if (s.activation.empty()) s.activation = f.text_of("hidden_activation");  // Gemma's name for it
   if (s.activation.empty()) s.activation = "silu";
-  s.qk_norm = f.flag("use_qk_norm",
-                     s.model_type == "qwen3" || s.model_type == "qwen3_moe" || s.model_type == "qwen3_next");
+  s.qk_norm =
+      f.flag("use_qk_norm", s.model_type == "qwen3" || s.model_type == "qwen3_moe" || s.model_type == "qwen3_next");
   // Qwen3-Next's full-attention layers are gated (its config names no key for it; Qwen3.5's does).
   s.attn_output_gate = f.flag("attn_output_gate", s.model_type == "qwen3_next");
   s.has_vision = config.at_key("vision_config").error() == simdjson::SUCCESS;

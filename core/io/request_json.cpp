@@ -96,10 +96,8 @@ Expected<bool> supported_layout(const Request& r, const Path& path) {
   // (and `corrected`, built on it) knows softmax attention and a growing KV cache.
   if (r.model.spec.is_hybrid_linear() && r.mode != Mode::kMeasured)
     return make_error("unsupported", path.key("mode").str(),
-                      "This model has " + std::to_string(r.model.spec.linear.num_layers) +
-                          " gated DeltaNet (linear-attention) layers, which " + mode_name(r.mode) +
-                          " cannot price (it models softmax attention and a growing KV cache only); use \"mode\": "
-                          "\"measured\", which prices them from the measured linear-attention tables.");
+                      "Gated DeltaNet (linear-attention) layers are priced in \"mode\": \"measured\" only, from "
+                      "their measured tables.");
   if (r.ep == 1 && r.dp == 1) return true;
   const std::string at = r.ep > 1 ? "ep" : "dp";
   if (r.mode != Mode::kMeasured)

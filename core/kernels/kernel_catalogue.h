@@ -41,12 +41,13 @@ struct KernelSetInfo {
   size_t moe_dtype_count;
   bool has_mla;
   bool has_gdn;
+  bool is_default;  ///< the GPU's default version
+  /// The coverage as JSON text ({gemm_dtypes, ..., moe_shapes, mla, gdn}), written verbatim
+  /// (the MoE shapes are only here).
+  const char* coverage_json;
 };
 extern const KernelSetInfo kKernelSets[];
 extern const size_t kKernelSetCount;
-/// The same as JSON text: [{gpu, version, default, parts: [{name, file, bytes,
-/// gzip_bytes}], coverage: {...}}] (docs/KERNELS.md), written verbatim by presets.
-extern const char* const kKernelSetsJson;
 
 }  // namespace embedded
 

@@ -14,18 +14,9 @@
 namespace stepcalc {
 
 const char* kernel_table_name(KernelTable table) {
-  static const char* const kNames[] = {"gemm",
-                                       "decode_attention",
-                                       "prefill_attention",
-                                       "allreduce",
-                                       "moe",
-                                       "mla_prefill",
-                                       "mla_decode",
-                                       "gdn_conv_decode",
-                                       "gdn_decode",
-                                       "gdn_conv_prefill",
-                                       "gdn_prefill",
-                                       "none"};
+  static const char* const kNames[] = {"gemm",       "decode_attention", "prefill_attention", "allreduce",
+                                       "moe",        "mla_prefill",      "mla_decode",        "gdn_conv_decode",
+                                       "gdn_decode", "gdn_conv_prefill", "gdn_prefill",       "none"};
   return enum_entry(kNames, table, "none");
 }
 

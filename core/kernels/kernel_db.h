@@ -36,7 +36,7 @@ enum class KernelTable : uint8_t {
   kGdnDecode,       ///< gated DeltaNet: the recurrent delta rule (decode)
   kGdnConvPrefill,  ///< gated DeltaNet: causal_conv1d_fn (prefill)
   kGdnPrefill,      ///< gated DeltaNet: the chunked delta rule (prefill)
-  kNone  ///< not from a table (a modelled cost, e.g. bytes over bandwidth)
+  kNone             ///< not from a table (a modelled cost, e.g. bytes over bandwidth)
 };
 
 /// How a time was obtained from the table's measured cells.
@@ -93,7 +93,7 @@ struct KernelCoverage {
     int hidden, intermediate, experts, topk;
   };
   /// Filled from a loaded database (KernelDb::coverage); the build's catalogue lists the
-  /// shapes only in its JSON text (kKernelSetsJson), which the module carries as is.
+  /// shapes only in its JSON text (KernelSetInfo::coverage_json), which the module carries as is.
   std::vector<MoeShape> moe_shapes;
   bool has_mla = false;
   bool has_gdn = false;  ///< gated DeltaNet (linear attention) tables

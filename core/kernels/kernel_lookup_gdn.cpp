@@ -56,9 +56,8 @@ KernelTime gdn_in(const MeasuredTable* t, KernelTable table, double batch, doubl
   const uint32_t node = static_cast<uint32_t>(best);
   // Beyond the largest batch the time grows in proportion (each sequence its own state);
   // beyond the longest sequence along the line through the last two (linear in tokens).
-  Sample s = is_prefill(table)
-                 ? interpolate_grid(*t, node, batch, seq, BeyondRule::kProportional, BeyondRule::kLinear)
-                 : interpolate_rows(*t, node, batch, BeyondRule::kProportional, t->latency_us);
+  Sample s = is_prefill(table) ? interpolate_grid(*t, node, batch, seq, BeyondRule::kProportional, BeyondRule::kLinear)
+                               : interpolate_rows(*t, node, batch, BeyondRule::kProportional, t->latency_us);
   if (best_shape > 0) {
     s.us *= gdn_work(table, want) / gdn_work(table, best_keys);
     s.worsen(LookupHow::kApproximated);

@@ -25,10 +25,10 @@ double linear_params_per_layer(const ModelSpec& s) {
   const double hidden = d(s.hidden_size);
   const double value_dim = d(l.num_v_heads * l.head_v_dim);
   double p = hidden * d(2 * l.num_k_heads * l.head_k_dim + 2 * l.num_v_heads * l.head_v_dim);  // in_proj_qkvz
-  p += hidden * d(2 * l.num_v_heads);                                                           // in_proj_ba
-  p += d(l.conv_dim()) * d(l.conv_kernel);                                                      // conv1d
-  p += value_dim * hidden;                                                                      // out_proj
-  p += 2 * d(l.num_v_heads) + d(l.head_v_dim);  // A_log, dt_bias, norm
+  p += hidden * d(2 * l.num_v_heads);                                                          // in_proj_ba
+  p += d(l.conv_dim()) * d(l.conv_kernel);                                                     // conv1d
+  p += value_dim * hidden;                                                                     // out_proj
+  p += 2 * d(l.num_v_heads) + d(l.head_v_dim);                                                 // A_log, dt_bias, norm
   return p;
 }
 
@@ -129,8 +129,8 @@ ParamCounts param_counts(const ModelSpec& s) {
   c.embedding = d(s.vocab_size) * hidden;
   c.lm_head = s.tie_word_embeddings ? 0 : c.embedding;
   const AttentionParams a = attention_params_per_layer(s, 1);
-  c.attention = (a.sharded + a.replicated) * d(s.num_attention_layers()) +
-                linear_params_per_layer(s) * d(s.linear.num_layers);
+  c.attention =
+      (a.sharded + a.replicated) * d(s.num_attention_layers()) + linear_params_per_layer(s) * d(s.linear.num_layers);
   c.dense_mlp = 3 * hidden * d(s.is_moe() ? s.moe.dense_intermediate : s.intermediate_size) * d(s.num_dense_layers());
   if (s.is_moe()) {
     const double layers = d(s.moe.num_moe_layers);

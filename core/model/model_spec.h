@@ -37,13 +37,13 @@ struct MlaSpec {
 /// Gated DeltaNet linear attention (Qwen3-Next; all zero without linear-attention layers).
 /// Each such layer keeps a fixed-size state per request instead of a growing KV cache.
 struct LinearAttentionSpec {
-  int64_t num_layers = 0;    ///< layers of linear attention (layer_types "linear_attention", or all but
-                             ///< every full_attention_interval-th)
-  int64_t num_k_heads = 0;   ///< linear_num_key_heads
-  int64_t num_v_heads = 0;   ///< linear_num_value_heads
-  int64_t head_k_dim = 0;    ///< linear_key_head_dim
-  int64_t head_v_dim = 0;    ///< linear_value_head_dim
-  int64_t conv_kernel = 0;   ///< linear_conv_kernel_dim (d_conv)
+  int64_t num_layers = 0;   ///< layers of linear attention (layer_types "linear_attention", or all but
+                            ///< every full_attention_interval-th)
+  int64_t num_k_heads = 0;  ///< linear_num_key_heads
+  int64_t num_v_heads = 0;  ///< linear_num_value_heads
+  int64_t head_k_dim = 0;   ///< linear_key_head_dim
+  int64_t head_v_dim = 0;   ///< linear_value_head_dim
+  int64_t conv_kernel = 0;  ///< linear_conv_kernel_dim (d_conv)
   /// Channels of the causal conv1d: queries and keys (2 x k_heads x head_k_dim) and values.
   int64_t conv_dim() const { return 2 * num_k_heads * head_k_dim + num_v_heads * head_v_dim; }
 };

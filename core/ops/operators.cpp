@@ -95,8 +95,8 @@ void add_linear_ops(const ModelSpec& s, const Precision& p, int64_t tp, Operator
   }
   ops.push_back(elementwise("gdn_gating", linear, 2 * v_heads * kAct + 2 * v_heads * 4, 8 * v_heads));
   for (bool prefill : {false, true}) {
-    Operator rule = named(prefill ? "gdn_delta_rule_prefill" : "gdn_delta_rule_decode", OpKind::kLinearAttention,
-                          linear);
+    Operator rule =
+        named(prefill ? "gdn_delta_rule_prefill" : "gdn_delta_rule_decode", OpKind::kLinearAttention, linear);
     rule.gdn_prefill = prefill;
     rule.row_bytes = (2 * key_dim + 2 * value_dim) * kAct;  // q, k, v in, o out
     rule.row_flops = 6 * v_heads * d(l.head_k_dim) * d(l.head_v_dim);
@@ -281,8 +281,8 @@ OperatorList build_operator_list(const ModelSpec& s, const Precision& p, int64_t
 }
 
 const char* op_kind_name(OpKind kind) {
-  static const char* const kNames[] = {"gemm",   "attention",   "moe",
-                                       "all_reduce", "gather", "elementwise", "linear_attention"};
+  static const char* const kNames[] = {"gemm",        "attention",       "moe", "all_reduce", "gather",
+                                       "elementwise", "linear_attention"};
   return enum_entry(kNames, kind, "");
 }
 

@@ -121,7 +121,8 @@ ServingMemory plan_memory(const ModelSpec& spec, const Precision& precision, int
     m.state_bytes_per_layer = linear_state_bytes_per_layer(spec, tp);
     m.state_bytes_per_request = m.state_bytes_per_layer * d(spec.linear.num_layers);
     constexpr int64_t kAlign = 16;
-    const int64_t needed = kAlign * static_cast<int64_t>(std::ceil(m.state_bytes_per_layer / (d(kAlign) * token_bytes)));
+    const int64_t needed =
+        kAlign * static_cast<int64_t>(std::ceil(m.state_bytes_per_layer / (d(kAlign) * token_bytes)));
     m.block_size = std::max(settings.block_size, needed);
     m.page_bytes = d(m.block_size) * token_bytes;
     // Groups of equal size over both kinds, as for sliding windows below.

@@ -47,9 +47,9 @@ struct ServingMemory {
   double state_bytes_per_layer = 0;    ///< one request's conv + recurrent state in one linear layer, this GPU
   double state_bytes_per_request = 0;  ///< over every linear layer (before padding to the page)
   double page_bytes = 0;               ///< one block of one layer (hybrid: attention page = padded state page)
-  double cuda_graph_bytes = 0;   ///< estimate; lives in the memory above the budget
-  double headroom_bytes = 0;     ///< gpu_memory_bytes - budget: CUDA context, CUDA graphs
-  bool fits = false;             ///< weights and reserves leave room for at least one KV block
+  double cuda_graph_bytes = 0;         ///< estimate; lives in the memory above the budget
+  double headroom_bytes = 0;           ///< gpu_memory_bytes - budget: CUDA context, CUDA graphs
+  bool fits = false;                   ///< weights and reserves leave room for at least one KV block
 };
 
 /// The memory plan of `spec` at `precision` and tensor parallelism `tp` on `gpu`,

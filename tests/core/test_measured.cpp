@@ -77,7 +77,7 @@ TEST_CASE("measured: every preset prices on every GPU, summary and full agree to
         // Gated DeltaNet layers on a GPU and version without linear-attention tables: refused.
         CHECK(planned.error().code == "unsupported");
         CHECK(planned.error().path == "kernels");
-        CHECK(planned.error().message.find("does not measure") != std::string::npos);
+        CHECK(planned.error().message.find("not measured on " + std::string(gpu.name)) != std::string::npos);
         continue;
       }
       REQUIRE_MESSAGE(planned.ok(), planned.error().message);

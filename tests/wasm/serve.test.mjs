@@ -38,6 +38,12 @@ test('serve: every preset on every GPU, at the smallest TP of 1, 2, 4, 8 that fi
             unmeasured = true;
             break;
           }
+          // Gated DeltaNet layers where the GPU's default tables measure no linear attention (A100).
+          if (error.code === 'unsupported' && error.path === 'kernels') {
+            assert.match(error.message, new RegExp(`Gated DeltaNet .* not measured on ${gpu}`));
+            unmeasured = true;
+            break;
+          }
           assert.equal(error.code, 'does_not_fit', `${name} ${gpu} tp ${tp}: ${error.message}`);
           assert.equal(error.path, 'tp');
           assert.match(error.message, new RegExp(`does not fit at TP ${tp} on ${gpu}: weights [0-9.]+ GiB`));
