@@ -51,8 +51,9 @@ const TABLE_DOC = {
   gdn_conv_prefill: '`d_conv,head_k_dim,head_v_dim,k_heads,v_heads,d_model,batch,seq,latency_us`: gated DeltaNet, ' +
     'prefill: `causal_conv1d_fn` over `batch` sequences of `seq` tokens, no earlier state.',
   gdn_prefill: '`d_conv,head_k_dim,head_v_dim,k_heads,v_heads,d_model,batch,seq,latency_us`: as ' +
-    '`gdn_conv_prefill`, for the chunked gated delta rule: FlashInfer\'s `chunk_gated_delta_rule_flashinfer` where measured (H100, ' +
-    'H200, B200, B300, GB200, GB300), else Triton\'s `chunk_gated_delta_rule_triton` (L40S, RTX PRO 6000).',
+    '`gdn_conv_prefill`, for the chunked gated delta rule: FlashInfer\'s `chunk_gated_delta_rule_flashinfer` ' +
+    'where measured (H100, H200, B200, B300, GB200, GB300), else Triton\'s `chunk_gated_delta_rule_triton` ' +
+    '(L40S, RTX PRO 6000).',
 };
 
 export function readmeText(commit, report, gpus) {

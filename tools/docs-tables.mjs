@@ -92,6 +92,44 @@ export const tables = {
         'prefill FP8 / NVFP4'], rows, [false, false, true, true, true, true])}`;
   },
 
+  /**
+   * Which kernel sets measure gated DeltaNet (the `gdn` part), and Qwen3-Next-80B-A3B priced on
+   * each at TP 4 (one step's GPU time, measured mode): 64 decodes and one 8,192-token prefill.
+   */
+  'linear-attention-coverage': (ctx) => {
+    const model = 'qwen3-next-80b-a3b-instruct';
+    const ms = (/** @type {any} */ k, /** @type {object} */ step) =>
+      (ctx.price({ model, gpu: k.gpu, kernels: k.version, mode: 'measured', tp: 4, step }).measured.gpu_time_us / 1000)
+        .toFixed(2);
+    const decode = { decode_requests: Array.from({ length: 64 }, () => ({ progress_index: 4096 })) };
+    const prefill = { prefill_requests: [{ progress_index: 0, num_new_prefill_tokens: 8192 }] };
+    const rows = ctx.catalogue().kernels.map((/** @type {any} */ k) => [k.gpu,
+      k.version + (k.default ? ' (default)' : ''), k.coverage.gdn ? 'yes' : 'no',
+      k.coverage.gdn ? ms(k, decode) : '-', k.coverage.gdn ? ms(k, prefill) : '-'])
+      .sort((/** @type {string[]} */ a, /** @type {string[]} */ b) => (a[0] + a[1] < b[0] + b[1] ? -1 : 1));
+    return `The \`gdn\` part of each kernel set, and ${code(model)} priced with it at TP 4 (GPU time of one step, ` +
+      'measured mode: 64 decodes at 4,096 cached tokens; one 8,192-token prefill; `-` where the tables measure no ' +
+      `linear attention, which is refused):\n\n${table(['GPU', 'kernels', 'gated DeltaNet', 'decode x 64, ms',
+      'prefill 8,192, ms'], rows, [false, false, false, true, true])}`;
+  },
+
+  /** Qwen3-Next's KV cache and states as vLLM's hybrid allocator sizes them (docs/SERVING.md). */
+  'linear-attention-memory': (ctx) => {
+    const model = 'qwen3-next-80b-a3b-instruct';
+    const gib = (/** @type {number} */ b) => (b / 2 ** 30).toFixed(1);
+    const rows = [['H100', 4], ['H200', 2], ['B200', 1], ['B200', 2]].map(([gpu, tp]) => {
+      const m = ctx.price({ model, gpu, tp, mode: 'measured', step: { decode_requests: [{ progress_index: 1 }] } })
+        .memory;
+      return [String(gpu), String(tp), gib(m.weights_bytes), (m.state_bytes_per_layer / 1024).toFixed(0),
+        (m.state_bytes_per_request / 2 ** 20).toFixed(1), String(m.block_size), int(m.page_bytes),
+        `${m.kv_full_groups} + ${m.kv_state_groups}`, int(m.kv_cache_blocks), int(m.kv_cache_tokens)];
+    });
+    return `${code(model)} at vLLM's default \`gpu_memory_utilization\` 0.9 (\`stepcalc price\`'s \`memory\`):\n\n${
+      table(['GPU', 'TP', 'weights GiB', 'state KiB per layer', 'state MiB per request', 'block size', 'page bytes',
+        'groups (attention + state)', 'blocks', 'KV tokens'], rows,
+      [false, true, true, true, true, true, true, false, true, true])}`;
+  },
+
   /** The ledger priced under each table version of a GPU (docs/kernel-versions.json). */
   'kernel-version-ledger': (ctx) => {
     const data = ctx.readJson('docs/kernel-versions.json');

@@ -183,12 +183,19 @@ export interface Memory {
   non_torch_bytes: number;
   kv_cache_bytes: number;
   kv_bytes_per_token: number;
+  /** Tokens per block (a gated DeltaNet model: the attention block vLLM's hybrid allocator sizes). */
   block_size: number;
   kv_cache_blocks: number;
   kv_cache_tokens: number;
   cuda_graph_bytes: number;
   headroom_bytes: number;
   fits: boolean;
+  /** Gated DeltaNet models only: the attention and state groups, one page, each request's fixed state. */
+  kv_full_groups?: number;
+  kv_state_groups?: number;
+  page_bytes?: number;
+  state_bytes_per_layer?: number;
+  state_bytes_per_request?: number;
 }
 
 /** mean and percentiles (linear between ranks) over `count` values. */
@@ -556,8 +563,9 @@ export interface Result {
 /** One operator of a measured step: its shape per GPU, table cells, time, bytes, FLOPs, bound. */
 export interface MeasuredOperator {
   name: string;
-  kind: 'gemm' | 'attention' | 'moe' | 'all_reduce' | 'gather' | 'elementwise';
-  scope: 'layer' | 'dense_layer' | 'moe_layer' | 'step';
+  kind: 'gemm' | 'attention' | 'moe' | 'all_reduce' | 'gather' | 'elementwise' | 'linear_attention';
+  /** attention_layer, linear_layer: the full-attention or gated DeltaNet layers of a hybrid model. */
+  scope: 'layer' | 'dense_layer' | 'moe_layer' | 'step' | 'attention_layer' | 'linear_layer';
   /** Instances in the step (layers x per layer, or 1). */
   count: number;
   /** M of a GEMM, tokens of the others (CUDA-graph padded), requests for the LM head and sampler. */
