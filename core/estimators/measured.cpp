@@ -254,8 +254,11 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
     }
     const double count = p.ops.count(op);
     const double rows = (op.rows == OpRows::kSampled ? r.sampled : r.padded) * op.row_scale;
+    // Attention and the gated DeltaNet kernels depend on the requests (their lengths, the
+    // decodes' count), not on the row counts only: never memoised.
     const bool by_rows =
-        !(op.kind == OpKind::kAttention && !(op.mla_module && p.attention_path == AttentionPath::kMlaModule));
+        !(op.kind == OpKind::kAttention && !(op.mla_module && p.attention_path == AttentionPath::kMlaModule)) &&
+        op.kind != OpKind::kLinearAttention;
     if (!(count > 0) || !(rows > 0)) {
       if (fill != nullptr && by_rows) fill->skipped[i] = 1, fill->stored[i] = 1;
       continue;

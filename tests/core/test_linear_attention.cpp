@@ -290,6 +290,27 @@ TEST_CASE("Qwen3-Next serving admits requests by the hybrid cache's blocks, stat
   CHECK(wide->ttft_ms.mean < served->ttft_ms.mean);
 }
 
+TEST_CASE("Qwen3-Next under the simulation's row-count memo: steps of equal rows but other requests") {
+  // 7 decodes + chunks of 250 and 255 tokens, and 8 decodes + one chunk of 504: 9 sampled rows and
+  // 512 tokens each, so the memo's key is the same; the DeltaNet kernels are not (batch 7 vs 8).
+  const Request r = request_of("H100", 4, decodes(1, 1));
+  const MeasuredPlan plan = plan_measured(r, db_of("H100")).value();
+  Step a, b;
+  for (int i = 0; i < 7; ++i) a.decode.push_back({1000, 1});
+  a.prefill = {{0, 250}, {0, 255}};
+  for (int i = 0; i < 8; ++i) b.decode.push_back({1000, 1});
+  b.prefill = {{0, 504}};
+  MeasuredRowsMemo memo;
+  for (const Step* step : {&a, &b, &a, &b}) {
+    const MeasuredTotals plain = price_measured_summary(plan, *step);
+    const MeasuredTotals kept = price_measured_summary(plan, *step, &memo);
+    CHECK(kept.gpu_us == plain.gpu_us);
+    CHECK(kept.attention_us == plain.attention_us);
+    CHECK(kept.decode_us == plain.decode_us);
+  }
+  CHECK(price_measured_summary(plan, a).attention_us != price_measured_summary(plan, b).attention_us);
+}
+
 TEST_CASE("Qwen3-Next where the GDN tables or the heads do not allow it: clear refusals") {
   // A100's only tables (vllm-0.14.0) measure no linear attention; nor do H100's vllm-0.14.0.
   const Request old = test::request_or_fail(R"({"model": "qwen3-next-80b-a3b-instruct", "gpu": "H100", "tp": 4,
