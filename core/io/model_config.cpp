@@ -216,8 +216,8 @@ const std::vector<const char*>& model_shape_fields() {
 /// "linear_attention" or every layer but each full_attention_interval-th, with the
 /// linear_* widths, checked here). Other linear-attention or state-space layers (Kimi's KDA
 /// `linear_attn_config`, MiniMax's lightning attention, Mamba) have no measured tables:
-/// refused, naming the key.
-Expected<bool> check_attention_kind(const ConfigView& c, int64_t num_layers) {
+/// refused, naming the key. Returns the gated DeltaNet layers (0: none).
+Expected<int64_t> check_attention_kind(const ConfigView& c, int64_t num_layers) {
   element e;
   const Path* base = nullptr;
   std::string_view found;
@@ -254,7 +254,7 @@ Expected<bool> check_attention_kind(const ConfigView& c, int64_t num_layers) {
   // A gated DeltaNet model: its widths, whole and positive, and which layers are linear.
   auto interval = first_nonzero(c, {"full_attention_interval"}, limits::kMaxLayers);
   if (!interval) return interval.error();
-  if (linear < 0 && interval.value() == 0 && !c.find("linear_num_value_heads", &e, &base)) return true;
+  if (linear < 0 && interval.value() == 0 && !c.find("linear_num_value_heads", &e, &base)) return int64_t{0};
   for (const char* key : {"linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
                           "linear_value_head_dim", "linear_conv_kernel_dim", "full_attention_interval"}) {
     if (linear >= 0 && key[0] == 'f') break;  // layer_types says which layers are linear
@@ -275,7 +275,7 @@ Expected<bool> check_attention_kind(const ConfigView& c, int64_t num_layers) {
                                                   : "full_attention_interval"),
                       "A gated DeltaNet model needs value heads in equal groups per key head, and a full-attention "
                       "layer (its KV cache).");
-  return true;
+  return linear;
 }
 
 Expected<ModelShape> model_from_config(object top, const Path& path) {
@@ -337,6 +337,7 @@ Expected<ModelShape> model_from_config(object top, const Path& path) {
   if (!moe) return moe.error();
   auto kind = check_attention_kind(c, m.num_layers);
   if (!kind) return kind.error();
+  m.linear_layers = kind.value();
   m.spec = model_spec_from_config(top, m);
   for (const Warning& note : m.notes)  // the measured mode's operators are priced at that dtype too
     if (note.code == "dtype_assumed") m.spec.notes.push_back(note);

@@ -228,33 +228,17 @@ void read_mla(const Fields& f, ModelSpec* s) {
   m.v_head_dim = f.integer("v_head_dim", s->head_dim);
 }
 
-/// Gated DeltaNet layers (Qwen3-Next): which layers (layer_types' "linear_attention", else
-/// all but every full_attention_interval-th) and their widths. model_config.cpp has
-/// checked the fields; anything odd here leaves the model without linear layers.
-void read_linear(const Fields& f, ModelSpec* s) {
+/// Gated DeltaNet layers (Qwen3-Next): how many (model_config.cpp counted and checked them:
+/// layer_types' "linear_attention", else all but every full_attention_interval-th) and their widths.
+void read_linear(const Fields& f, int64_t layers, ModelSpec* s) {
+  if (layers <= 0) return;
   LinearAttentionSpec& l = s->linear;
+  l.num_layers = layers;
   l.num_k_heads = f.integer("linear_num_key_heads");
   l.num_v_heads = f.integer("linear_num_value_heads");
   l.head_k_dim = f.integer("linear_key_head_dim");
   l.head_v_dim = f.integer("linear_value_head_dim");
   l.conv_kernel = f.integer("linear_conv_kernel_dim");
-  int64_t linear = 0;
-  element types;
-  array list;
-  if (f.find("layer_types", &types) && types.get_array().get(list) == simdjson::SUCCESS) {
-    for (element t : list) {
-      std::string_view v;
-      linear += t.get_string().get(v) == simdjson::SUCCESS && v == "linear_attention";
-    }
-  } else if (const int64_t interval = f.integer("full_attention_interval"); interval > 0) {
-    linear = s->num_layers - s->num_layers / interval;
-  }
-  if (linear <= 0 || linear >= s->num_layers || l.num_k_heads <= 0 || l.num_v_heads <= 0 || l.head_k_dim <= 0 ||
-      l.head_v_dim <= 0 || l.conv_kernel <= 0) {
-    l = LinearAttentionSpec{};
-    return;
-  }
-  l.num_layers = linear;
 }
 
 void note_unpriced(const Fields& f, ModelSpec* s) {
@@ -434,7 +418,7 @@ ModelSpec model_spec_from_config(object config, const ModelShape& shape) {
   read_quantization(f, &s);
   read_moe(f, &s);
   read_mla(f, &s);
-  read_linear(f, &s);
+  read_linear(f, shape.linear_layers, &s);
   read_context(f, &s);
   note_unpriced(f, &s);
   return s;

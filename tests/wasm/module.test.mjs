@@ -181,10 +181,11 @@ test('presets, version and the one-shot helpers', async () => {
 // Issue 24/25's lookup memo (a serving simulation asks the same shapes step after step; the planner
 // 2.2 s -> 1.4 s natively, 3.3 s -> 2.0 s in Wasm) spends 1.4 KB of it: 199.3 KB. Issue 25's JSON call
 // (no printf: -1.5 KB; the writer's buffer, the reader, writer and simdjson inlined: +0.2 KB): 198.1 KB.
+// Issue 25's serving memos (decode terms, operator times by row counts): +1.3 KB: 199.4 KB.
 // Issue 23's gated DeltaNet (Qwen3-Next: its config and preset, the GDN lookups, operators, hybrid
-// allocator and state blocks, the kernel sets' gdn part) +3.3 KB; the kernel sets' parts written from
+// allocator and state blocks, the kernel sets' gdn part) +3.2 KB; the kernel sets' parts written from
 // the compiled-in structs rather than carried again as JSON text (their sizes were two thirds of that
-// text gzipped) -2.8 KB: 198.7 KB.
+// text gzipped) -2.8 KB: 199.8 KB.
 test('module size: .wasm + loader + glue gzipped stay under 200 KB', () => {
   const files = ['wasm/stepcalc.js', 'wasm/dist/stepcalc-core.js', 'wasm/dist/stepcalc-core.wasm'];
   const shipped = (f) => (f === 'wasm/stepcalc.js'
