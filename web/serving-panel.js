@@ -362,10 +362,14 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
         : 'latency-throughput curve'}`,
       extra: [['workload', workloadWords({ ...(runner.run?.workload ?? local), ttft: local.ttft, tpot: local.tpot })],
         .../** @type {[string, string][]} */ (targetWords(local) ? [['targets', targetWords(local)]] : [])] }) });
-  root.append(h('p', { class: 'muted' },
+  const intro = h('p', { class: 'muted' },
     'The shown model, GPU, TP and mode serving a workload: vLLM\'s scheduler simulated step by step (',
-    docLink('SERVING', 'how it is simulated'), ').'),
-  form, details, h('div', { class: 'actions' }, progress, cancel, status), errors, memory, results, curveWrap, exports);
+    docLink('SERVING', 'how it is simulated'), ').');
+  const actions = h('div', { class: 'actions' }, progress, cancel, status);
+  // Embedded alone (view=serving, 480 x 440 in the README), the answer comes first: the
+  // cards (or the error in their place), then the memory, then the inputs that made them.
+  if (view === 'serving') root.append(errors, results, actions, memory, intro, form, details, curveWrap, exports);
+  else root.append(intro, form, details, actions, errors, memory, results, curveWrap, exports);
 
   const show = () => {
     loadKind.value = local.load;

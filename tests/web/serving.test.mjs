@@ -472,6 +472,20 @@ test('?embed=1&view=serving shows only the Serving panel, from the link\'s workl
   await page.close();
 });
 
+test('?embed=1&view=serving at the documented 480x440: the TTFT and TPOT cards come first, unscrolled', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 480, height: 440 } });
+  await page.goto(`${env.base}?embed=1&view=serving#v=1&m=llama-3.1-70b-instruct&g=H100&tp=4`);
+  await page.getByTestId('ttft').waitFor();
+  for (const id of ['ttft', 'tpot']) {
+    const box = await page.getByTestId(id).boundingBox();
+    assert.ok(box && box.y >= 0 && box.y + box.height <= 440, `${id} card at ${JSON.stringify(box)}`);
+  }
+  const input = await page.getByTestId('serve-input').boundingBox();
+  const ttft = await page.getByTestId('ttft').boundingBox();
+  assert.ok(input.y > ttft.y + ttft.height, 'the inputs are below the cards');
+  await page.close();
+});
+
 test('the panel serves on another GPU with that GPU\'s measured tables (fetched by the worker), as the CLI does',
   async () => {
   const page = await openServing(`${env.base}#v=1&m=qwen3-32b&g=L40S&tp=2&mode=measured&p=0.2048&d=512~64*64`);
