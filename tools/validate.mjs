@@ -66,6 +66,72 @@ function causeOf(r) {
   return out.join('; ');
 }
 
+/**
+ * The runs with attention data parallelism (dp > 1) beside the runs of the same model, GPU,
+ * precision, lengths and clients served by one engine of the same TP (dp 1): what the
+ * measured figures say about the layout, next to what the simulation predicts.
+ * @param {Run[]} runs
+ */
+function dataParallel(runs) {
+  const priced = runs.filter((r) => r.status === 'priced');
+  const req = (/** @type {Run} */ r) => /** @type {any} */ (r.request);
+  const head = (/** @type {string} */ subset) => subset.split(' | ').slice(0, 3).join(' | ');
+  const twinKey = (/** @type {Run} */ r) => {
+    const q = req(r), w = q.workload;
+    return [head(r.subset), q.tp, w.input_tokens, w.output_tokens, w.concurrency].join(' ');
+  };
+  /** @type {Map<string, Run[]>} */
+  const single = new Map();
+  for (const r of priced) {
+    if ((req(r).dp ?? 1) !== 1) continue;
+    const k = twinKey(r);
+    if (!single.has(k)) single.set(k, []);
+    single.get(k)?.push(r);
+  }
+  const mean = (/** @type {number[]} */ xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  /** @type {Map<string, {n: number, measured: number[], predicted: number[], twins: number}>} */
+  const by = new Map();
+  for (const r of priced) {
+    const q = req(r);
+    if ((q.dp ?? 1) <= 1) continue;
+    const twins = single.get(twinKey(r)) ?? [];
+    if (!twins.length) continue;
+    const k = `${head(r.subset)} | TP${q.tp} EP${q.ep} DP${q.dp}`;
+    if (!by.has(k)) by.set(k, { n: 0, measured: [], predicted: [], twins: 0 });
+    const e = /** @type {{n: number, measured: number[], predicted: number[], twins: number}} */ (by.get(k));
+    const twinTpot = mean(twins.map((t) => t.silicon_tpot_ms));
+    e.n += 1;
+    e.twins += twins.length;
+    e.measured.push(r.silicon_tpot_ms / twinTpot);
+    e.predicted.push(/** @type {number} */ (r.tpot_ms) / twinTpot);
+  }
+  if (!by.size) return [];
+  const median = (/** @type {number[]} */ xs) => {
+    const v = [...xs].sort((a, b) => a - b);
+    return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  };
+  return [
+    '## Attention data parallelism: what the runs show',
+    '',
+    'A layout with dp ranks (vLLM `--data-parallel-size` with expert parallelism) spreads the clients over its ' +
+      'ranks, each rank an engine of tp GPUs, so its decode steps are smaller than those of one engine of tp GPUs ' +
+      'serving all the clients (docs/SERVING.md, "Layouts"). Each row puts the runs of a data-parallel layout beside ' +
+      'the ledger\'s runs of the same model, GPU, precision, lengths and clients on one engine of the same TP (its ' +
+      'twins), as the ratio of mean TPOTs (median over the layout\'s runs). Where the measured ratio is near 1, the ' +
+      'run measured what one engine serving every client measures, and the simulation, which splits the clients, ' +
+      'is under; the ledger prices such runs as their layout says all the same.',
+    '',
+    '| model | GPU | precision | layout | runs with twins | twin runs | measured TPOT / twins\' | predicted TPOT / twins\' measured |',
+    '| --- | --- | --- | --- | ---: | ---: | ---: | ---: |',
+    ...[...by.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([k, e]) => {
+      const [model, gpu, precision, layout] = k.split(' | ');
+      return `| ${model} | ${gpu} | ${precision} | ${layout} | ${e.n} | ${e.twins} | ` +
+        `${median(e.measured).toFixed(2)} | ${median(e.predicted).toFixed(2)} |`;
+    }),
+    '',
+  ];
+}
+
 const pct = (/** @type {number} */ x) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}%`;
 const num = (/** @type {number | null} */ x) => (x === null ? '-' : x.toFixed(1));
 const pc = (/** @type {number | null} */ x) => (x === null ? '-' : `${x.toFixed(1)}%`);
@@ -203,6 +269,7 @@ function markdown(runs, subs, spread) {
       `${r.silicon_tpot_ms.toFixed(2)} / ${(/** @type {number} */ (r.tpot_ms)).toFixed(2)} | ${pct(tpotError(r))} | ` +
       `${causeOf(r)} |`),
     '',
+    ...dataParallel(runs),
     '## Why this protocol: the alternatives',
     '',
     ...evidence(alternatives()),
