@@ -299,8 +299,9 @@ export interface ServeResult {
   };
   memory: Memory;
   /**
-   * The accuracy ledger's subset nearest this request (same GPU, weight precision and dense/MoE kind, nearest TP;
-   * docs/VALIDATION.md): its priced runs and MAPE of mean TTFT and TPOT, in percent; or none.
+   * The accuracy ledger's subset nearest this request (same GPU, weight precision, dense/MoE kind and kind of layout
+   * (data-parallel or not), nearest TP, EP and DP; docs/VALIDATION.md): its priced runs and MAPE of mean TTFT and
+   * TPOT, in percent; or none.
    */
   validation: ServeValidation;
   warnings: Warning[];

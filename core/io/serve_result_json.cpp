@@ -39,10 +39,10 @@ void write_validation(JsonWriter& w, const ValidationMatch& validation) {
                             {"gpu", v->gpu},
                             {"precision", v->precision},
                             {"moe", v->moe},
-                            {"tp", v->tp},
-                            {"runs", v->runs},
-                            {"ttft_mape", v->ttft_mape},
-                            {"tpot_mape", v->tpot_mape}});
+                            {"tp", static_cast<int64_t>(v->tp)},
+                            {"runs", static_cast<int64_t>(v->runs)},
+                            {"ttft_mape", v->ttft_mape()},
+                            {"tpot_mape", v->tpot_mape()}});
   else
     w.key("validation").begin_object().key("subset").null().field("note", "no measured runs like this").end_object();
 }

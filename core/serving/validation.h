@@ -17,11 +17,15 @@ namespace stepcalc {
 struct ValidationSubset {
   const char* key;        ///< "Qwen/Qwen3-32B | H100 | bf16 | TP4", as in docs/validation.json
   const char* gpu;        ///< "H100"
-  const char* precision;  ///< "bf16" or "fp8" (the weights)
+  const char* precision;  ///< the weights' smallest format, as the ledger names it: "bf16", "fp8", "nvfp4", "mxfp4", "int4_wo"
   bool moe;               ///< a mixture-of-experts model
-  int64_t tp;
-  int64_t runs;                 ///< priced runs
-  double ttft_mape, tpot_mape;  ///< percent
+  uint8_t tp, ep, dp;     ///< the layout: "TP4 EP16 DP4" is 4, 16, 4
+  int32_t runs;  ///< priced runs
+  /// MAPE in hundredths of a percent (two decimals, as the ledger rounds them; kept small
+  /// in the first view's module): ttft_mape() and tpot_mape() give percent.
+  uint16_t ttft_mape_x100, tpot_mape_x100;
+  double ttft_mape() const { return ttft_mape_x100 / 100.0; }
+  double tpot_mape() const { return tpot_mape_x100 / 100.0; }
 };
 
 namespace embedded {
@@ -34,9 +38,10 @@ struct ValidationMatch {
   const ValidationSubset* subset = nullptr;
 };
 
-/// The priced subset with the request's GPU, weight precision (FP8 when the request or
-/// the checkpoint says so, else BF16) and dense/MoE kind whose TP is nearest (by ratio;
-/// a tie goes to more runs); none when no subset shares the three.
+/// The priced subset with the request's GPU, weight precision (the smallest format of its
+/// weights, as the request or the checkpoint says), dense/MoE kind and kind of layout (with
+/// attention data parallelism or without) whose TP, EP and DP are nearest (the sum of the
+/// log ratios; a tie goes to more runs); none when no subset shares the four.
 ValidationMatch nearest_validation(const Request& request);
 
 }  // namespace stepcalc
