@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "base/input_limits.h"
+#include "io/model_config.h"
 #include "io/request_json.h"
 #include "io/result_json.h"
 #include "io/serve_result_json.h"
@@ -25,7 +26,7 @@ constexpr double kMaxSloMs = 1e7;
 
 const char* const kPlanFields = "model, gpus, gpu_hour_usd, workload, slo, search, engine, hf_model";
 const char* const kSloFields = "ttft_ms, tpot_ms, e2e_ms, percentile";
-const char* const kSearchFields = "tp, max_gpus, engine, kv_cache_dtype, quantization";
+const char* const kSearchFields = "tp, dp, expert_parallel, max_gpus, engine, kv_cache_dtype, quantization";
 
 /// An array of at most kMaxSearchValues items, each read by `item`.
 template <typename F>
@@ -112,17 +113,44 @@ std::string element_text(element e) {
 
 struct Search {
   std::vector<int64_t> tp{1, 2, 4, 8};
+  std::vector<int64_t> dp{1};
+  std::vector<bool> expert_parallel;  ///< empty: the default (MoE: false and true; dense: false)
   std::vector<EngineSettings> engines{EngineSettings{}};
   std::vector<std::string> kv{"auto"}, quant{"none"};
 };
 
-/// The serve request text of one candidate (a replica at the plan's total traffic).
-std::string candidate_json(const PlanRequest& p, const std::string& gpu, int64_t tp, const EngineSettings& e,
-                           const std::string& kv, const std::string& q, const Workload& w) {
+/// One expert/data-parallel layout of a TP degree: dp ranks, ep 1 (experts split by TP) or tp x dp.
+struct Layout {
+  int64_t dp = 1, ep = 1;
+};
+
+/// The layouts the search tries at `tp` (docs/PLAN.md, "The request"): every dp x
+/// expert_parallel of the search, dp > 1 of a MoE model with expert parallelism only (serve
+/// prices no other), ep 1 where tp x dp is 1, each layout once. A dense model has dp 1 and ep 1.
+std::vector<Layout> layouts_at(const Search& search, int64_t tp, bool moe) {
+  std::vector<Layout> out;
+  for (int64_t dp : search.dp)
+    for (bool ep : search.expert_parallel) {
+      if (moe && dp > 1 && !ep) continue;
+      const Layout l{dp, moe && ep && tp * dp > 1 ? tp * dp : 1};
+      const bool seen =
+          std::any_of(out.begin(), out.end(), [&](const Layout& o) { return o.dp == l.dp && o.ep == l.ep; });
+      if (!seen) out.push_back(l);
+    }
+  return out;
+}
+
+/// The serve request text of one candidate (a replica at the plan's total traffic); ep and dp
+/// are written when above 1.
+std::string candidate_json(const PlanRequest& p, const std::string& gpu, int64_t tp, const Layout& layout,
+                           const EngineSettings& e, const std::string& kv, const std::string& q, const Workload& w) {
   JsonWriter out;
   out.begin_object();
   out.key("model").raw(p.model_json);
-  out.fields({{"gpu", gpu}, {"tp", tp}, {"mode", "measured"}});
+  out.fields({{"gpu", gpu}, {"tp", tp}});
+  if (layout.ep > 1) out.field("ep", layout.ep);
+  if (layout.dp > 1) out.field("dp", layout.dp);
+  out.field("mode", "measured");
   out.key("workload").begin_object();
   for (const std::string& f : p.workload_fields) out.raw(f);
   if (w.concurrency > 0)
@@ -188,6 +216,24 @@ Expected<PlanRequest> parse_plan_request(std::string_view text) {
                 auto n = json::read_int(t, ti, 1, 64, false);
                 if (!n) return n.error();
                 search.tp.push_back(n.value());
+                return true;
+              });
+            }
+            if (k == "dp") {
+              search.dp.clear();
+              return read_array(v, at, [&](element t, const Path& ti) -> Expected<bool> {
+                auto n = json::read_int(t, ti, 1, 64, false);
+                if (!n) return n.error();
+                search.dp.push_back(n.value());
+                return true;
+              });
+            }
+            if (k == "expert_parallel") {
+              search.expert_parallel.clear();
+              return read_array(v, at, [&](element b, const Path& bi) -> Expected<bool> {
+                auto on = json::read_bool(b, bi);
+                if (!on) return on.error();
+                search.expert_parallel.push_back(on.value());
                 return true;
               });
             }
@@ -285,49 +331,78 @@ Expected<PlanRequest> parse_plan_request(std::string_view text) {
       if (!each) return each.error();
     }
   }
-  const size_t count =
-      p.gpus.size() * search.tp.size() * search.engines.size() * search.kv.size() * search.quant.size();
+  // Expert- and data-parallel layouts: a MoE model's (docs/PLAN.md); a dense model's dp
+  // ranks would be replicas, which the plan counts itself.
+  auto shape = model_from_json(*model, path.key("model"));
+  if (!shape) return shape.error();
+  const bool moe = shape->spec.is_moe();
+  if (search.expert_parallel.empty())
+    search.expert_parallel = moe ? std::vector<bool>{false, true} : std::vector<bool>{false};
+  const bool any_ep =
+      std::find(search.expert_parallel.begin(), search.expert_parallel.end(), true) != search.expert_parallel.end();
+  for (size_t i = 0; i < search.dp.size(); ++i) {
+    if (search.dp[i] == 1) continue;
+    const std::string at = path.key("search").key("dp").index(i).str();
+    if (!moe)
+      return make_error("invalid_value", at,
+                        at + " asks for " + std::to_string(search.dp[i]) +
+                            " data-parallel ranks of a dense model: they would be replicas, which the plan counts "
+                            "itself; use dp 1 (data parallelism is searched for MoE models).");
+    if (!any_ep)
+      return make_error("invalid_value", at,
+                        at + " asks for " + std::to_string(search.dp[i]) +
+                            " data-parallel ranks without expert parallelism: a MoE model with dp > 1 is priced with "
+                            "its experts split over tp x dp only (--enable-expert-parallel); add true to "
+                            "search.expert_parallel.");
+  }
+  size_t layouts = 0;
+  for (int64_t tp : search.tp) layouts += layouts_at(search, tp, moe).size();
+  const size_t count = p.gpus.size() * layouts * search.engines.size() * search.kv.size() * search.quant.size();
   if (count > static_cast<size_t>(kMaxPlanCandidates))
     return make_error("too_large", "search",
                       "The search would try " + std::to_string(count) + " configurations; at most " +
-                          std::to_string(kMaxPlanCandidates) + " (narrow gpus, search.tp, search.engine, ...).");
+                          std::to_string(kMaxPlanCandidates) +
+                          " (narrow gpus, search.tp, search.dp, search.expert_parallel, search.engine, ...).");
   (void)search_engine_given;
   p.model_json = element_text(*model);
   // Every candidate's serve request, validated as `stepcalc serve` validates it.
   for (const std::string& gpu : p.gpus)
     for (int64_t tp : search.tp)
-      for (const EngineSettings& asked : search.engines)
-        for (const std::string& kv : search.kv)
-          for (const std::string& q : search.quant) {
-            EngineSettings e = base_engine;
-            if (asked.max_num_batched_tokens > 0) e.max_num_batched_tokens = asked.max_num_batched_tokens;
-            if (asked.max_num_seqs > 0) e.max_num_seqs = asked.max_num_seqs;
-            if (asked.gpu_memory_utilization > 0) e.gpu_memory_utilization = asked.gpu_memory_utilization;
-            if (asked.block_size > 0) e.block_size = asked.block_size;
-            PlanCandidateInput c;
-            c.gpu = gpu;
-            c.tp = tp;
-            c.engine_asked = e;
-            c.kv_cache_dtype = kv;
-            c.quantization = q;
-            c.gpu_hour_usd = p.gpu_hour_usd[gpu];
-            auto parsed = parse_request(candidate_json(p, gpu, tp, e, kv, q, p.workload));
-            if (!parsed) {
-              // A model-level error is the plan's: every candidate would share it.
-              if (parsed.error().path.rfind("model", 0) == 0 || parsed.error().path.rfind("workload", 0) == 0)
-                return parsed.error();
-              c.error = parsed.error();
-            } else if (parsed->model.num_heads % tp != 0) {
-              c.error = make_error("invalid_value", "tp",
-                                   "TP " + std::to_string(tp) + " does not divide the model's " +
-                                       std::to_string(parsed->model.num_heads) + " attention heads.");
-            } else {
-              c.valid = true;
-              c.request = parsed.value();
-              if (p.model_name.empty()) p.model_name = c.request.model_name;
+      for (const Layout& layout : layouts_at(search, tp, moe))
+        for (const EngineSettings& asked : search.engines)
+          for (const std::string& kv : search.kv)
+            for (const std::string& q : search.quant) {
+              EngineSettings e = base_engine;
+              if (asked.max_num_batched_tokens > 0) e.max_num_batched_tokens = asked.max_num_batched_tokens;
+              if (asked.max_num_seqs > 0) e.max_num_seqs = asked.max_num_seqs;
+              if (asked.gpu_memory_utilization > 0) e.gpu_memory_utilization = asked.gpu_memory_utilization;
+              if (asked.block_size > 0) e.block_size = asked.block_size;
+              PlanCandidateInput c;
+              c.gpu = gpu;
+              c.tp = tp;
+              c.ep = layout.ep;
+              c.dp = layout.dp;
+              c.engine_asked = e;
+              c.kv_cache_dtype = kv;
+              c.quantization = q;
+              c.gpu_hour_usd = p.gpu_hour_usd[gpu];
+              auto parsed = parse_request(candidate_json(p, gpu, tp, layout, e, kv, q, p.workload));
+              if (!parsed) {
+                // A model-level error is the plan's: every candidate would share it.
+                if (parsed.error().path.rfind("model", 0) == 0 || parsed.error().path.rfind("workload", 0) == 0)
+                  return parsed.error();
+                c.error = parsed.error();
+              } else if (parsed->model.num_heads % tp != 0) {
+                c.error = make_error("invalid_value", "tp",
+                                     "TP " + std::to_string(tp) + " does not divide the model's " +
+                                         std::to_string(parsed->model.num_heads) + " attention heads.");
+              } else {
+                c.valid = true;
+                c.request = parsed.value();
+                if (p.model_name.empty()) p.model_name = c.request.model_name;
+              }
+              p.input.candidates.push_back(std::move(c));
             }
-            p.input.candidates.push_back(std::move(c));
-          }
   if (p.hf_model.empty()) {
     for (const PlanCandidateInput& c : p.input.candidates)
       if (c.valid) {
@@ -347,9 +422,11 @@ void write_stats(JsonWriter& w, const char* name, const LatencyStats& s) {
 std::string vllm_serve_line(const PlanRequest& p, const PlanCandidate& c) {
   const EngineSettings& e = c.serve.engine;
   const std::string id = !p.hf_model.empty() ? p.hf_model : !p.model_name.empty() ? p.model_name : "<hf-model-id>";
-  std::string line = "vllm serve " + id + " --tensor-parallel-size " + std::to_string(c.input.tp) + " --max-num-seqs " +
-                     std::to_string(e.max_num_seqs) + " --max-num-batched-tokens " +
-                     std::to_string(e.max_num_batched_tokens);
+  std::string line = "vllm serve " + id + " --tensor-parallel-size " + std::to_string(c.input.tp);
+  if (c.input.dp > 1) line += " --data-parallel-size " + std::to_string(c.input.dp);
+  if (c.input.ep > 1) line += " --enable-expert-parallel";
+  line += " --max-num-seqs " + std::to_string(e.max_num_seqs) + " --max-num-batched-tokens " +
+          std::to_string(e.max_num_batched_tokens);
   char util[32];
   std::snprintf(util, sizeof util, "%g", e.gpu_memory_utilization);
   line += std::string(" --gpu-memory-utilization ") + util;
@@ -363,8 +440,8 @@ void write_candidate(JsonWriter& w, const PlanCandidate& c, int percentile) {
   w.begin_object();
   w.fields({{"gpu", c.input.gpu},
             {"tp", c.input.tp},
-            {"ep", c.input.valid ? c.input.request.ep : int64_t{1}},
-            {"dp", c.input.valid ? c.input.request.dp : int64_t{1}},
+            {"ep", c.input.ep},
+            {"dp", c.input.dp},
             {"replicas", c.replicas},
             {"gpus_total", c.gpus_total},
             {"kv_cache_dtype", c.input.kv_cache_dtype},
@@ -453,7 +530,7 @@ std::string plan_result_to_json(const PlanRequest& p, const PlanResult& r, bool*
   int64_t requests = kPlanDefaultRequests;
   for (const PlanCandidate& c : r.candidates)
     if (c.simulated) {
-      requests = c.replica_workload.num_requests;
+      requests = c.replica_workload.num_requests / c.input.dp;  // one rank's
       break;
     }
   w.object("search", {{"candidates", static_cast<int64_t>(r.candidates.size())},
@@ -479,7 +556,9 @@ std::string plan_result_to_json(const PlanRequest& p, const PlanResult& r, bool*
                   (c.serve.throughput.requests_per_s * static_cast<double>(c.replicas) * tokens * 3600) * 1e6
             : 0;
     std::string summary =
-        std::to_string(c.gpus_total) + " x " + c.input.gpu + ", TP " + std::to_string(c.input.tp) + ", " +
+        std::to_string(c.gpus_total) + " x " + c.input.gpu + ", TP " + std::to_string(c.input.tp) +
+        (c.input.dp > 1 ? ", DP " + std::to_string(c.input.dp) : std::string()) +
+        (c.input.ep > 1 ? ", EP " + std::to_string(c.input.ep) : std::string()) + ", " +
         (c.replicas == 1 ? std::string("one replica") : std::to_string(c.replicas) + " replicas") + ": " +
         money(c.cost_per_hour_usd) + "/h, " + money(per_million) + " per million tokens, " + pct + " TTFT " +
         std::to_string(static_cast<int64_t>(std::lround(plan_percentile(c.serve.ttft_ms, s.percentile)))) + " ms, " +
@@ -492,6 +571,8 @@ std::string plan_result_to_json(const PlanRequest& p, const PlanResult& r, bool*
     w.fields({{"candidate", r.recommended},
               {"gpu", c.input.gpu},
               {"tp", c.input.tp},
+              {"ep", c.input.ep},
+              {"dp", c.input.dp},
               {"replicas", c.replicas},
               {"gpus_total", c.gpus_total},
               {"cost_per_hour_usd", c.cost_per_hour_usd},
@@ -501,8 +582,8 @@ std::string plan_result_to_json(const PlanRequest& p, const PlanResult& r, bool*
     w.object("headroom",
              {{"request_rate", r.headroom_request_rate}, {"ratio", asked > 0 ? r.headroom_request_rate / asked : 0.0}});
     w.key("serve_request")
-        .raw(candidate_json(p, c.input.gpu, c.input.tp, c.serve.engine, c.input.kv_cache_dtype, c.input.quantization,
-                            c.replica_workload));
+        .raw(candidate_json(p, c.input.gpu, c.input.tp, Layout{c.input.dp, c.input.ep}, c.serve.engine,
+                            c.input.kv_cache_dtype, c.input.quantization, c.replica_workload));
     w.end_object();
   }
   if (r.closest < 0) {

@@ -32,15 +32,21 @@ class CandidateSearch {
                   const ProgressFn& progress, PlanResult* totals)
       : in_(in), c_(c), kernels_(kernels), progress_(progress), totals_(totals) {}
 
-  /// The per-replica workload at open-loop rate `rate` (or closed loop with `clients`).
+  /// The per-replica workload at open-loop rate `rate` (or closed loop with `clients`). The
+  /// default counts are each rank's (run_serve gives a rank 1/dp of the replica's requests):
+  /// a replica of dp ranks is sent dp times as many, so every rank simulates as many as a
+  /// replica without data parallelism.
   Workload workload(double rate, int64_t clients) const {
     Workload w = c_.request.workload;
     w.request_rate_per_s = clients > 0 ? 0 : rate;
     w.concurrency = clients;
-    if (!in_.num_requests_given)
-      w.num_requests = clients > 0 ? std::max<int64_t>(kPlanDefaultRequests, 10 * clients) : kPlanDefaultRequests;
+    const int64_t ranks = c_.request.dp, rank_clients = (clients + ranks - 1) / ranks;
+    const int64_t rank_requests =
+        clients > 0 ? std::max<int64_t>(kPlanDefaultRequests, 10 * rank_clients) : kPlanDefaultRequests;
+    if (!in_.num_requests_given) w.num_requests = ranks * rank_requests;
     if (!in_.warmup_given)
-      w.warmup_requests = clients > 0 ? std::min<int64_t>(clients, w.num_requests / 2) : kPlanDefaultWarmup;
+      w.warmup_requests =
+          ranks * (clients > 0 ? std::min<int64_t>(rank_clients, rank_requests / 2) : kPlanDefaultWarmup);
     if (w.warmup_requests >= w.num_requests) w.warmup_requests = w.num_requests - 1;
     return w;
   }
@@ -56,7 +62,7 @@ class CandidateSearch {
     const ProgressFn inner = progress_ ? ProgressFn([this](double) { return progress_(totals_->share); }) : nullptr;
     auto served = run_serve(req, kernels_, inner);
     ++totals_->simulations;
-    totals_->simulated_requests += w.num_requests;
+    totals_->simulated_requests += (w.num_requests + c_.request.dp - 1) / c_.request.dp;  // one rank's
     Eval e;
     if (!served) {
       if (served.error().code == "cancelled") return served.error();
@@ -160,7 +166,7 @@ class CandidateSearch {
 
   Expected<bool> run(PlanCandidate* out) {
     const Workload& asked = c_.request.workload;
-    const int64_t tp = c_.request.tp * c_.request.dp;
+    const int64_t tp = c_.request.tp * c_.request.dp;  // GPUs of one replica
     const int64_t max_replicas = std::max<int64_t>(1, in_.max_gpus / tp);
     const bool open = asked.concurrency == 0;
     auto replica_workload = [&](int64_t n) {
@@ -198,7 +204,7 @@ class CandidateSearch {
       Workload alone = c_.request.workload;
       alone.concurrency = 1;
       alone.request_rate_per_s = 0;
-      alone.num_requests = kPlanFloorRequests;
+      alone.num_requests = kPlanFloorRequests * c_.request.dp;  // each rank's share: kPlanFloorRequests
       alone.warmup_requests = 0;
       auto floor = eval(alone, 50, false);
       if (!floor) return floor.error();
@@ -297,8 +303,9 @@ class CandidateSearch {
       out->serve = std::move(e->result);
       out->serve.trace.requests.clear();
       out->serve.trace.inter_token_gaps.clear();
-      out->replica_workload.num_requests = out->serve.num_requests;
-      out->replica_workload.warmup_requests = out->serve.warmup_requests;
+      // serve reports one rank's counts: the replica's are dp times them (each rank's share again).
+      out->replica_workload.num_requests = out->serve.num_requests * c_.request.dp;
+      out->replica_workload.warmup_requests = out->serve.warmup_requests * c_.request.dp;
       const double tpot = out->serve.tpot_ms.p50;
       out->output_tokens_per_s_per_user = tpot > 0 ? 1000 / tpot : 0;
       out->slo_ratio = e->ratio;
@@ -358,7 +365,8 @@ Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kern
   if (static_cast<int64_t>(input.candidates.size()) > kMaxPlanCandidates)
     return make_error("too_large", "search",
                       "The search would try " + std::to_string(input.candidates.size()) + " configurations; at most " +
-                          std::to_string(kMaxPlanCandidates) + " (narrow gpus, search.tp, search.engine, ...).");
+                          std::to_string(kMaxPlanCandidates) +
+                          " (narrow gpus, search.tp, search.dp, search.expert_parallel, search.engine, ...).");
   PlanResult result;
   const double count = static_cast<double>(std::max<size_t>(1, input.candidates.size()));
   for (size_t i = 0; i < input.candidates.size(); ++i) {
@@ -368,12 +376,18 @@ Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kern
     PlanCandidate out;
     out.input = c;
     out.replicas = 1;
-    out.gpus_total = c.valid ? c.request.tp * c.request.dp : c.tp;
+    out.gpus_total = c.tp * c.dp;
     out.cost_per_hour_usd = static_cast<double>(out.gpus_total) * c.gpu_hour_usd;
     out.slo_ratio = INFINITY;
     if (!c.valid) {
       out.reason = c.error.code == "does_not_fit" ? PlanReason::kDoesNotFit : PlanReason::kInvalid;
       out.reason_message = c.error.message;
+    } else if (out.gpus_total > input.max_gpus) {
+      out.reason = PlanReason::kMaxGpus;
+      out.reason_message = "one replica (TP " + std::to_string(c.tp) +
+                           (c.dp > 1 ? " x DP " + std::to_string(c.dp) : std::string()) + ") needs " +
+                           std::to_string(out.gpus_total) + " GPUs, more than search.max_gpus (" +
+                           std::to_string(input.max_gpus) + ")";
     } else {
       // Pruned before simulating: what cannot fit the GPU's memory at this TP.
       auto memory = request_memory(c.request);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The deployment planner (issue 24, docs/PLAN.md): serves every candidate configuration
-// (GPU x TP x engine settings x precision) with run_serve in the measured mode, finds
+// (GPU x TP x a MoE model's expert/data-parallel layout x engine settings x precision) with
+// run_serve in the measured mode, finds
 // the fewest replicas whose per-replica share of the traffic meets a latency target,
 // the highest per-replica rate that still meets it (bisection), and recommends the
 // cheapest configuration that meets it.
@@ -19,7 +20,7 @@ namespace stepcalc {
 
 /// Work limits of one plan (docs/INPUT.md, "Plans"): beyond them the plan is refused
 /// with too_large rather than answered slowly.
-constexpr int64_t kMaxPlanCandidates = 256;  ///< gpus x tp x engine x kv_cache_dtype x quantization
+constexpr int64_t kMaxPlanCandidates = 256;  ///< gpus x (tp x layouts) x engine x kv_cache_dtype x quantization
 constexpr int64_t kMaxPlanGpus = 1024;       ///< search.max_gpus
 /// Requests each simulation of the plan sends when the workload does not say, and the
 /// first of them left out as warm-up (open loop; a closed loop warms up one wave).
@@ -35,11 +36,13 @@ struct PlanSlo {
   int percentile = 90;  ///< 50, 90 or 99
 };
 
-/// One configuration to try: a validated serve request (mode measured, its GPU, TP,
+/// One configuration to try: a validated serve request (mode measured, its GPU, TP, layout,
 /// engine, precision and the plan's workload), or why it could not be built.
 struct PlanCandidateInput {
   std::string gpu;
   int64_t tp = 1;
+  int64_t ep = 1;               ///< 1 (experts split by TP) or tp x dp (--enable-expert-parallel)
+  int64_t dp = 1;               ///< data-parallel ranks of one replica (docs/SERVING.md, "Layouts")
   EngineSettings engine_asked;  ///< as the search asked (0: vLLM's default)
   std::string kv_cache_dtype = "auto", quantization = "none";
   double gpu_hour_usd = 0;
@@ -51,7 +54,7 @@ struct PlanCandidateInput {
 struct PlanInput {
   std::vector<PlanCandidateInput> candidates;
   PlanSlo slo;
-  int64_t max_gpus = 64;            ///< replicas x tp at most
+  int64_t max_gpus = 64;            ///< replicas x tp x dp at most
   bool num_requests_given = false;  ///< the workload set num_requests (else kPlanDefaultRequests)
   bool warmup_given = false;        ///< the workload set warmup_requests
 };
@@ -66,8 +69,8 @@ struct PlanCandidate {
   bool meets_slo = false;
   PlanReason reason = PlanReason::kNone;
   std::string reason_message;
-  int64_t replicas = 0, gpus_total = 0;
-  Workload replica_workload;    ///< what one replica serves (the rate or clients split evenly)
+  int64_t replicas = 0, gpus_total = 0;  ///< gpus_total = replicas x tp x dp
+  Workload replica_workload;    ///< what one replica (its dp ranks together) serves: the rate or clients split evenly
   ServeResult serve;            ///< one replica at that workload (its per-request arrays cleared)
   ServingMemory memory;         ///< per GPU (also for a candidate that does not fit)
   double max_request_rate = 0;  ///< per replica, open loop, meeting the target (0: none found)

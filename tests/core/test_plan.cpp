@@ -8,6 +8,7 @@
 #include "api/api.h"
 #include "doctest.h"
 #include "io/plan_json.h"
+#include "io/request_json.h"
 #include "kernel_test_support.h"
 #include "plan/plan_defaults.h"
 #include "plan/planner.h"
@@ -152,10 +153,154 @@ TEST_CASE("plan: a closed loop splits its clients over replicas; progress and ca
   CHECK(cancelled.error().code == "cancelled");
 }
 
+// A MoE model's expert- and data-parallel layouts (docs/PLAN.md, "The request"; docs/SERVING.md, "Layouts").
+const char* const kMoePlan = R"({"model": "qwen3-30b-a3b", "gpus": ["H200"], "gpu_hour_usd": 4,
+  "workload": {"input_tokens": 1000, "output_tokens": 300, "request_rate": 8},
+  "slo": {"ttft_ms": 1000, "tpot_ms": 50}, )";
+
+TEST_CASE("plan: a MoE model's default search tries TP with and without expert parallelism") {
+  auto request = parse_plan_request(std::string(kMoePlan) + R"("search": {"tp": [1, 2, 4]}})");
+  REQUIRE(request);
+  const std::vector<PlanCandidateInput>& cs = request->input.candidates;
+  REQUIRE(cs.size() == 5);  // TP 1 (ep 1 either way), TP 2 and 4 each without and with EP
+  const int64_t expected[][3] = {{1, 1, 1}, {2, 1, 1}, {2, 2, 1}, {4, 1, 1}, {4, 4, 1}};  // tp, ep, dp
+  for (size_t i = 0; i < cs.size(); ++i) {
+    CHECK(cs[i].valid);
+    CHECK(cs[i].tp == expected[i][0]);
+    CHECK(cs[i].ep == expected[i][1]);
+    CHECK(cs[i].dp == expected[i][2]);
+    CHECK(cs[i].request.ep == cs[i].ep);  // the serve request each candidate is served with
+    CHECK(cs[i].request.dp == cs[i].dp);
+  }
+  // Memory per GPU: EP 2 holds half the experts, whole (TP 2 half of each): about the same bytes.
+  auto ep = request_memory(cs[2].request), tp = request_memory(cs[1].request), one = request_memory(cs[0].request);
+  REQUIRE(ep);
+  REQUIRE(tp);
+  REQUIRE(one);
+  CHECK(ep->weights_bytes < 0.6 * one->weights_bytes);
+  CHECK(ep->weights_bytes == doctest::Approx(tp->weights_bytes).epsilon(0.01));
+  // A dense model: the same search has no layouts to try.
+  auto dense = parse_plan_request(R"({"model": "llama-3.1-8b-instruct", "gpus": ["H200"], "search": {"tp": [1, 2]},
+    "workload": {"input_tokens": 100, "output_tokens": 10, "request_rate": 1}, "slo": {"ttft_ms": 1000}})");
+  REQUIRE(dense);
+  CHECK(dense->input.candidates.size() == 2);
+  for (const PlanCandidateInput& c : dense->input.candidates) CHECK(c.ep * c.dp == 1);
+  // Expert parallelism alone, dp 1 and 2: the layouts vLLM runs with --enable-expert-parallel.
+  auto both = parse_plan_request(std::string(kMoePlan) +
+                                 R"("search": {"tp": [1, 2], "dp": [1, 2], "expert_parallel": [true]}})");
+  REQUIRE(both);
+  REQUIRE(both->input.candidates.size() == 4);
+  const int64_t layouts[][3] = {{1, 1, 1}, {1, 2, 2}, {2, 2, 1}, {2, 4, 2}};
+  for (size_t i = 0; i < 4; ++i) {
+    const PlanCandidateInput& c = both->input.candidates[i];
+    CHECK(c.tp == layouts[i][0]);
+    CHECK(c.ep == layouts[i][1]);
+    CHECK(c.dp == layouts[i][2]);
+  }
+}
+
+TEST_CASE("plan: an expert- and data-parallel candidate: its GPUs, cost, vllm serve line and serve request") {
+  const KernelRegistry kernels = packs({"H200"});
+  const std::string plan = std::string(kMoePlan) + R"("search": {"tp": [1], "dp": [2], "expert_parallel": [true]}})";
+  auto request = parse_plan_request(plan);
+  REQUIRE(request);
+  REQUIRE(request->input.candidates.size() == 1);
+  auto planned = run_plan(request->input, kernels);
+  REQUIRE(planned);
+  REQUIRE(planned->recommended == 0);
+  const PlanCandidate& c = planned->candidates[0];
+  CHECK(c.input.ep == 2);
+  CHECK(c.input.dp == 2);
+  CHECK(c.gpus_total == c.replicas * 2);
+  CHECK(c.cost_per_hour_usd == doctest::Approx(4.0 * static_cast<double>(c.gpus_total)));
+  // Each rank simulates as many requests as a replica without dp would (the plan's default counts).
+  CHECK(c.replica_workload.num_requests == 2 * c.serve.num_requests);
+  CHECK(c.serve.throughput.output_tokens_per_s_per_gpu ==
+        doctest::Approx(c.serve.throughput.output_tokens_per_s / static_cast<double>(2)));
+  auto text = plan_json(plan, kernels);
+  REQUIRE(text);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(text.value()).value_unsafe();
+  simdjson::dom::element rec = doc["recommended"].value_unsafe();
+  CHECK(rec["ep"].get_int64().value_unsafe() == 2);
+  CHECK(rec["dp"].get_int64().value_unsafe() == 2);
+  CHECK(doc["candidates"].at(0)["gpus_total"].get_int64().value_unsafe() == c.gpus_total);
+  const std::string line(rec["vllm_serve"].get_string().value_unsafe());
+  CHECK(line.rfind(
+            "vllm serve Qwen/Qwen3-30B-A3B --tensor-parallel-size 1 --data-parallel-size 2 --enable-expert-parallel ",
+            0) == 0);
+  CHECK(std::string(rec["summary"].get_string().value_unsafe()).rfind("2 x H200, TP 1, DP 2, EP 2, one replica", 0) ==
+        0);
+  // Its serve request, served alone as `stepcalc serve` serves it: the candidate's figures.
+  const std::string serve_text = simdjson::to_string(rec["serve_request"].value_unsafe());
+  auto alone = parse_request(serve_text);
+  REQUIRE_MESSAGE(alone, serve_text);
+  CHECK(alone->tp == 1);
+  CHECK(alone->ep == 2);
+  CHECK(alone->dp == 2);
+  auto served = run_serve(alone.value(), kernels);
+  REQUIRE(served);
+  CHECK(served->ttft_ms.p90 == c.serve.ttft_ms.p90);
+  CHECK(served->tpot_ms.p90 == c.serve.tpot_ms.p90);
+  CHECK(served->num_requests == c.serve.num_requests);
+  CHECK(served->throughput.output_tokens_per_s == c.serve.throughput.output_tokens_per_s);
+  CHECK(served->tpot_ms.p90 <= 50);
+  // A replica of tp x dp GPUs counts against search.max_gpus.
+  auto capped = parse_plan_request(std::string(kMoePlan) +
+                                   R"("search": {"tp": [2], "dp": [2], "expert_parallel": [true], "max_gpus": 2}})");
+  REQUIRE(capped);
+  auto none = run_plan(capped->input, kernels);
+  REQUIRE(none);
+  CHECK(none->candidates.at(0).reason == PlanReason::kMaxGpus);
+  CHECK(none->candidates.at(0).gpus_total == 4);
+  CHECK(!none->candidates.at(0).simulated);
+  CHECK(none->simulations == 0);
+}
+
+TEST_CASE("plan: bad layouts name the field") {
+  const std::string moe = kMoePlan;
+  const std::string dense = R"({"model": "llama-3.1-8b-instruct", "gpus": ["H200"],
+    "workload": {"input_tokens": 100, "output_tokens": 10, "request_rate": 1}, "slo": {"ttft_ms": 1000}, )";
+  const struct {
+    std::string json;
+    const char* code;
+    const char* path;
+  } cases[] = {
+      {moe + R"("search": {"dp": [1, 0]}})", "invalid_value", "search.dp[1]"},
+      {moe + R"("search": {"dp": [1, 65]}})", "out_of_range", "search.dp[1]"},
+      {moe + R"("search": {"dp": []}})", "invalid_value", "search.dp"},
+      {moe + R"("search": {"expert_parallel": [true, 1]}})", "type_error", "search.expert_parallel[1]"},
+      {moe + R"("search": {"expert_parallel": []}})", "invalid_value", "search.expert_parallel"},
+      {moe + R"("search": {"dp": [1, 2], "expert_parallel": [false]}})", "invalid_value", "search.dp[1]"},
+      {dense + R"("search": {"dp": [1, 2]}})", "invalid_value", "search.dp[1]"},
+      {moe + R"("search": {"ep": [2]}})", "unknown_field", "search.ep"},
+      // The bound counts the layouts: 10 GPUs x 7 layouts (TP 1; TP 2, 4, 8 without and with EP) x 4 engines.
+      {R"({"model": "qwen3-30b-a3b", "workload": {"input_tokens": 1, "output_tokens": 1, "request_rate": 1},
+          "slo": {"ttft_ms": 1}, "search": {"engine": [{"max_num_seqs": 8}, {"max_num_seqs": 16},
+          {"max_num_seqs": 32}, {"max_num_seqs": 64}]}})",
+       "too_large", "search"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse_plan_request(c.json);
+    REQUIRE_MESSAGE(!r, c.json);
+    CHECK_MESSAGE(r.error().code == c.code, r.error().message);
+    CHECK_MESSAGE(r.error().path == c.path, r.error().message);
+  }
+  // The same engines on a dense model: 160 configurations, within the bound.
+  CHECK(parse_plan_request(R"({"model": "llama-3.1-8b-instruct", "workload": {"input_tokens": 1, "output_tokens": 1,
+    "request_rate": 1}, "slo": {"ttft_ms": 1}, "search": {"engine": [{"max_num_seqs": 8}, {"max_num_seqs": 16},
+    {"max_num_seqs": 32}, {"max_num_seqs": 64}]}})"));
+  // expert_parallel does nothing for a dense model (it has no experts).
+  auto ignored = parse_plan_request(dense + R"("search": {"tp": [2], "expert_parallel": [true]}})");
+  REQUIRE(ignored);
+  CHECK(ignored->input.candidates.at(0).ep == 1);
+}
+
 TEST_CASE("plan: default prices and model ids") {
   CHECK(default_gpu_hour_usd("H100") > 0);
   CHECK(default_gpu_hour_usd("nope") == 0);
   CHECK(preset_hf_id("qwen3-32b") == "Qwen/Qwen3-32B");
+  CHECK(preset_hf_id("qwen3-235b-a22b-fp8") == "Qwen/Qwen3-235B-A22B-FP8");
 }
 
 }  // namespace
