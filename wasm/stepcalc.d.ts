@@ -94,9 +94,12 @@ export interface Request {
   kernels?: string;
   hardware?: HardwareOverrides;
   tp?: number;
-  /** Expert-parallel size of the MoE layers; default 1. Above 1: refused, code 'unsupported' (not priced yet). */
+  /**
+   * Expert-parallel size of a MoE model's experts: 1 (split by TP) or tp x dp (docs/SERVING.md, "Layouts");
+   * default 1. Above 1 in the reference modes: refused, code 'unsupported' (measured mode only).
+   */
   ep?: number;
-  /** Attention data-parallel ranks; default 1. Above 1: refused, code 'unsupported' (not priced yet). */
+  /** Data-parallel ranks (a MoE model's with ep = tp x dp); default 1. Above 1: measured mode only. */
   dp?: number;
   mode?: Mode;
   /**
@@ -332,6 +335,17 @@ export interface PlanRequest {
   slo: { ttft_ms?: number; tpot_ms?: number; e2e_ms?: number; percentile?: 50 | 90 | 99 };
   search?: {
     tp?: number[];
+    /**
+     * Data-parallel ranks to try (a MoE model's, with expert parallelism only; a dense model refuses dp > 1);
+     * default [1].
+     */
+    dp?: number[];
+    /**
+     * Expert parallelism to try (a MoE model's): false splits the experts by TP, true over tp x dp
+     * (--enable-expert-parallel); default [false, true] for a MoE model. A dense model tries false only.
+     */
+    expert_parallel?: boolean[];
+    /** Replicas x tp x dp at most. */
     max_gpus?: number;
     engine?: EngineSettings[];
     kv_cache_dtype?: Array<'auto' | 'bf16' | 'bfloat16' | 'fp8' | 'fp8_e4m3' | 'fp8_e5m2'>;
@@ -351,9 +365,12 @@ type PlanLatency = { mean: number; p50: number; p90: number; p99: number };
 export interface PlanCandidate {
   gpu: string;
   tp: number;
+  /** 1 (experts split by TP) or tp x dp (--enable-expert-parallel). */
   ep: number;
+  /** Data-parallel ranks of one replica. */
   dp: number;
   replicas: number;
+  /** replicas x tp x dp. */
   gpus_total: number;
   kv_cache_dtype: string;
   quantization: string;
@@ -406,6 +423,8 @@ export interface PlanResult {
     candidate: number;
     gpu: string;
     tp: number;
+    ep: number;
+    dp: number;
     replicas: number;
     gpus_total: number;
     cost_per_hour_usd: number;

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // "Plan: the cheapest configuration that meets a latency target" (issue 24, docs/PLAN.md):
-// the model, the traffic, the targets, the candidate GPUs with editable GPU-hour prices and
-// the TP degrees to try; the plan runs in a Web Worker (web/plan-worker.js) with progress and
-// Cancel; then the recommendation in one sentence, its `vllm serve` line with a Copy button,
-// its headroom, the frontier plot (output tokens/s per GPU against tokens/s per user, the
-// TPOT target's region shaded, the recommendation marked) and every candidate in a sortable
-// table, each with "Open" (the page's model, GPU, TP and serving workload become the
-// candidate's). A bundle of its own, loaded when the panel is first opened; the inputs are
-// in the link (`pl=`, web/plan-state.js); `?embed=1&view=plan` shows the panel alone.
+// the model, the traffic, the targets, the candidate GPUs with editable GPU-hour prices,
+// the TP degrees to try and whether to try expert parallelism (MoE models); the plan runs
+// in a Web Worker (web/plan-worker.js) with progress and Cancel; then the recommendation in
+// one sentence, its `vllm serve` line with a Copy button, its headroom, the frontier plot
+// (output tokens/s per GPU against tokens/s per user, the TPOT target's region shaded, the
+// recommendation marked) and every candidate in a sortable table (its EP and DP too), each
+// with "Open" (the page's model, GPU, TP and serving workload become the candidate's; not for
+// an expert- or data-parallel candidate, which the step view cannot show). A bundle of its
+// own, loaded when the panel is first opened; the inputs are in the link (`pl=`,
+// web/plan-state.js); `?embed=1&view=plan` shows the panel alone.
 import { h, svg, fill, int, fixed, parseTyped, docLink, withDocLinks } from './dom.js';
 import { niceTicks } from './charts.js';
 import { MODE, useCatalogue } from './catalogue.js';
@@ -22,9 +24,9 @@ import prices from '../presets/prices.json' with { type: 'json' };
 /** A latency: "151 ms", "31.2 ms", "8.40 ms"; a dash when there is none. */
 const ms = (v) => (typeof v !== 'number' ? '—' : v >= 100 ? `${int(v)} ms` : `${fixed(v, v >= 10 ? 1 : 2)} ms`);
 const usd = (v) => (typeof v !== 'number' ? '—' : `$${fixed(v, 2)}`);
-/** One candidate in words: "4 × H100, TP 4" (with the replicas when more than one). */
-export const configWords = (c) =>
-  `${c.gpus_total} × ${c.gpu}, TP ${c.tp}${c.replicas > 1 ? `, ${c.replicas} replicas` : ''}`;
+/** One candidate in words: "4 × H100, TP 4" (with DP, EP and the replicas when more than one). */
+export const configWords = (c) => `${c.gpus_total} × ${c.gpu}, TP ${c.tp}${c.dp > 1 ? `, DP ${c.dp}` : ''}` +
+  `${c.ep > 1 ? `, EP ${c.ep}` : ''}${c.replicas > 1 ? `, ${c.replicas} replicas` : ''}`;
 
 /** Why candidates miss the target, as "the others" are counted: "3 do not fit in memory". */
 const REASONS = {
@@ -131,6 +133,8 @@ function columns(pct) {
     { key: 'config', title: 'Configuration', value: (c, i) => i, text: (c) => configWords(c) },
     { key: 'meets', title: 'Meets the target', value: (c) => (c.meets_slo ? 0 : 1), text: null },
     { key: 'gpus', title: 'GPUs', num: true, value: (c) => c.gpus_total, text: (c) => int(c.gpus_total) },
+    { key: 'ep', title: 'EP', num: true, value: (c) => c.ep, text: (c) => int(c.ep) },
+    { key: 'dp', title: 'DP', num: true, value: (c) => c.dp, text: (c) => int(c.dp) },
     { key: 'cost', title: 'Cost per hour', num: true, value: (c) => c.cost_per_hour_usd,
       text: (c) => usd(c.cost_per_hour_usd) },
     { key: 'usd_m', title: '$ per M tokens', num: true, value: (c) => c.usd_per_million_tokens_blended,
@@ -239,12 +243,17 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
   }
   gpuSet.append(gpuGrid, h('small', { text: `Default prices: ${prices.source.replace(/ Edit them here.*$/, '')}` }));
   const tpBoxes = {};
+  const epBox = h('input', { type: 'checkbox', 'data-testid': 'plan-ep', 'data-path': 'search.expert_parallel',
+    'data-label': 'Expert parallelism' });
   const tpSet = h('fieldset', { class: 'plan-fieldset', 'data-path': 'search.tp', 'data-label': 'TP degrees' },
     h('legend', { text: 'Tensor-parallel degrees to try' }),
     ...TP_CHOICES.map((t) => {
       tpBoxes[t] = h('input', { type: 'checkbox', 'data-testid': `plan-tp-${t}` });
       return h('label', { class: 'plan-check' }, tpBoxes[t], `TP ${t}`);
-    }), maxGpus.wrap);
+    }), maxGpus.wrap,
+    h('label', { class: 'plan-check', title: 'A MoE model\'s experts split over the TP GPUs (EP = TP, ' +
+      '--enable-expert-parallel) as well as by TP; nothing for a dense model' }, epBox,
+    'Try expert parallelism (MoE models)'));
   const form = h('div', { class: 'plan-form' },
     h('div', { class: 'plan-inputs' },
       h('label', { class: 'field model' }, h('span', { class: 'label', text: 'Model' }), model, modelHint),
@@ -261,7 +270,8 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
   const errors = h('div', { 'data-testid': 'plan-errors' });
   const results = h('div', { class: 'plan-results', 'data-testid': 'plan-results' });
   root.append(h('p', { class: 'muted' }, 'The cheapest configuration that meets a latency target: every GPU × ' +
-    'TP candidate served in the measured mode, vLLM\'s scheduler simulated step by step (', docLink('PLAN'), '). ' +
+    'TP (× expert parallelism for a MoE model) candidate served in the measured mode, vLLM\'s scheduler ' +
+    'simulated step by step (', docLink('PLAN'), '). ' +
     'Estimates, not measurements.'), form, h('div', { class: 'actions' }, run, progress, cancel, status),
   errors, results);
 
@@ -298,6 +308,7 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
     const checked = new Set(local.gpus.map(([g]) => g));
     for (const g of gpuNames) gpuBoxes[g].checked = checked.has(g);
     for (const t of TP_CHOICES) tpBoxes[t].checked = local.tp.includes(t);
+    epBox.checked = local.ep;
     if (linkError) showError({ path: '', message: linkError });
   }
 
@@ -319,6 +330,7 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
     for (const g of gpuNames) price[g] = read(gpuPrices[g], '');
     local.gpus = gpuNames.filter((g) => gpuBoxes[g].checked).map((g) => [g, price[g]]);
     local.tp = TP_CHOICES.filter((t) => tpBoxes[t].checked);
+    local.ep = epBox.checked;
     if (planComplete(local)) {
       linkError = '';
       written = encodePlan(local);
@@ -501,8 +513,12 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
         }
         return h('td', { class: col.num ? 'num' : null, text: col.text(c) });
       });
+      // The step and serving views price TP layouts: an expert- or data-parallel one cannot be shown there.
+      const layout = c.ep > 1 || c.dp > 1;
       return h('tr', { 'data-candidate': i, class: i === rec ? 'recommended' : null }, ...cells,
-        h('td', {}, h('button', { type: 'button', text: 'Open', 'data-testid': 'plan-open',
+        h('td', {}, h('button', { type: 'button', text: 'Open', 'data-testid': 'plan-open', disabled: layout,
+          title: layout ? 'The step and serving views show TP layouts only: serve its serve_request with ' +
+            'stepcalc serve' : null,
           'aria-label': `Open ${configWords(c)} in the step and serving views`, onclick: () => openCandidate(i) })));
     });
     return h('div', { class: 'plan-table-wrap' }, h('table', { class: 'plan-table', 'data-testid': 'plan-table' },

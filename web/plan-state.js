@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Plan panel's inputs (docs/PLAN.md, docs/PAGE.md "Plan"): the model, the traffic, the
-// latency targets, the candidate GPUs with their GPU-hour prices and the TP degrees to try;
+// latency targets, the candidate GPUs with their GPU-hour prices, the TP degrees to try and
+// whether to try expert parallelism (a MoE model's);
 // their compact form in the share link (`pl=`, kept by the first view as text and read
 // here, so the first view carries no code of the planner's), and the plan request (the
 // CLI's `stepcalc plan` format) built from them.
@@ -9,13 +10,13 @@
 //                input, output, load: 'rate' | 'concurrency', rate, concurrency,
 //                ttft, tpot, e2e (0: no target), percentile: 50 | 90 | 99,
 //                gpus: [[name, $ per GPU-hour]] (the candidates, in the catalogue's order),
-//                tp: [degrees], maxGpus }
+//                tp: [degrees], maxGpus, ep: try expert parallelism (MoE models; the core's default) }
 // A field the user left invalid holds the typed text; the core then names its path.
 
 /**
  * @typedef {{model: string, input: any, output: any, load: string, rate: any, concurrency: any,
  *   ttft: any, tpot: any, e2e: any, percentile: number, gpus: Array<[string, any]>, tp: number[],
- *   maxGpus: any}} PlanInputs
+ *   maxGpus: any, ep: boolean}} PlanInputs
  */
 
 /** The TP degrees the panel offers (the planner's default search is 1, 2, 4, 8). */
@@ -31,7 +32,8 @@ export const PERCENTILES = [50, 90, 99];
  */
 export function defaultPlan(prices = {}) {
   return { model: '', input: 1000, output: 300, load: 'rate', rate: 2, concurrency: 32,
-    ttft: 1000, tpot: 50, e2e: 0, percentile: 90, gpus: Object.entries(prices), tp: [...TP_CHOICES], maxGpus: 64 };
+    ttft: 1000, tpot: 50, e2e: 0, percentile: 90, gpus: Object.entries(prices), tp: [...TP_CHOICES], maxGpus: 64,
+    ep: true };
 }
 
 const fail = (message) => {
@@ -50,14 +52,15 @@ export function planComplete(p) {
 /**
  * `llama-3.1-70b-instruct_1000_300_r2_q90~t1000~p50~e0_H100*2.5~B200*5.5_1~2~4~8_x64`:
  * model ('' for the page's), input and output tokens, r<rate> or c<concurrency>, the
- * targets (0: none), GPUs with prices, TP degrees, the most GPUs. What `pl=` holds.
+ * targets (0: none), GPUs with prices, TP degrees, the most GPUs, and `_ep0` at the end when
+ * expert parallelism is not to be tried (links without it try it, as the core does). What `pl=` holds.
  * @param {PlanInputs} p
  */
 export function encodePlan(p) {
   const load = p.load === 'concurrency' ? `c${p.concurrency}` : `r${p.rate}`;
   const targets = `q${p.percentile}~t${p.ttft || 0}~p${p.tpot || 0}~e${p.e2e || 0}`;
   return [p.model, p.input, p.output, load, targets, p.gpus.map(([g, usd]) => `${g}*${usd}`).join('~'),
-    p.tp.join('~'), `x${p.maxGpus}`].join('_');
+    p.tp.join('~'), `x${p.maxGpus}`, ...(p.ep ? [] : ['ep0'])].join('_');
 }
 
 /**
@@ -67,12 +70,12 @@ export function encodePlan(p) {
  */
 export function decodePlan(text) {
   const parts = String(text).split('_');
-  if (parts.length !== 8) fail('The link\'s plan "pl" needs 8 parts separated by "_".');
+  if (parts.length !== 8 && parts.length !== 9) fail('The link\'s plan "pl" needs 8 or 9 parts separated by "_".');
   const num = (t, what) => {
     if (!NUMBER.test(t)) fail(`The link's plan ${what} "${t.slice(0, 12)}" is not a number.`);
     return Number(t);
   };
-  const [model, input, output, load, targets, gpus, tp, maxGpus] = parts;
+  const [model, input, output, load, targets, gpus, tp, maxGpus, ep = 'ep1'] = parts;
   const p = defaultPlan();
   if (model !== '' && !NAME.test(model)) fail('The link\'s plan model is not a preset name.');
   p.model = model;
@@ -97,6 +100,8 @@ export function decodePlan(text) {
   p.tp = tp === '' ? [] : tp.split('~').slice(0, 16).map((d) => num(d, 'TP degree'));
   if (!/^x/.test(maxGpus)) fail('The link\'s plan must end with x<most GPUs>.');
   p.maxGpus = num(maxGpus.slice(1), 'most GPUs');
+  if (ep !== 'ep0' && ep !== 'ep1') fail('The link\'s plan expert parallelism must read ep0 or ep1.');
+  p.ep = ep === 'ep1';
   return p;
 }
 
@@ -104,7 +109,8 @@ export function decodePlan(text) {
  * The plan request (docs/PLAN.md) of the inputs; `pageModel` (a preset name or a shape
  * object) stands in for model '', and `pageHubId` (the Hub id a config model was fetched by)
  * names it in the `vllm serve` line. Blank targets are left out; an empty GPU or TP list is
- * sent as it is, for the core to name.
+ * sent as it is, for the core to name. Expert parallelism not tried: `search.expert_parallel`
+ * [false] (else the core's default, which tries a MoE model's TP with and without it).
  * @param {PlanInputs} p @param {any} pageModel @param {string} [pageHubId]
  */
 export function planRequest(p, pageModel, pageHubId = '') {
@@ -122,6 +128,7 @@ export function planRequest(p, pageModel, pageHubId = '') {
     gpu_hour_usd: Object.fromEntries(p.gpus),
     workload, slo, search: { tp: p.tp, max_gpus: p.maxGpus },
   };
+  if (!p.ep) request.search.expert_parallel = [false];
   if (!p.model && typeof pageModel === 'object' && pageHubId) request.hf_model = pageHubId;
   return request;
 }

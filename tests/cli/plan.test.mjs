@@ -42,6 +42,36 @@ test('plan: the recommendation meets the target when served alone; nothing cheap
   assert.ok(result.frontier.length > 0 && result.frontier.every((i) => result.candidates[i].ttft_ms));
 });
 
+test('plan: a MoE model\'s expert- and data-parallel layouts; the candidate served alone gives its figures', () => {
+  const moe = { model: 'qwen3-30b-a3b', gpus: ['H200'], gpu_hour_usd: 4,
+    workload: { input_tokens: 1000, output_tokens: 300, request_rate: 8 }, slo: { ttft_ms: 1000, tpot_ms: 50 } };
+  // The default search: TP with and without expert parallelism (TP 1 once: its ep is 1 either way).
+  const defaults = run(['plan', '-'], JSON.stringify({ ...moe, search: { tp: [1, 2] } }));
+  assert.equal(defaults.status, 0, defaults.stderr);
+  assert.deepEqual(JSON.parse(defaults.stdout).candidates.map((c) => [c.tp, c.ep, c.dp]),
+    [[1, 1, 1], [2, 1, 1], [2, 2, 1]]);
+  // TP 1 x DP 2 with expert parallelism: 2 GPUs a replica.
+  const r = run(['plan', '-'], JSON.stringify({ ...moe, search: { tp: [1], dp: [2], expert_parallel: [true] } }));
+  assert.equal(r.status, 0, r.stderr);
+  const result = JSON.parse(r.stdout);
+  const best = result.recommended;
+  assert.ok(best, 'a recommendation');
+  const c = result.candidates[best.candidate];
+  assert.deepEqual([c.tp, c.ep, c.dp, c.gpus_total, c.cost_per_hour_usd], [1, 2, 2, 2 * c.replicas, 8 * c.replicas]);
+  assert.deepEqual([best.ep, best.dp], [2, 2]);
+  assert.match(best.vllm_serve,
+    /^vllm serve Qwen\/Qwen3-30B-A3B --tensor-parallel-size 1 --data-parallel-size 2 --enable-expert-parallel /);
+  assert.deepEqual([best.serve_request.tp, best.serve_request.ep, best.serve_request.dp], [1, 2, 2]);
+  const served = run(['serve', '-'], JSON.stringify(best.serve_request));
+  assert.equal(served.status, 0, served.stderr);
+  const s = JSON.parse(served.stdout);
+  for (const key of ['ttft_ms', 'tpot_ms', 'e2e_ms']) {
+    for (const stat of ['mean', 'p50', 'p90', 'p99']) assert.equal(s[key][stat], c[key][stat], `${key}.${stat}`);
+  }
+  assert.equal(s.throughput.output_tokens_per_s * c.replicas, c.throughput.output_tokens_per_s);
+  assert.equal(s.throughput.output_tokens_per_s_per_gpu, c.throughput.output_tokens_per_s_per_gpu);
+});
+
 test('plan: default prices are presets/prices.json\'s', () => {
   const prices = JSON.parse(readFileSync(`${root}presets/prices.json`, 'utf8')).gpu_hour_usd;
   const r = run(['plan', '-'], JSON.stringify({ ...plan, gpus: undefined, search: { tp: [8] },
@@ -58,6 +88,9 @@ test('plan: bad input is one line on stderr and the error JSON, exit 2', () => {
     [{ ...plan, search: { tp: [1], bogus: 1 } }, 'unknown_field', 'search.bogus'],
     [{ ...plan, workload: { input_tokens: 10, output_tokens: 10 } }, 'missing_field', 'workload.concurrency'],
     [{ ...plan, search: { engine: [{ max_num_seqs: 0 }] } }, 'invalid_value', 'search.engine[0].max_num_seqs'],
+    [{ ...plan, search: { dp: [1, 2] } }, 'invalid_value', 'search.dp[1]'], // a dense model: replicas
+    [{ ...plan, model: 'qwen3-30b-a3b', search: { expert_parallel: ['yes'] } }, 'type_error',
+      'search.expert_parallel[0]'],
   ]) {
     const r = run(['plan', '-'], JSON.stringify(input));
     assert.equal(r.status, 2, r.stderr);

@@ -87,13 +87,16 @@ for (const { name: mode } of catalogue.modes) {
 }
 constant('ServeAll', run(['serve', '-'], JSON.stringify([{ model: 'llama-3.1-8b-instruct',
   workload: { input_tokens: 64, output_tokens: 4, concurrency: 1, num_requests: 2 } }, { model: 'nope' }])));
-// plan: a recommendation (open loop), none (an unreachable target: closest), a closed loop.
+// plan: a recommendation (open loop), none (an unreachable target: closest), a closed loop, MoE layouts.
 const planBase = { model: 'llama-3.1-8b-instruct', gpus: ['H100', 'L40S'], search: { tp: [1, 2] },
   workload: { input_tokens: 512, output_tokens: 64, request_rate: 4 }, slo: { ttft_ms: 500, tpot_ms: 40 } };
 constant('PlanResult', run(['plan', '-'], JSON.stringify(planBase)));
 constant('PlanResult', run(['plan', '-'], JSON.stringify({ ...planBase, slo: { tpot_ms: 0.5, percentile: 99 } })));
 constant('PlanResult', run(['plan', '-'], JSON.stringify({ ...planBase, gpu_hour_usd: 2,
   workload: { input_tokens: 512, output_tokens: 64, concurrency: 8 }, slo: { e2e_ms: 5000, percentile: 50 } })));
+// A MoE model's expert- and data-parallel layouts (ep, dp in the candidates and the recommendation).
+constant('PlanResult', run(['plan', '-'], JSON.stringify({ ...planBase, model: 'qwen3-30b-a3b', gpus: ['H200'],
+  search: { tp: [1, 2], dp: [1, 2], expert_parallel: [false, true] } })));
 // The loader's own results: columns, grids and serve through the Wasm module.
 const calc = await load();
 const sweepBase = /** @type {import('../../wasm/stepcalc.js').Request} */ (base);

@@ -45,6 +45,24 @@ test('plan: the module gives the native CLI\'s result', { skip: !existsSync(cli)
   near(await calc.plan(request), native);
 });
 
+test('plan: a MoE model\'s expert- and data-parallel layouts, as natively; the candidate served alone',
+  { skip: !existsSync(cli) && 'no native build' }, async () => {
+  const moe = { model: 'qwen3-30b-a3b', gpus: ['H200'], search: { tp: [1, 2], dp: [1, 2], expert_parallel: [true] },
+    workload: { input_tokens: 1000, output_tokens: 300, request_rate: 8 }, slo: { ttft_ms: 1000, tpot_ms: 50 } };
+  const result = await calc.plan(moe);
+  near(result, JSON.parse(execFileSync(cli, ['plan', '-'], { input: JSON.stringify(moe) }).toString()));
+  assert.deepEqual(result.candidates.map((c) => [c.tp, c.ep, c.dp]), [[1, 1, 1], [1, 2, 2], [2, 2, 1], [2, 4, 2]]);
+  for (const c of result.candidates) assert.equal(c.gpus_total, c.replicas * c.tp * c.dp);
+  const c = result.candidates[3];
+  const best = result.recommended;
+  assert.ok(best);
+  const served = calc.serve({ ...best.serve_request });
+  const chosen = result.candidates[best.candidate];
+  assert.equal(served.tpot_ms.p90, chosen.tpot_ms.p90);
+  assert.equal(served.ttft_ms.p90, chosen.ttft_ms.p90);
+  assert.equal(c.memory.weights_bytes < result.candidates[0].memory.weights_bytes, true, 'experts split over 4 GPUs');
+});
+
 test('plan: progress, cancel by onProgress or signal, and no re-entry', async () => {
   const shares = [];
   await calc.plan(request, { onProgress: (s) => void shares.push(s) });

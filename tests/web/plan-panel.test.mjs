@@ -50,7 +50,15 @@ test('the plan\'s inputs survive the link and make the CLI\'s plan request', () 
   assert.ok(hash.endsWith(`&pl=${ISSUE_LINK}`), hash);
   assert.equal(decodeHash(`#${hash}`).state.plan, ISSUE_LINK);
   assert.throws(() => decodeHash(`#m=qwen3-32b&pl=${ISSUE_LINK}`), (e) => e.path === 'v' && /pl/.test(e.message));
-  for (const bad of ['x', ISSUE_LINK.replace('r2', 'z2'), ISSUE_LINK.replace('q90', 'q95'),
+  // Expert parallelism not tried: `_ep0` at the end of the link, `search.expert_parallel` [false] in the request.
+  const noEp = { ...p, ep: false };
+  assert.equal(encodePlan(noEp), `${ISSUE_LINK}_ep0`);
+  assert.deepEqual(decodePlan(`${ISSUE_LINK}_ep0`), noEp);
+  assert.deepEqual(decodePlan(`${ISSUE_LINK}_ep1`), p);
+  assert.deepEqual(planRequest(noEp, 'llama-3.1-8b-instruct').search, { tp: [1, 2], max_gpus: 64,
+    expert_parallel: [false] });
+  for (const bad of ['x', ISSUE_LINK.replace('r2', 'z2'), ISSUE_LINK.replace('q90', 'q95'), `${ISSUE_LINK}_ep2`,
+    `${ISSUE_LINK}_ep0_x`,
     ISSUE_LINK.replace('H100*2.5', 'H100'), ISSUE_LINK.replace('1000_300', '1e3_300'), ISSUE_LINK.replace('x64', '64'),
     ISSUE_LINK.replace('llama', 'l<ama')]) {
     assert.throws(() => decodePlan(bad), (e) => e.path === 'pl', bad);
@@ -127,7 +135,8 @@ test('the issue\'s question: the CLI\'s recommendation, sentence and vllm serve 
   assert.equal(rows.length, expected.candidates.length);
   for (const { i, cells } of rows) {
     const c = expected.candidates[i];
-    assert.equal(cells[3], `$${c.cost_per_hour_usd.toFixed(2)}`, `candidate ${i} cost`);
+    assert.equal(cells[5], `$${c.cost_per_hour_usd.toFixed(2)}`, `candidate ${i} cost`);
+    assert.deepEqual([cells[3], cells[4]], [String(c.ep), String(c.dp)], `candidate ${i} EP and DP`);
     assert.equal(cells[1].startsWith('yes'), c.meets_slo, `candidate ${i} meets`);
     if (c.meets_slo) assert.ok(c.cost_per_hour_usd >= rec.cost_per_hour_usd, `candidate ${i} is cheaper`);
   }
@@ -249,6 +258,49 @@ test('the link round-trips the plan\'s inputs; ?embed=1&view=plan shows the pane
   await tab.close();
   assert.deepEqual(problems, []);
   await embed.close();
+});
+
+test('a MoE model: TP with and without expert parallelism, EP and DP in the table; unchecked, TP alone', async () => {
+  const moe = { model: 'qwen3-30b-a3b', input: 1000, output: 300, rate: 8, ttft: 1000, tpot: 50, percentile: 90,
+    gpus: { H200: 4 }, tp: [2] };
+  const request = { model: 'qwen3-30b-a3b', gpus: ['H200'], gpu_hour_usd: { H200: 4 },
+    workload: { input_tokens: 1000, output_tokens: 300, request_rate: 8 },
+    slo: { ttft_ms: 1000, tpot_ms: 50, percentile: 90 }, search: { tp: [2], max_gpus: 64 } };
+  const page = await openPlan(env.base);
+  assert.equal(await page.getByTestId('plan-ep').isChecked(), true, 'tried by default, as the core does');
+  await ask(page, moe);
+  await runPlan(page);
+  const expected = cli('plan', request);
+  assert.deepEqual(expected.candidates.map((c) => [c.tp, c.ep, c.dp]), [[2, 1, 1], [2, 2, 1]]);
+  assert.equal(await page.getByTestId('plan-summary').textContent(), expected.recommended.summary);
+  assert.equal(await page.getByTestId('plan-vllm').textContent(), expected.recommended.vllm_serve);
+  const rows = await page.locator('[data-testid="plan-table"] tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+    i: Number(tr.getAttribute('data-candidate')), cells: [...tr.cells].map((td) => td.textContent),
+    open: /** @type {HTMLButtonElement} */ (tr.querySelector('[data-testid="plan-open"]')).disabled })));
+  assert.equal(rows.length, 2);
+  for (const { i, cells, open } of rows) {
+    const c = expected.candidates[i];
+    const replicas = c.replicas > 1 ? `, ${c.replicas} replicas` : '';
+    assert.equal(cells[0], `${c.gpus_total} × H200, TP 2${c.ep > 1 ? ', EP 2' : ''}${replicas}`);
+    assert.deepEqual([cells[3], cells[4]], [String(c.ep), String(c.dp)]);
+    assert.equal(open, c.ep > 1, 'the step view shows TP layouts only');
+  }
+  // Unchecked: the link keeps it, the plan tries TP alone.
+  await page.getByTestId('plan-ep').setChecked(false);
+  await page.waitForFunction(() => /&pl=[^&]*_ep0$/.test(location.hash));
+  await runPlan(page);
+  const tpOnly = cli('plan', { ...request, search: { ...request.search, expert_parallel: [false] } });
+  assert.equal(tpOnly.candidates.length, 1);
+  assert.equal(await page.locator('[data-testid="plan-table"] tbody tr').count(), 1);
+  assert.equal(await page.getByTestId('plan-summary').textContent(), tpOnly.recommended.summary);
+  const url = page.url();
+  await page.close();
+  const again = await openPlan(url);
+  assert.equal(await again.getByTestId('plan-ep').isChecked(), false);
+  await planned(again);
+  assert.equal(await again.locator('[data-testid="plan-table"] tbody tr').count(), 1);
+  assert.deepEqual([...again.problems], []);
+  await again.close();
 });
 
 test('a link\'s plan that cannot be shown, or asks for what the panel does not offer, is said, not run', async () => {
