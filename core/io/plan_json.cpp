@@ -530,7 +530,7 @@ std::string plan_result_to_json(const PlanRequest& p, const PlanResult& r, bool*
   int64_t requests = kPlanDefaultRequests;
   for (const PlanCandidate& c : r.candidates)
     if (c.simulated) {
-      requests = c.replica_workload.num_requests / c.input.dp;  // one rank's
+      requests = (c.replica_workload.num_requests + c.input.dp - 1) / c.input.dp;  // one rank's share
       break;
     }
   w.object("search", {{"candidates", static_cast<int64_t>(r.candidates.size())},
