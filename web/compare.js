@@ -39,6 +39,8 @@ export function differences(a, b) {
   }
   if (a.gpu !== b.gpu) out.push(`GPU ${a.gpu} → ${b.gpu}`);
   if (a.tp !== b.tp) out.push(`TP ${a.tp} → ${b.tp}`);
+  if ((a.dp ?? 1) !== (b.dp ?? 1)) out.push(`DP ${a.dp ?? 1} → ${b.dp ?? 1}`);
+  if ((a.ep ?? 1) !== (b.ep ?? 1)) out.push(`EP ${a.ep ?? 1} → ${b.ep ?? 1}`);
   if (a.mode !== b.mode) out.push(`mode ${a.mode} → ${b.mode}`);
   if (JSON.stringify(a.hw) !== JSON.stringify(b.hw)) out.push('hardware constants');
   if (JSON.stringify(a.corrected) !== JSON.stringify(b.corrected)) out.push('mode settings');

@@ -6,8 +6,7 @@
 // one sentence, its `vllm serve` line with a Copy button, its headroom, the frontier plot
 // (output tokens/s per GPU against tokens/s per user, the TPOT target's region shaded, the
 // recommendation marked) and every candidate in a sortable table (its EP and DP too), each
-// with "Open" (the page's model, GPU, TP and serving workload become the candidate's; not for
-// an expert- or data-parallel candidate, which the step view cannot show). A bundle of its
+// with "Open" (the page's model, GPU, TP, DP, EP and serving workload become the candidate's). A bundle of its
 // own, loaded when the panel is first opened; the inputs are in the link (`pl=`,
 // web/plan-state.js); `?embed=1&view=plan` shows the panel alone.
 import { h, svg, fill, int, fixed, parseTyped, docLink, withDocLinks } from './dom.js';
@@ -513,12 +512,8 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
         }
         return h('td', { class: col.num ? 'num' : null, text: col.text(c) });
       });
-      // The step and serving views price TP layouts: an expert- or data-parallel one cannot be shown there.
-      const layout = c.ep > 1 || c.dp > 1;
       return h('tr', { 'data-candidate': i, class: i === rec ? 'recommended' : null }, ...cells,
-        h('td', {}, h('button', { type: 'button', text: 'Open', 'data-testid': 'plan-open', disabled: layout,
-          title: layout ? 'The step and serving views show TP layouts only: serve its serve_request with ' +
-            'stepcalc serve' : null,
+        h('td', {}, h('button', { type: 'button', text: 'Open', 'data-testid': 'plan-open',
           'aria-label': `Open ${configWords(c)} in the step and serving views`, onclick: () => openCandidate(i) })));
     });
     return h('div', { class: 'plan-table-wrap' }, h('table', { class: 'plan-table', 'data-testid': 'plan-table' },
@@ -542,7 +537,7 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
     if (focus) /** @type {HTMLElement | null} */ (results.querySelector(focus))?.focus();
   }
 
-  /** The page's model, GPU, TP and serving workload become candidate `i`'s (measured mode, as planned). */
+  /** The page's model, GPU, TP, DP, EP and serving workload become candidate `i`'s (measured mode, as planned). */
   function openCandidate(i) {
     const { result, request, inputs } = shown;
     const c = result.candidates[i];
@@ -558,7 +553,8 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
       ...(targets ? { more: targets } : {}) };
     if (rw?.concurrency) serving.concurrency = rw.concurrency;
     else serving.rate = round(rw?.request_rate ?? inputs.rate);
-    const next = { ...s, gpu: c.gpu, kernels: '', tp: c.tp, mode: MODE.measured, serving };
+    const next = { ...s, gpu: c.gpu, kernels: '', tp: c.tp, ep: c.ep ?? 1, dp: c.dp ?? 1, mode: MODE.measured,
+      serving };
     if (typeof request.model === 'string') Object.assign(next, { model: request.model, modelName: '' });
     if (embed) {
       const full = new URL(document.URL);

@@ -11,10 +11,12 @@ const MAX_LOOKUP_ROWS = 100; // more on request: a long table slows every repric
 const MORE_LOOKUP_ROWS = 500; // added per "Show more"
 const MAX_SHOWN_WARNINGS = 50;
 
-/** What is priced, in one line: model, GPU, TP and mode. */
+/** What is priced, in one line: model, GPU, TP (DP and EP when set) and mode. */
 export function contextLine(state, result) {
   const model = typeof state.model === 'string' ? state.model : state.modelName || 'custom model shape';
-  return `${model} on ${state.gpu} · TP ${state.tp} · mode ${result.mode}`;
+  const layout = `TP ${state.tp}${(state.dp ?? 1) !== 1 ? ` · DP ${state.dp}` : ''}` +
+    `${(state.ep ?? 1) !== 1 ? ` · EP ${state.ep}` : ''}`;
+  return `${model} on ${state.gpu} · ${layout} · mode ${result.mode}`;
 }
 
 /**

@@ -212,6 +212,16 @@ function placeholders() {
     h('p', { class: 'muted', text: '… requests, … engine steps simulated …' }));
 }
 
+/**
+ * The GPUs a serve result ran on: "4 × H100", or with data-parallel ranks "2 ranks of 2 × H100
+ * (one simulated)": serve simulates one rank (docs/SERVING.md, "Layouts").
+ */
+function gpusWords(result, request) {
+  const dp = Number(request?.dp ?? 1);
+  return dp > 1 ? `${dp} ranks of ${result.tp} × ${result.gpu} (one rank simulated, the clients spread over them)`
+    : `${result.tp} × ${result.gpu}`;
+}
+
 /** The room the curve of `kind` will take, until it is drawn. */
 function curvePlaceholder(kind) {
   return [h('div', { class: `serve-curve-pending${kind === 'rate' ? ' rate' : ''}`, 'aria-hidden': 'true' }),
@@ -493,7 +503,7 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
       ? `${int(main.scheduler.preemptions)} preemptions` : 'no preemption';
     fill(results, overloadNote(main), cards(main), h('p', { class: 'muted', 'data-testid': 'serve-summary',
       text: `${int(main.workload.num_requests)} requests, ${int(main.steps)} engine steps simulated in ` +
-        `${main.mode} on ${main.tp} × ${main.gpu}; ${preemptions}.` }),
+        `${main.mode} on ${gpusWords(main, runner.run?.request)}; ${preemptions}.` }),
     ...main.warnings.filter((w) => w.code !== 'model_does_not_fit' && w.code !== 'serving_overload')
       .map((w) => h('p', { class: 'field-warning' }, withDocLinks(w.message))));
   };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The machine and the model of it: GPU with every hardware constant editable, the
-// tensor-parallel degree, and the step model's mode (its switches: modes.js).
+// tensor-parallel degree, the data-parallel ranks and expert parallelism (vLLM's
+// --data-parallel-size and --enable-expert-parallel: the experts over TP x DP GPUs), and the
+// step model's mode (its switches: modes.js).
 import { h, field, fill, parseTyped, withDocLinks } from './dom.js';
 import { hardwareFields } from './state.js';
 import { HW_LABELS } from './words.js';
@@ -29,6 +31,11 @@ export function setupPanel({ presets, store, fields }, root) {
   const kernelsField = h('label', { class: 'field' }, h('span', { class: 'label', text: 'Kernel tables' }), kernels,
     kernelsHint);
   const tp = field('TP degree', { id: 'tp', 'data-kind': 'number' }, 'tensor-parallel GPUs');
+  const dp = field('DP ranks', { id: 'dp', 'data-kind': 'number' }, 'attention data-parallel engines');
+  const ep = h('input', { type: 'checkbox', id: 'ep', 'data-testid': 'ep', 'aria-describedby': 'ep-hint' });
+  const epHint = h('small', { id: 'ep-hint', 'data-testid': 'ep-hint' });
+  const epField = h('div', { class: 'field' }, h('span', { class: 'label', text: 'Experts' }),
+    h('label', { class: 'check' }, ep, ' expert parallel'), epHint);
   const mode = h('select', { id: 'mode' }, presets.modes.map((m) => h('option', { value: m, text: m })));
   const hw = {};
   const grid = h('div', { class: 'grid' });
@@ -58,11 +65,14 @@ export function setupPanel({ presets, store, fields }, root) {
   let hwMode = ''; // the mode the box was last opened or closed for
   root.append(
     h('div', { class: 'grid' },
-      h('label', { class: 'field' }, h('span', { class: 'label', text: 'GPU' }), gpu, device), tp.wrap,
+      h('label', { class: 'field' }, h('span', { class: 'label', text: 'GPU' }), gpu, device), tp.wrap, dp.wrap,
+      epField,
       h('label', { class: 'field' }, h('span', { class: 'label', text: 'Mode' }), mode), kernelsField),
     hwBox);
   fields.add('gpu', gpu);
   fields.add('tp', tp.input);
+  fields.add('dp', dp.input);
+  fields.add('ep', ep);
   fields.add('mode', mode);
   fields.add('kernels', kernels);
   kernels.addEventListener('change', () => store.set({ kernels: kernels.value }));
@@ -77,7 +87,25 @@ export function setupPanel({ presets, store, fields }, root) {
     store.set({ gpu: gpu.value, kernels: '' });
     render();
   });
-  tp.input.addEventListener('input', () => store.set({ tp: parseTyped(tp.input.value) }));
+  /**
+   * Expert parallelism as vLLM runs it: on, the experts are spread over every GPU of the
+   * engine's ranks (ep = tp x dp); off, each expert is split by TP (ep 1). While TP or DP
+   * hold no whole number yet, ep keeps its value.
+   */
+  const epFor = (on, t, d) => (!on ? 1 : Number.isInteger(t) && Number.isInteger(d) ? t * d : store.state.ep);
+  const epOn = () => (store.state.ep ?? 1) !== 1;
+  tp.input.addEventListener('input', () => {
+    const t = parseTyped(tp.input.value);
+    store.set({ tp: t, ep: epFor(epOn(), t, store.state.dp ?? 1) });
+  });
+  dp.input.addEventListener('input', () => {
+    const d = parseTyped(dp.input.value);
+    store.set({ dp: d, ep: epFor(epOn(), store.state.tp, d) });
+  });
+  ep.addEventListener('change', () => {
+    store.set({ ep: epFor(ep.checked, store.state.tp, store.state.dp ?? 1) });
+    render();
+  });
   mode.addEventListener('change', () => {
     store.set({ mode: mode.value });
     render();
@@ -107,6 +135,10 @@ export function setupPanel({ presets, store, fields }, root) {
       !versions.includes(s.kernels)) kernels.append(h('option', { value: s.kernels, text: `${s.kernels} (unknown)` }));
     kernels.value = s.kernels || '';
     if (document.activeElement !== tp.input) tp.input.value = s.tp;
+    if (document.activeElement !== dp.input) dp.input.value = s.dp ?? 1;
+    ep.checked = (s.ep ?? 1) !== 1;
+    epHint.textContent = ep.checked ? `MoE: EP ${s.ep}, the experts over TP × DP GPUs`
+      : 'MoE: each expert split by TP';
     const base = gpuPreset() || {};
     for (const key of HW_FIELDS) {
       if (document.activeElement !== hw[key]) hw[key].value = s.hw[key] ?? base[key] ?? '';

@@ -3,6 +3,7 @@
 //
 // State: { model: preset name | shape object, modelName, gpu, kernels (measured table
 //          version, '' for the GPU's default), hw: {overrides}, tp,
+//          ep, dp (expert-parallel size and attention data-parallel ranks; 1 and 1 unless set),
 //          mode, corrected: {switches, params} of the shown mode | null,
 //          prefill: [[cached, new]], decode: [[kv, tokens]],
 //          serving: the Serving panel's workload (web/serving-state.js) | undefined,
@@ -53,6 +54,8 @@ export const hardwareFields = () => hardwareKeys().map(([, field]) => field);
  * @property {string} kernels
  * @property {Record<string, any>} hw
  * @property {any} tp
+ * @property {any} [ep] expert-parallel size of the MoE layers (1: experts split by TP)
+ * @property {any} [dp] attention data-parallel ranks (1: one engine)
  * @property {string} mode
  * @property {any} corrected
  * @property {any[][]} prefill
@@ -67,7 +70,8 @@ export const hardwareFields = () => hardwareKeys().map(([, field]) => field);
  */
 export function defaultState() {
   return {
-    model: 'llama-3.1-8b-instruct', modelName: '', gpu: 'H100', kernels: '', hw: {}, tp: 1, mode: MODE.measured,
+    model: 'llama-3.1-8b-instruct', modelName: '', gpu: 'H100', kernels: '', hw: {}, tp: 1, ep: 1, dp: 1,
+    mode: MODE.measured,
     corrected: null, prefill: [[0, 2048]],
     decode: Array.from({ length: 64 }, (_, i) => [512 + 64 * i, 1]),
   };
@@ -81,6 +85,9 @@ export function toRequest(state, mode = state.mode) {
   if (state.kernels) req.kernels = state.kernels;
   if (Object.keys(state.hw).length) req.hardware = { ...state.hw };
   req.tp = state.tp;
+  // The layout beyond TP only when set, so a one-engine request reads as it always did.
+  if ((state.ep ?? 1) !== 1) req.ep = state.ep;
+  if ((state.dp ?? 1) !== 1) req.dp = state.dp;
   req.mode = mode;
   if (state.corrected && mode === state.mode) req.corrected = state.corrected;
   req.step = {
@@ -139,6 +146,8 @@ export function fromRequest(req) {
     for (const key of hardwareFields()) if (req.hardware[key] !== undefined) s.hw[key] = req.hardware[key];
   }
   if (req.tp !== undefined) s.tp = req.tp;
+  if (req.ep !== undefined) s.ep = req.ep;
+  if (req.dp !== undefined) s.dp = req.dp;
   s.mode = req.mode !== undefined ? String(req.mode) : defaultMode(); // the request format's default
   if (req.corrected !== undefined) s.corrected = req.corrected;
   if (!isObject(req.step)) fail('step', 'step must be an object.');
@@ -210,7 +219,10 @@ export function encodeHash(s, pinned = null) {
   q.push(['g', s.gpu]);
   if (s.kernels) q.push(['k', s.kernels]);
   for (const [short, long] of hardwareKeys()) if (s.hw[long] !== undefined) q.push([short, String(s.hw[long])]);
-  q.push(['tp', String(s.tp)], ['mode', s.mode]);
+  q.push(['tp', String(s.tp)]);
+  if ((s.ep ?? 1) !== 1) q.push(['ep', String(s.ep)]);
+  if ((s.dp ?? 1) !== 1) q.push(['dp', String(s.dp)]);
+  q.push(['mode', s.mode]);
   if (s.corrected) q.push(['cr', JSON.stringify(s.corrected)]);
   q.push(['p', encodeRuns(s.prefill)]);
   if (s.decode.every(([, n]) => n === 1)) q.push(['d', encodeRuns(s.decode.map(([kv]) => [kv]))]);
@@ -252,7 +264,7 @@ export function decodeHash(hash) {
   if (params.has('json')) return { request: parseJson(params.get('json'), 'json'), text: params.get('json') };
   if (!params.has('v')) {
     // An anchor (#calibrate) is no state; settings without the format are said, not dropped.
-    const settings = ['m', 'ms', 'g', 'k', 'tp', 'mode', 'cr', 'p', 'd', 'dt', 'sv', 'pl', 'a',
+    const settings = ['m', 'ms', 'g', 'k', 'tp', 'ep', 'dp', 'mode', 'cr', 'p', 'd', 'dt', 'sv', 'pl', 'a',
       ...hardwareKeys().map(([k]) => k)];
     const named = settings.filter((k) => params.has(k) && text.includes(`${k}=`));
     if (named.length) fail('v', `The link names no format (v=1), so its settings (${named.join(', ')}) were not ` +
@@ -290,6 +302,12 @@ export function decodeHash(hash) {
     const tp = params.get('tp') ?? '';
     if (!/^\d{1,10}$/.test(tp)) fail('tp', `The link's TP "${tp.slice(0, 20)}" is not a whole number.`);
     s.tp = Number(tp);
+  }
+  for (const [key, words] of [['ep', 'expert-parallel size'], ['dp', 'data-parallel ranks']]) {
+    if (!params.has(key)) continue;
+    const v = params.get(key) ?? '';
+    if (!/^\d{1,10}$/.test(v)) fail(key, `The link's ${words} "${v.slice(0, 20)}" is not a whole number.`);
+    s[key] = Number(v);
   }
   s.mode = params.get('mode') ?? defaultMode(); // links without one keep the request format's default
   if (params.has('cr')) {

@@ -283,8 +283,22 @@ test('a MoE model: TP with and without expert parallelism, EP and DP in the tabl
     const replicas = c.replicas > 1 ? `, ${c.replicas} replicas` : '';
     assert.equal(cells[0], `${c.gpus_total} × H200, TP 2${c.ep > 1 ? ', EP 2' : ''}${replicas}`);
     assert.deepEqual([cells[3], cells[4]], [String(c.ep), String(c.dp)]);
-    assert.equal(open, c.ep > 1, 'the step view shows TP layouts only');
+    assert.equal(open, false, 'every candidate opens, its layout too');
   }
+  // Open the expert-parallel candidate: the page's TP, DP and EP become its own, and the step
+  // is priced as the CLI prices that layout.
+  const epAt = expected.candidates.findIndex((c) => c.ep > 1);
+  const before = Number(await page.getAttribute('[data-testid="step-time-us"]', 'value'));
+  await page.locator(`tr[data-candidate="${epAt}"] [data-testid="plan-open"]`).click();
+  await page.waitForFunction(() => /** @type {HTMLInputElement} */ (document.querySelector('#ep')).checked);
+  await page.waitForFunction((b) =>
+    document.querySelector('[data-testid="step-time-us"]').getAttribute('value') !== String(b), before);
+  assert.deepEqual([await page.inputValue('#tp'), await page.inputValue('#dp')], ['2', '1']);
+  const opened = await pageRequest(page);
+  assert.deepEqual([opened.model, opened.gpu, opened.tp, opened.ep, opened.dp, opened.mode],
+    ['qwen3-30b-a3b', 'H200', 2, 2, undefined, 'measured']);
+  assert.equal(Number(await page.getAttribute('[data-testid="step-time-us"]', 'value')), cliStepTime(opened));
+  assert.match(page.url(), /&tp=2&ep=2&mode=measured/);
   // Unchecked: the link keeps it, the plan tries TP alone.
   await page.getByTestId('plan-ep').setChecked(false);
   await page.waitForFunction(() => /&pl=[^&]*_ep0$/.test(location.hash));

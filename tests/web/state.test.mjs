@@ -178,3 +178,24 @@ test('a link\'s TP that is not a whole number is refused in words, not as "not n
   }
   assert.equal(decodeHash('#v=1&m=llama-3.1-8b-instruct&tp=4').state.tp, 4);
 });
+
+test('expert- and data-parallel layouts: in the request and the link only when set, refused in words when bad', () => {
+  const one = defaultState();
+  assert.equal('ep' in toRequest(one), false, 'a one-engine request reads as it always did');
+  assert.equal('dp' in toRequest(one), false);
+  assert.doesNotMatch(encodeHash(one), /&(ep|dp)=/);
+  const moe = { ...defaultState(), model: 'qwen3-30b-a3b', tp: 2, ep: 4, dp: 2 };
+  const req = toRequest(moe);
+  assert.deepEqual([req.tp, req.ep, req.dp], [2, 4, 2]);
+  assert.deepEqual([fromRequest(req).ep, fromRequest(req).dp], [4, 2]);
+  const hash = encodeHash(moe);
+  assert.match(hash, /&tp=2&ep=4&dp=2&mode=/);
+  const back = decodeHash(`#${hash}`).state;
+  assert.deepEqual([back.tp, back.ep, back.dp], [2, 4, 2]);
+  assert.deepEqual(toRequest(back), req);
+  for (const [key, value] of [['ep', 'abc'], ['dp', '1.5'], ['dp', '-2']]) {
+    assert.throws(() => decodeHash(`#v=1&m=qwen3-30b-a3b&tp=2&${key}=${value}`),
+      (e) => e.path === key && /not a whole number/.test(e.message), `${key}=${value}`);
+  }
+  assert.throws(() => decodeHash('#m=qwen3-30b-a3b&dp=2'), (e) => e.path === 'v' && /dp/.test(e.message));
+});
