@@ -210,21 +210,13 @@ Expected<PlanRequest> parse_plan_request(std::string_view text) {
           });
         if (key == "search")
           return json::read_fields(value, where, [&](std::string_view k, element v, const Path& at) -> Expected<bool> {
-            if (k == "tp") {
-              search.tp.clear();
+            if (k == "tp" || k == "dp") {  // sizes in [1, 64]
+              std::vector<int64_t>& sizes = k == "tp" ? search.tp : search.dp;
+              sizes.clear();
               return read_array(v, at, [&](element t, const Path& ti) -> Expected<bool> {
                 auto n = json::read_int(t, ti, 1, 64, false);
                 if (!n) return n.error();
-                search.tp.push_back(n.value());
-                return true;
-              });
-            }
-            if (k == "dp") {
-              search.dp.clear();
-              return read_array(v, at, [&](element t, const Path& ti) -> Expected<bool> {
-                auto n = json::read_int(t, ti, 1, 64, false);
-                if (!n) return n.error();
-                search.dp.push_back(n.value());
+                sizes.push_back(n.value());
                 return true;
               });
             }

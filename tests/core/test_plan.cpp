@@ -89,6 +89,17 @@ TEST_CASE("plan: an unreachable target recommends nothing and names the closest"
   CHECK(std::string_view(doc["candidates"].at(0)["reason"].get_string().value_unsafe()) == "tpot");
 }
 
+/// Each plan request is refused with its error code at its path.
+template <typename Cases>
+void check_refused(const Cases& cases) {
+  for (const auto& c : cases) {
+    auto r = parse_plan_request(c.json);
+    REQUIRE_MESSAGE(!r, c.json);
+    CHECK_MESSAGE(r.error().code == c.code, r.error().message);
+    CHECK_MESSAGE(r.error().path == c.path, r.error().message);
+  }
+}
+
 TEST_CASE("plan: bad input names the field") {
   const struct {
     const char* json;
@@ -118,12 +129,7 @@ TEST_CASE("plan: bad input names the field") {
           "engine": [{"max_num_seqs": 8}, {"max_num_seqs": 16}, {"max_num_seqs": 32}, {"max_num_seqs": 64}]}})",
        "too_large", "search"},
   };
-  for (const auto& c : cases) {
-    auto r = parse_plan_request(c.json);
-    REQUIRE_MESSAGE(!r, c.json);
-    CHECK_MESSAGE(r.error().code == c.code, r.error().message);
-    CHECK_MESSAGE(r.error().path == c.path, r.error().message);
-  }
+  check_refused(cases);
 }
 
 TEST_CASE("plan: a closed loop splits its clients over replicas; progress and cancel") {
@@ -280,12 +286,7 @@ TEST_CASE("plan: bad layouts name the field") {
           {"max_num_seqs": 32}, {"max_num_seqs": 64}]}})",
        "too_large", "search"},
   };
-  for (const auto& c : cases) {
-    auto r = parse_plan_request(c.json);
-    REQUIRE_MESSAGE(!r, c.json);
-    CHECK_MESSAGE(r.error().code == c.code, r.error().message);
-    CHECK_MESSAGE(r.error().path == c.path, r.error().message);
-  }
+  check_refused(cases);
   // The same engines on a dense model: 160 configurations, within the bound.
   CHECK(parse_plan_request(R"({"model": "llama-3.1-8b-instruct", "workload": {"input_tokens": 1, "output_tokens": 1,
     "request_rate": 1}, "slo": {"ttft_ms": 1}, "search": {"engine": [{"max_num_seqs": 8}, {"max_num_seqs": 16},
