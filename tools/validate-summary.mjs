@@ -31,7 +31,9 @@ function sizes(layout) {
 /** A MAPE in percent (two decimals) as hundredths of a percent, as the core keeps it (uint16_t). @param {number} x */
 function centi(x) {
   const v = Math.round(x * 100);
-  if (!(v >= 0 && v <= 65535)) throw new Error(`a subset's MAPE ${x}% does not fit the core's summary (at most 655.35%)`);
+  if (!(v >= 0 && v <= 65535)) {
+    throw new Error(`a subset's MAPE ${x}% does not fit the core's summary (at most 655.35%)`);
+  }
   return v;
 }
 

@@ -121,7 +121,8 @@ function dataParallel(runs) {
       'run measured what one engine serving every client measures, and the simulation, which splits the clients, ' +
       'is under; the ledger prices such runs as their layout says all the same.',
     '',
-    '| model | GPU | precision | layout | runs with twins | twin runs | measured TPOT / twins\' | predicted TPOT / twins\' measured |',
+    '| model | GPU | precision | layout | runs with twins | twin runs | measured TPOT / twins\' | ' +
+      'predicted TPOT / twins\' measured |',
     '| --- | --- | --- | --- | ---: | ---: | ---: | ---: |',
     ...[...by.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([k, e]) => {
       const [model, gpu, precision, layout] = k.split(' | ');
