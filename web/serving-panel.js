@@ -214,7 +214,7 @@ function placeholders() {
 
 /**
  * The GPUs a serve result ran on: "4 × H100", or with data-parallel ranks "2 ranks of 2 × H100
- * (one simulated)": serve simulates one rank (docs/SERVING.md, "Layouts").
+ * (one rank simulated, ...)": serve simulates one rank (docs/SERVING.md, "Layouts").
  */
 function gpusWords(result, request) {
   const dp = Number(request?.dp ?? 1);
