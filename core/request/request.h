@@ -56,8 +56,8 @@ struct Request {
   ModelShape model;
   Hardware hardware;
   int64_t tp = 1;
-  int64_t ep = 1;  ///< `ep`: expert-parallel size of the MoE layers (only 1 is priced today)
-  int64_t dp = 1;  ///< `dp`: attention data-parallel ranks (only 1 is priced today)
+  int64_t ep = 1;  ///< `ep`: expert-parallel size of the MoE layers (priced in measured only)
+  int64_t dp = 1;  ///< `dp`: attention data-parallel ranks (priced in measured only)
   Step step;
   CorrectedOverrides corrected;  ///< optional `corrected` object: switch/param overrides
   /// `quantization`: the format every linear layer runs in (kBf16: the checkpoint's own).
