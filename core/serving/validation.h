@@ -15,12 +15,13 @@ namespace stepcalc {
 
 /// One priced subset of the ledger: model x GPU x precision x layout.
 struct ValidationSubset {
-  const char* key;        ///< "Qwen/Qwen3-32B | H100 | bf16 | TP4", as in docs/validation.json
-  const char* gpu;        ///< "H100"
-  const char* precision;  ///< the weights' smallest format, as the ledger names it: "bf16", "fp8", "nvfp4", "mxfp4", "int4_wo"
-  bool moe;               ///< a mixture-of-experts model
-  uint8_t tp, ep, dp;     ///< the layout: "TP4 EP16 DP4" is 4, 16, 4
-  int32_t runs;  ///< priced runs
+  const char* key;  ///< "Qwen/Qwen3-32B | H100 | bf16 | TP4", as in docs/validation.json
+  const char* gpu;  ///< "H100"
+  /// The weights' smallest format, as the ledger names it: "bf16", "fp8", "nvfp4", "mxfp4", "int4_wo".
+  const char* precision;
+  bool moe;            ///< a mixture-of-experts model
+  uint8_t tp, ep, dp;  ///< the layout: "TP4 EP16 DP4" is 4, 16, 4
+  int32_t runs;        ///< priced runs
   /// MAPE in hundredths of a percent (two decimals, as the ledger rounds them; kept small
   /// in the first view's module): ttft_mape() and tpot_mape() give percent.
   uint16_t ttft_mape_x100, tpot_mape_x100;

@@ -59,17 +59,20 @@ TEST_CASE("the nearest ledger subset has the request's own precision: FP4 and IN
 }
 
 TEST_CASE("the nearest ledger subset has the request's kind of layout: data-parallel runs for data-parallel requests") {
-  CHECK(key_of(nearest_validation(serving_model("minimax-m2.5", R"("mode": "measured", "gpu": "B200", "tp": 2, "ep": 4, "dp": 2)"))) ==
+  CHECK(key_of(nearest_validation(
+            serving_model("minimax-m2.5", R"("mode": "measured", "gpu": "B200", "tp": 2, "ep": 4, "dp": 2)"))) ==
         "MiniMaxAI/MiniMax-M2.5 | B200 | fp8 | TP2 EP4 DP2");
-  CHECK(key_of(nearest_validation(serving_model("minimax-m2.5", R"("mode": "measured", "gpu": "B200", "tp": 4, "ep": 16, "dp": 4)"))) ==
+  CHECK(key_of(nearest_validation(
+            serving_model("minimax-m2.5", R"("mode": "measured", "gpu": "B200", "tp": 4, "ep": 16, "dp": 4)"))) ==
         "MiniMaxAI/MiniMax-M2.5 | B200 | fp8 | TP4 EP16 DP4");
-  CHECK(key_of(nearest_validation(serving_model("minimax-m2.5", R"("mode": "measured", "gpu": "B200", "tp": 2, "ep": 2)"))) ==
+  CHECK(key_of(nearest_validation(
+            serving_model("minimax-m2.5", R"("mode": "measured", "gpu": "B200", "tp": 2, "ep": 2)"))) ==
         "MiniMaxAI/MiniMax-M2.5 | B200 | fp8 | TP2 EP2");
   CHECK(key_of(nearest_validation(serving_model("minimax-m2.5", R"("gpu": "B200", "tp": 2)"))) ==
         "MiniMaxAI/MiniMax-M2.5 | B200 | fp8 | TP2");
   // No data-parallel run on H200: a data-parallel request there has none.
-  CHECK(key_of(nearest_validation(serving_model("minimax-m2.5", R"("mode": "measured", "gpu": "H200", "tp": 4, "ep": 8, "dp": 2)"))) ==
-        "(none)");
+  CHECK(key_of(nearest_validation(serving_model(
+            "minimax-m2.5", R"("mode": "measured", "gpu": "H200", "tp": 4, "ep": 8, "dp": 2)"))) == "(none)");
 }
 
 TEST_CASE("a serving result carries its validation") {
