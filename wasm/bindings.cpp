@@ -9,6 +9,9 @@
 #include <emscripten/bind.h>
 
 #include <array>
+#include <cstdarg>
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +25,28 @@
 #include "json/json_writer.h"
 #include "kernels/kernel_registry.h"
 #include "outcome.h"
+
+// The module's only printf was Embind's: built without RTTI, its __getTypeName (emscripten's
+// system/lib/embind/bind.cpp; it names a type without a binding in an error message) writes
+// the type's address with sprintf(str, "%p", ti), which the compiler made siprintf, and that
+// brought musl's printf_core (3.0 KB of the first view, gzipped). This siprintf writes "%p" as
+// emcc 3.1.6's musl does (lowercase hex without leading zeros after "0x"; a null pointer "0")
+// and stops the module on any other format, so a new caller cannot be given a wrong text
+// quietly (tests/wasm/module.test.mjs checks the names it writes).
+extern "C" int siprintf(char* out, const char* format, ...) {
+  if (std::strcmp(format, "%p") != 0) __builtin_trap();
+  va_list args;
+  va_start(args, format);
+  const auto address = reinterpret_cast<uintptr_t>(va_arg(args, void*));
+  va_end(args);
+  char* p = out;
+  if (address != 0) *p++ = '0', *p++ = 'x';
+  int digits = 1;
+  while (digits < static_cast<int>(2 * sizeof address) && (address >> 4 * digits) != 0) ++digits;
+  while (digits > 0) *p++ = "0123456789abcdef"[(address >> 4 * --digits) & 15];
+  *p = '\0';
+  return static_cast<int>(p - out);
+}
 
 namespace {
 

@@ -199,6 +199,21 @@ test('module size: .wasm + loader + glue gzipped stay under 200 KB', () => {
   assert.ok(total < 200_000, `total ${total} B`);
 });
 
+test('Embind names a type by its address as emcc\'s printf writes "%p" (the module\'s own siprintf)', async () => {
+  // wasm/bindings.cpp replaces the siprintf of Embind's __getTypeName, the module's only printf:
+  // the texts must be musl's (as emcc 3.1.6 built it: no leading zeros, a null pointer "0").
+  const { default: createStepcalcCore } = await import('../../wasm/dist/stepcalc-core.js');
+  const core = await createStepcalcCore({ wasmBinary: readFileSync(new URL('wasm/dist/stepcalc-core.wasm', root)) });
+  const typeName = (address) => {
+    const at = core.___getTypeName(address);
+    const text = Buffer.from(core.HEAPU8.subarray(at, core.HEAPU8.indexOf(0, at))).toString();
+    core._free(at);
+    return text;
+  };
+  assert.deepEqual([0x1234, 0xfedcba98 | 0, 0, 0x10, 8, 0x7fffffff].map(typeName),
+    ['0x1234', '0xfedcba98', '0', '0x10', '0x8', '0x7fffffff']);
+});
+
 test('forWorker() hands over the compiled module and the packs read; load() takes them', async () => {
   const calc = await load();
   await calc.loadKernels('H100', undefined, ['gemm-bf16', 'attention-bf16', 'allreduce']);
