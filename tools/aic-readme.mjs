@@ -54,6 +54,14 @@ const TABLE_DOC = {
     '`gdn_conv_prefill`, for the chunked gated delta rule: FlashInfer\'s `chunk_gated_delta_rule_flashinfer` ' +
     'where measured (H100, H200, B200, B300, GB200, GB300), else Triton\'s `chunk_gated_delta_rule_triton` ' +
     '(L40S, RTX PRO 6000).',
+  dsa_prefill: '`kv_dtype,heads,batch,seq,latency_us`: DeepSeek sparse attention (DeepSeek-V3.2: MLA whose ' +
+    'queries attend only to the top-2048 tokens a lightning indexer picks), prefill: the whole attention module ' +
+    '(indexer, top-k selection, FlashMLA\'s sparse kernel `FLASHMLA_SPARSE`, projections with BF16 weights) over ' +
+    '`batch` sequences of `seq` tokens, no cached prefix (the source\'s `step` 0); `heads` of its 128 heads on this ' +
+    'GPU. The source\'s `dsa_context_module_perf`, DeepSeek-V3.2\'s rows.',
+  dsa_decode: '`kv_dtype,heads,batch,cached_tokens,latency_us`: as `dsa_prefill`, for one decode token per ' +
+    'sequence (the source\'s `isl` 1) after `cached_tokens` cached tokens (its `step`). The source\'s ' +
+    '`dsa_generation_module_perf`.',
 };
 
 export function readmeText(commit, report, gpus) {
@@ -125,7 +133,8 @@ and nvfp4 where measured; decode and prefill attention with bf16 compute, KV cac
 or fp8, every head size measured, beam width 1; the custom all-reduce rows launched in a
 CUDA graph; fused MoE with bf16, fp8, fp8_block, nvfp4, mxfp4 (W4A16) or int4 (W4A16)
 weights and power-law routing (\`power_law_1.01\`); MLA (where measured) with bf16 compute and
-projections.
+projections; DeepSeek sparse attention (DSA, where measured: vLLM 0.24.0 on H100, H200, B200,
+B300, GB200, GB300) with bf16 compute and projections, DeepSeek-V3.2's rows.
 
 Where a table measured the same shape with several kernels (0.24.0 names them), the one
 vLLM runs by default on that GPU is kept (tools/aic-tables.mjs, \`kernelRank\`): the
@@ -146,6 +155,11 @@ Dropped, and why:
   serving runs do not show (docs/KERNELS.md, "MoE routing").
 - MLA with fp8 compute or fp8/nvfp4 projections; 0.14.0 MLA rows for models with 64
   heads (only DeepSeek-V3's 128 are kept, matching 0.24.0).
+- DSA rows of GLM-5 (another model's shape, not priced here), with block-scaled FP8
+  projections (\`gemm_type\` fp8_block: the model's own projections are priced as its GEMMs,
+  as for MLA), and prefill rows after a cached prefix of 128 tokens (the source's \`step\`
+  128: the tables' prefill rule is "no cached prefix"). The \`dsv4_*\` tables (DeepSeek-V4's
+  attention) are not imported.
 - Columns that are constant in what is kept (framework, version, device, op name,
   beam width, attention dtype) and the kernel source (after choosing one per shape).
 - Where several attention backends measured the same MLA shape, one is kept in this

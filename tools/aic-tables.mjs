@@ -101,6 +101,17 @@ const gdnTable = (file, kernels, phase) => ({
   map: (r) => gdnRow(r, kernels, phase),
 });
 
+/// DeepSeek sparse attention (DeepSeek-V3.2's MLA with its lightning indexer and top-k token
+/// selection): the whole attention module, as the MLA module tables (heads per GPU, tp_size 1),
+/// FlashMLA's sparse kernel (FLASHMLA_SPARSE, the only one measured). DeepSeek-V3.2's rows only
+/// (the GLM-5 rows are another model's shape), BF16 compute and projections as the MLA tables
+/// keep. Prefill: `step` 0 (no cached prefix; the `step` 128 rows are kept out); decode: `isl` 1,
+/// `step` = tokens already cached.
+const dsaRow = (r) => r.model === 'deepseek-ai/DeepSeek-V3.2' && r.mla_dtype === 'bfloat16' &&
+  r.gemm_type === 'bfloat16' && r.tp_size === 1 && DTYPE[r.kv_cache_dtype] &&
+  { kv_dtype: DTYPE[r.kv_cache_dtype], heads: r.num_heads, batch: r.batch_size, latency: r.latency,
+    kernel: r.kernel_source };
+
 /// One output table. `map` returns the kept row (key columns + latency in ms) or null.
 export const TABLES = [
   {
@@ -163,6 +174,18 @@ export const TABLES = [
   gdnTable('gdn_decode', ['fused_recurrent_gated_delta_rule_packed_decode'], 'generation'),
   gdnTable('gdn_conv_prefill', ['causal_conv1d_fn'], 'context'),
   gdnTable('gdn_prefill', ['chunk_gated_delta_rule_flashinfer', 'chunk_gated_delta_rule_triton'], 'context'),
+  {
+    file: 'dsa_prefill', op: 'sparse_attention', sources: ['dsa_context_module_perf'], part: 'dsa', optional: true,
+    columns: ['kv_dtype', 'heads', 'batch', 'seq'],
+    prefer: ['FLASHMLA_SPARSE'],
+    map: (r) => r.step === 0 && dsaRow(r) && { ...dsaRow(r), seq: r.isl },
+  },
+  {
+    file: 'dsa_decode', op: 'sparse_attention', sources: ['dsa_generation_module_perf'], part: 'dsa', optional: true,
+    columns: ['kv_dtype', 'heads', 'batch', 'cached_tokens'],
+    prefer: ['FLASHMLA_SPARSE'],
+    map: (r) => r.isl === 1 && dsaRow(r) && { ...dsaRow(r), cached_tokens: r.step },
+  },
 ];
 
 /// Significant digits kept of every latency (see bench_data/aic/README.md, "Precision").

@@ -247,7 +247,7 @@ const MODEL_KEYS = new Set([
   'quantization_config', 'moe_topk', 'first_k_dense_replace', 'moe_layer_freq', 'interleave_moe_layer_step',
   'decoder_sparse_step', 'mlp_only_layers', 'n_shared_experts', 'shared_expert_intermediate_size',
   'intermediate_size_mlp', 'q_lora_rank', 'qk_nope_head_dim', 'qk_rope_head_dim', 'v_head_dim',
-  'attention_chunk_size', 'index_topk', 'index_n_heads', 'num_nextn_predict_layers',
+  'attention_chunk_size', 'index_topk', 'index_n_heads', 'index_head_dim', 'num_nextn_predict_layers',
   'max_position_embeddings', 'n_positions', 'max_seq_len', 'seq_length', 'max_sequence_length', 'model_max_length',
   'rope_scaling', 'layer_types', 'sliding_window_pattern',
   'attn_output_gate', 'full_attention_interval', 'linear_num_key_heads', 'linear_num_value_heads',

@@ -67,6 +67,10 @@ void choose_attention(const ModelSpec& spec, int64_t tp, const KernelCoverage& c
                                                              "; the nearest measured head size is scaled."});
     return;
   }
+  if (spec.is_sparse_mla()) {  // plan_measured refused a GPU without DSA tables
+    plan->attention_path = AttentionPath::kDsaModule;
+    return;
+  }
   if (cov.has_mla && mla_module_tables(db.version())) {
     plan->attention_path = AttentionPath::kMlaModule;
     if (spec.mla.kv_lora_rank != 512 || spec.mla.qk_rope_head_dim != 64)
@@ -192,7 +196,9 @@ std::vector<NeededTable> needed_tables(const Request& r, const KernelCoverage& c
     const KernelDtype d = c.gemm[static_cast<int>(p.experts)];
     if (has_dtype(cov.gemm_dtypes, d)) add(KernelTable::kGemm, d, gemm_part(d));
   }
-  if (spec.is_mla() && cov.has_mla && mla_module_tables(version)) {
+  if (spec.is_sparse_mla() && cov.has_dsa) {
+    out.push_back({KernelTable::kDsaDecode, KernelDtype::kBf16, "dsa"});
+  } else if (spec.is_mla() && cov.has_mla && mla_module_tables(version)) {
     out.push_back({KernelTable::kMlaDecode, KernelDtype::kBf16, "mla"});
   } else {
     const bool fp8 = p.kv_fp8 && has_dtype(cov.kv_dtypes, KernelDtype::kFp8);
@@ -267,6 +273,10 @@ Expected<MeasuredPlan> plan_measured(const Request& r, std::shared_ptr<const Ker
     return make_error("unsupported", "kernels",
                       "Gated DeltaNet (linear attention) is not measured on " + kdb.gpu().name + " " + kdb.version() +
                           " (docs/KERNELS.md lists the tables that measure it).");
+  if (spec.is_sparse_mla() && !cov.has_dsa)
+    return make_error("unsupported", "kernels",
+                      "DeepSeek sparse attention (index_topk) is not measured on " + kdb.gpu().name + " " +
+                          kdb.version() + " (docs/KERNELS.md lists the tables that measure it).");
   Precision precision = precision_of(spec, r.quantization, r.kv_cache);
   const DtypeChoice choice = choose_dtypes(spec, precision, cov, kdb.gpu().name, kdb.version());
   if (choice.failed) return choice.error;
@@ -291,7 +301,8 @@ Expected<MeasuredPlan> plan_measured(const Request& r, std::shared_ptr<const Ker
                                                      "reading the reached experts' weights, with their FLOPs."});
   }
   plan.ops = build_operator_list(spec, precision, r.tp, r.ep, r.dp);
-  for (const Warning& w : plan.ops.notes) plan.warnings.push_back(w);
+  for (const Warning& w : plan.ops.notes)  // the DSA tables price the sparse attention itself
+    if (!(spec.is_sparse_mla() && w.code == "sparse_attention_approximated")) plan.warnings.push_back(w);
   choose_attention(spec, r.tp, cov, &plan);
   MeasuredConstants& c = plan.constants;
   c.hbm_bytes_per_s = streaming_bandwidth(kdb);

@@ -27,6 +27,7 @@ const std::vector<KernelSet>& kernel_sets() {
       if (e.moe_dtypes) c.moe_dtypes.assign(e.moe_dtypes, e.moe_dtypes + e.moe_dtype_count);
       c.has_mla = e.has_mla;
       c.has_gdn = e.has_gdn;
+      c.has_dsa = e.has_dsa;
       out.push_back(std::move(s));
     }
     return out;

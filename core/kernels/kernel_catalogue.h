@@ -14,7 +14,8 @@
 
 namespace stepcalc {
 
-/// One pack file: part name ("gemm-bf16", "attention-fp8", "allreduce", "moe", "mla", "gdn")
+/// One pack file: part name ("gemm-bf16", "attention-fp8", "allreduce", "moe", "mla", "gdn",
+/// "dsa")
 /// and its size, raw and gzipped (bytes).
 struct KernelPartInfo {
   const char* name;
@@ -41,8 +42,9 @@ struct KernelSetInfo {
   size_t moe_dtype_count;
   bool has_mla;
   bool has_gdn;
+  bool has_dsa;
   bool is_default;  ///< the GPU's default version
-  /// The coverage as JSON text ({gemm_dtypes, ..., moe_shapes, mla, gdn}), written verbatim
+  /// The coverage as JSON text ({gemm_dtypes, ..., moe_shapes, mla, gdn, dsa}), written verbatim
   /// (the MoE shapes are only here).
   const char* coverage_json;
 };

@@ -36,6 +36,8 @@ enum class KernelTable : uint8_t {
   kGdnDecode,       ///< gated DeltaNet: the recurrent delta rule (decode)
   kGdnConvPrefill,  ///< gated DeltaNet: causal_conv1d_fn (prefill)
   kGdnPrefill,      ///< gated DeltaNet: the chunked delta rule (prefill)
+  kDsaPrefill,      ///< DeepSeek sparse attention module (prefill)
+  kDsaDecode,       ///< DeepSeek sparse attention module (decode)
   kNone             ///< not from a table (a modelled cost, e.g. bytes over bandwidth)
 };
 
@@ -97,6 +99,7 @@ struct KernelCoverage {
   std::vector<MoeShape> moe_shapes;
   bool has_mla = false;
   bool has_gdn = false;  ///< gated DeltaNet (linear attention) tables
+  bool has_dsa = false;  ///< DeepSeek sparse attention (DeepSeek-V3.2) module tables
 };
 
 /// A gated DeltaNet layer's geometry per GPU (heads after TP), as the GDN tables key it.
@@ -152,6 +155,9 @@ class KernelDb {
   /// MLA attention modules (DeepSeek-style), heads per GPU; `has_mla()` false: not measured.
   KernelTime mla_prefill(double batch, double seq, int heads, KernelDtype kv_dtype) const;
   KernelTime mla_decode(double batch, double kv_len, int heads, KernelDtype kv_dtype) const;
+  /// DeepSeek sparse attention modules (DeepSeek-V3.2), heads per GPU, read as the MLA modules are.
+  KernelTime dsa_prefill(double batch, double seq, int heads, KernelDtype kv_dtype) const;
+  KernelTime dsa_decode(double batch, double kv_len, int heads, KernelDtype kv_dtype) const;
   /// Gated DeltaNet kernels (docs/KERNELS.md, "Lookup rules"): `table` one of the four GDN
   /// tables; decode at `batch` sequences (`seq` ignored), prefill at `batch` sequences of `seq`
   /// tokens. A head geometry not measured: the nearest, scaled by the work (approximated).

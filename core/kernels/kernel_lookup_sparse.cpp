@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Lookups for what only some models need: fused MoE (by tokens, for the measured
-// shape or the nearest one scaled) and MLA modules (bilinear in batch and tokens).
+// shape or the nearest one scaled), MLA and DeepSeek sparse attention modules (bilinear in
+// batch and tokens).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -101,6 +102,19 @@ KernelTime KernelDb::mla_prefill(double batch, double seq, int heads, KernelDtyp
 
 KernelTime KernelDb::mla_decode(double batch, double kv_len, int heads, KernelDtype kv_dtype) const {
   return mla(impl_->table(KernelTable::kMlaDecode, kv_dtype), KernelTable::kMlaDecode, kv_dtype, batch, kv_len, heads,
+             BeyondRule::kLinear);
+}
+
+/// DeepSeek sparse attention: each query reads the indexer's top-k tokens (2048), so beyond
+/// the longest measured prefill the time grows along the line through the last two lengths
+/// (the indexer's scoring of every earlier token is its only quadratic part).
+KernelTime KernelDb::dsa_prefill(double batch, double seq, int heads, KernelDtype kv_dtype) const {
+  return mla(impl_->table(KernelTable::kDsaPrefill, kv_dtype), KernelTable::kDsaPrefill, kv_dtype, batch, seq, heads,
+             BeyondRule::kLinear);
+}
+
+KernelTime KernelDb::dsa_decode(double batch, double kv_len, int heads, KernelDtype kv_dtype) const {
+  return mla(impl_->table(KernelTable::kDsaDecode, kv_dtype), KernelTable::kDsaDecode, kv_dtype, batch, kv_len, heads,
              BeyondRule::kLinear);
 }
 

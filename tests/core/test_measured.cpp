@@ -73,8 +73,9 @@ TEST_CASE("measured: every preset prices on every GPU, summary and full agree to
         CHECK(planned.error().message.find("not measured on " + std::string(gpu.name)) != std::string::npos);
         continue;
       }
-      if (r.model.spec.is_hybrid_linear() && !planned) {
-        // Gated DeltaNet layers on a GPU and version without linear-attention tables: refused.
+      if ((r.model.spec.is_hybrid_linear() || r.model.spec.is_sparse_mla()) && !planned) {
+        // Gated DeltaNet layers, or DeepSeek sparse attention, on a GPU and version without
+        // their tables: refused.
         CHECK(planned.error().code == "unsupported");
         CHECK(planned.error().path == "kernels");
         CHECK(planned.error().message.find("not measured on " + std::string(gpu.name)) != std::string::npos);
@@ -97,6 +98,7 @@ TEST_CASE("measured: every preset prices on every GPU, summary and full agree to
       for (const Operator& op : plan.ops.ops) has_moe = has_moe || op.kind == OpKind::kMoe;
       CHECK(has_moe == r.model.spec.is_moe());
       if (r.model.spec.is_mla()) CHECK(plan.attention_path != AttentionPath::kStandard);
+      if (r.model.spec.is_sparse_mla()) CHECK(plan.attention_path == AttentionPath::kDsaModule);
     }
   }
 }

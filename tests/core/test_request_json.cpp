@@ -159,7 +159,7 @@ TEST_CASE("bytes_per_param given explicitly wins over the dtype") {
 }
 
 TEST_CASE("every preset parses; names match case-insensitively and after an org prefix") {
-  CHECK(model_preset_names().size() == 27);  // presets/models/ (presets/README.md lists them)
+  CHECK(model_preset_names().size() == 28);  // presets/models/ (presets/README.md lists them)
   for (const std::string& name : model_preset_names()) {
     CAPTURE(name);
     auto m = model_preset(name);
