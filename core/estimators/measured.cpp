@@ -257,14 +257,15 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
     // Attention and the gated DeltaNet kernels depend on the requests (their lengths, the
     // decodes' count), not on the row counts only: never memoised.
     const bool by_rows =
-        !(op.kind == OpKind::kAttention && !(op.mla_module && p.module_path())) && op.kind != OpKind::kLinearAttention;
+        !(op.kind == OpKind::kAttention && !(op.mla_module && p.attention_path == AttentionPath::kMlaModule)) &&
+        op.kind != OpKind::kLinearAttention;
     if (!(count > 0) || !(rows > 0)) {
       if (fill != nullptr && by_rows) fill->skipped[i] = 1, fill->stored[i] = 1;
       continue;
     }
     KernelTime kernel;
     double us_each = 0;
-    if (op.mla_module && p.module_path()) {
+    if (op.mla_module && p.attention_path == AttentionPath::kMlaModule) {
       us_each = 0;  // inside the measured module's time
       kernel.how = LookupHow::kApproximated;
     } else if (op.kind == OpKind::kAttention) {
@@ -321,7 +322,8 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
     } else {
       c.bytes = count * op_bytes(op, rows);
       c.flops = count * rows * op.row_flops;
-      c.bound = op.mla_module && p.module_path() ? "module" : bound_of(p, op, us_each, rows);
+      c.bound =
+          op.mla_module && p.attention_path == AttentionPath::kMlaModule ? "module" : bound_of(p, op, us_each, rows);
     }
     full->operators.push_back(c);
   }

@@ -42,10 +42,10 @@ struct MeasuredConstants {
 
 /// How attention is priced for this model on this GPU.
 enum class AttentionPath : uint8_t {
-  kStandard,         ///< decode/prefill attention tables at the model's heads, KV heads, head size
-  kMlaModule,        ///< measured MLA module (0.24.0 tables): its DeepSeek-V3 projections are taken out
-  kMlaApproximated,  ///< no MLA table: standard attention with the latent's KV bytes per token
-  kDsaModule         ///< measured DeepSeek sparse attention module (DeepSeek-V3.2), read as kMlaModule
+  kStandard,        ///< decode/prefill attention tables at the model's heads, KV heads, head size
+  kMlaModule,       ///< measured MLA module (0.24.0 tables): its DeepSeek-V3 projections are taken out;
+                    ///< with DeepSeek sparse attention (ops.attention.topk > 0) the DSA module tables
+  kMlaApproximated  ///< no MLA table: standard attention with the latent's KV bytes per token
 };
 
 /// Everything resolved once per request before its step is priced.
@@ -55,11 +55,6 @@ struct MeasuredPlan {
   MeasuredConstants constants;
   MeasuredCpu cpu;
   AttentionPath attention_path = AttentionPath::kStandard;
-  /// A measured attention module (MLA or DSA): its projections are taken out, its norms and
-  /// rotary embedding are inside it.
-  bool module_path() const {
-    return attention_path == AttentionPath::kMlaModule || attention_path == AttentionPath::kDsaModule;
-  }
   KernelDtype kv_dtype = KernelDtype::kBf16;
   /// The table each weight format's GEMMs and fused MoE read (index: WeightFormat): its
   /// own dtype where measured, else the stand-in the plan chose and warned about.

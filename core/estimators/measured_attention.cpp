@@ -3,6 +3,7 @@
 #include "estimators/measured_attention.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -12,18 +13,10 @@ namespace {
 
 double d(int64_t v) { return static_cast<double>(v); }
 
-/// DeepSeek sparse attention (`a.topk` > 0): the (query, key) pairs of queries at positions
-/// 1..x, each attending to at most top-k tokens.
+/// DeepSeek sparse attention: the (query, key) pairs of the queries at positions 1..x, each
+/// reading at most `topk` tokens.
 double sparse_pairs(double x, double topk) {
   return x <= topk ? x * (x + 1) / 2 : topk * (topk + 1) / 2 + (x - topk) * topk;
-}
-
-/// Bytes one decode reads from a layer's cache of `tokens` tokens: with DeepSeek sparse
-/// attention the top-k tokens' latent and every token's indexer key, else every token's KV.
-double decode_read_bytes(const AttentionShape& a, double tokens) {
-  if (a.topk <= 0) return tokens * a.kv_bytes_per_token;
-  return std::min(tokens, d(a.topk)) * (a.kv_bytes_per_token - a.index_bytes_per_token) +
-         tokens * a.index_bytes_per_token;
 }
 
 /// DeepSeek-V3's attention projections inside the MLA (and DSA) module tables (hidden 7168,
@@ -99,16 +92,16 @@ namespace {
 double attention_kernel_us(const MeasuredPlan& p, bool prefill, double batch, double length, double rows,
                            KernelTime* kernel) {
   const KernelDb& db = *p.db;
-  const bool mla = p.module_path(), dsa = p.attention_path == AttentionPath::kDsaModule;
+  const bool mla = p.attention_path == AttentionPath::kMlaModule;
   KernelTime t;
-  if (prefill) {
-    t = dsa   ? db.dsa_prefill(batch, length, p.attn_heads, p.kv_dtype)
-        : mla ? db.mla_prefill(batch, length, p.attn_heads, p.kv_dtype)
-              : db.prefill_attention(batch, length, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
+  if (mla) {  // the MLA module tables, or the DSA ones (kMlaPrefill + 6 = kDsaPrefill) with an indexer
+    const int table = static_cast<int>(prefill ? KernelTable::kMlaPrefill : KernelTable::kMlaDecode);
+    t = db.attention_module(static_cast<KernelTable>(table + (p.ops.attention.topk > 0 ? 6 : 0)), batch, length,
+                            p.attn_heads, p.kv_dtype);
+  } else if (prefill) {
+    t = db.prefill_attention(batch, length, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
   } else {
-    t = dsa   ? db.dsa_decode(batch, length, p.attn_heads, p.kv_dtype)
-        : mla ? db.mla_decode(batch, length, p.attn_heads, p.kv_dtype)
-              : db.decode_attention(batch, length, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
+    t = db.decode_attention(batch, length, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
   }
   if (kernel != nullptr) *kernel = t;
   const double us = t.us * p.attn_scale;
@@ -136,6 +129,9 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
   std::optional<LookupRecorder> lookups;
   if (out != nullptr) lookups.emplace(out);
 
+  // DeepSeek sparse attention: a decode reads the indexer's top-k tokens (the indexer's own
+  // keys of every token are in the table's time); without it, every token.
+  const double topk = d(p.ops.attention.topk), cap = topk > 0 ? topk : HUGE_VAL;
   const double batch = d(static_cast<int64_t>(step.decode.size()));
   if (batch > 0) {
     double shares = 0, last_kv = -1, last_us = 0;
@@ -148,22 +144,16 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
       shares += last_us;
       if (out != nullptr) {
         lookups->add(false, batch, kv, 0, last_us / batch, kernel);
-        const AttentionShape& a = p.ops.attention;
-        flops += (a.topk > 0 ? std::min(kv + 1, d(a.topk)) : kv + 1) * pair_flops;
-        bytes += decode_read_bytes(a, kv + 1);
+        flops += std::min(kv + 1, cap) * pair_flops;
+        bytes += std::min(kv + 1, cap) * kv_bytes;
       }
     }
     // The table re-reads one batch's KV, so a batch whose KV fits in L2 comes from cache
     // (it implies more than the HBM delivers). In a step each layer reads its own KV from
     // HBM: at least its bytes at the effective HBM bandwidth, as every memory-bound op.
-    // DeepSeek sparse attention reads the top-k tokens' latent and every indexer key.
-    double kv_tokens = 0, sparse_bytes = 0;
-    for (const DecodeRequest& r : step.decode) {
-      kv_tokens += d(r.progress_index) + 1;
-      if (p.ops.attention.topk > 0) sparse_bytes += decode_read_bytes(p.ops.attention, d(r.progress_index) + 1);
-    }
-    const double read_bytes = p.ops.attention.topk > 0 ? sparse_bytes : kv_tokens * kv_bytes;
-    const double hbm_us = read_bytes / c.hbm_bytes_per_s * 1e6;
+    double kv_tokens = 0;
+    for (const DecodeRequest& r : step.decode) kv_tokens += std::min(d(r.progress_index) + 1, cap);
+    const double hbm_us = kv_tokens * kv_bytes / c.hbm_bytes_per_s * 1e6;
     decode_var = std::max(std::max(0.0, shares / batch - c.decode_fixed_us), hbm_us);
     fixed = c.decode_fixed_us;
   }
@@ -176,8 +166,7 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
       const double prefix = d(r.progress_index), n = d(r.new_tokens), total = prefix + n;
       double share = std::max(0.0, prefill_kernel_us(p, chunks, total, cells) - c.prefill_fixed_us) / chunks;
       if (prefix > 0) {
-        const double topk = d(p.ops.attention.topk);  // sparse: the chunk's share of the top-k pairs
-        share *= topk > 0 ? 1 - sparse_pairs(prefix, topk) / sparse_pairs(total, topk)
+        share *= topk > 0 ? 1 - sparse_pairs(prefix, topk) / sparse_pairs(total, topk)  // its top-k pairs
                           : n * (2 * prefix + n) / (total * total);
         const double read_once = std::max(0.0, decode_kernel_us(p, chunks, total, nullptr) - c.decode_fixed_us);
         share = std::max(share, read_once / chunks);
@@ -185,7 +174,6 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
       prefill_var += share;
       if (out != nullptr) {
         lookups->add(true, chunks, total, prefix, share, kernel);
-        const double topk = d(p.ops.attention.topk);
         flops += (topk > 0 ? sparse_pairs(total, topk) - sparse_pairs(prefix, topk) : n * (2 * prefix + n + 1) / 2) *
                  pair_flops;
         bytes += total * kv_bytes;

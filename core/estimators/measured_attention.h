@@ -13,10 +13,9 @@
 //   scaled by that fraction of the causal work, n (2p + n) / (p + n)^2, and is at least
 //   what reading its p + n cached tokens costs a decode request (its decode share at
 //   that length), since the tables measure prefill without a prefix.
-// - DeepSeek sparse attention (DeepSeek-V3.2, the DSA module tables): as MLA's module, but
-//   each query attends to the indexer's top-k tokens: a chunk's share of the work is its
-//   queries' share of the top-k pairs, and the decode floor reads the top-k tokens' latent
-//   and every cached token's indexer key.
+// - DeepSeek sparse attention (DeepSeek-V3.2: the MLA path, read from the DSA module
+//   tables): each query attends to the indexer's top-k tokens, so a chunk's share is its
+//   queries' share of the top-k pairs, and the decode floor reads at most top-k tokens.
 #pragma once
 
 #include "estimators/measured.h"

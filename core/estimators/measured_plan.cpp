@@ -67,11 +67,7 @@ void choose_attention(const ModelSpec& spec, int64_t tp, const KernelCoverage& c
                                                              "; the nearest measured head size is scaled."});
     return;
   }
-  if (spec.is_sparse_mla()) {  // plan_measured refused a GPU without DSA tables
-    plan->attention_path = AttentionPath::kDsaModule;
-    return;
-  }
-  if (cov.has_mla && mla_module_tables(db.version())) {
+  if (cov.has_mla && mla_module_tables(db.version())) {  // with an indexer: the DSA tables (has_dsa checked)
     plan->attention_path = AttentionPath::kMlaModule;
     if (spec.mla.kv_lora_rank != 512 || spec.mla.qk_rope_head_dim != 64)
       plan->warnings.push_back(
@@ -269,14 +265,12 @@ Expected<MeasuredPlan> plan_measured(const Request& r, std::shared_ptr<const Ker
                           " (quant_method \"" + spec.quant.method +
                           "\"); vLLM runs it as stored: leave quantization "
                           "out or set it to \"none\".");
-  if (spec.is_hybrid_linear() && !cov.has_gdn)
+  if ((spec.is_hybrid_linear() && !cov.has_gdn) || (spec.is_sparse_mla() && !cov.has_dsa))
     return make_error("unsupported", "kernels",
-                      "Gated DeltaNet (linear attention) is not measured on " + kdb.gpu().name + " " + kdb.version() +
+                      std::string(spec.is_sparse_mla() ? "DeepSeek sparse attention (index_topk)"
+                                                       : "Gated DeltaNet (linear attention)") +
+                          " is not measured on " + kdb.gpu().name + " " + kdb.version() +
                           " (docs/KERNELS.md lists the tables that measure it).");
-  if (spec.is_sparse_mla() && !cov.has_dsa)
-    return make_error("unsupported", "kernels",
-                      "DeepSeek sparse attention (index_topk) is not measured on " + kdb.gpu().name + " " +
-                          kdb.version() + " (docs/KERNELS.md lists the tables that measure it).");
   Precision precision = precision_of(spec, r.quantization, r.kv_cache);
   const DtypeChoice choice = choose_dtypes(spec, precision, cov, kdb.gpu().name, kdb.version());
   if (choice.failed) return choice.error;
@@ -301,8 +295,7 @@ Expected<MeasuredPlan> plan_measured(const Request& r, std::shared_ptr<const Ker
                                                      "reading the reached experts' weights, with their FLOPs."});
   }
   plan.ops = build_operator_list(spec, precision, r.tp, r.ep, r.dp);
-  for (const Warning& w : plan.ops.notes)  // the DSA tables price the sparse attention itself
-    if (!(spec.is_sparse_mla() && w.code == "sparse_attention_approximated")) plan.warnings.push_back(w);
+  for (const Warning& w : plan.ops.notes) plan.warnings.push_back(w);
   choose_attention(spec, r.tp, cov, &plan);
   MeasuredConstants& c = plan.constants;
   c.hbm_bytes_per_s = streaming_bandwidth(kdb);

@@ -47,8 +47,8 @@ std::string attention_config_name(const MeasuredPlan& p, bool per_gpu) {
     return a.mla ? "mla-" + std::to_string(a.heads * p.ops.tp) + "-" + std::to_string(a.head_dim)
                  : std::to_string(a.heads * p.ops.tp) + "-" + std::to_string(a.kv_heads * p.ops.tp) + "-" +
                        std::to_string(a.head_dim);
-  if (p.module_path())
-    return (p.attention_path == AttentionPath::kDsaModule ? "dsa-" : "mla-") + std::to_string(p.attn_heads);
+  if (p.attention_path == AttentionPath::kMlaModule)
+    return (p.ops.attention.topk > 0 ? "dsa-" : "mla-") + std::to_string(p.attn_heads);
   return std::to_string(p.attn_heads) + "-" + std::to_string(p.attn_kv_heads) + "-" + std::to_string(p.attn_head_dim);
 }
 

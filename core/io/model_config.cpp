@@ -338,12 +338,8 @@ Expected<ModelShape> model_from_config(object top, const Path& path) {
   auto kind = check_attention_kind(c, m.num_layers);
   if (!kind) return kind.error();
   m.linear_layers = kind.value();
-  for (const char* key : {"index_topk", "index_n_heads", "index_head_dim"}) {  // DeepSeek sparse attention
-    std::string zero_at;
-    auto v = first_nonzero(c, {key}, limits::kMaxHidden, &zero_at);
-    if (!v) return v.error();
-    if (!zero_at.empty()) return zero_dimension(path, key, zero_at);
-  }
+  for (const char* key : {"index_topk", "index_n_heads", "index_head_dim"})  // DeepSeek sparse attention
+    if (auto v = first_nonzero(c, {key}, limits::kMaxHidden); !v) return v.error();
   m.spec = model_spec_from_config(top, m);
   for (const Warning& note : m.notes)  // the measured mode's operators are priced at that dtype too
     if (note.code == "dtype_assumed") m.spec.notes.push_back(note);

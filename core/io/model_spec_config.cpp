@@ -229,10 +229,10 @@ void read_mla(const Fields& f, ModelSpec* s) {
   // DeepSeek sparse attention as DeepSeek-V3.2 runs it (its defaults where a key is absent), the
   // one shape the DSA tables measure. Other models with an indexer (GLM-5's GlmMoeDsa) stay
   // priced as dense MLA, with the note sparse_attention_approximated.
-  if (s->architecture == "DeepseekV32ForCausalLM" || s->model_type == "deepseek_v32") {
+  if (s->model_type == "deepseek_v32") {
     m.index_topk = f.integer("index_topk", 2048);
-    m.index_n_heads = f.integer("index_n_heads", 64);
     m.index_head_dim = f.integer("index_head_dim", 128);
+    m.index_key_bytes = m.index_head_dim + m.index_head_dim / 128 * 4;  // vLLM's indexer cache entry
   }
 }
 
@@ -282,7 +282,8 @@ void note_unpriced(const Fields& f, ModelSpec* s) {
                         "The activation '" + s->activation + "' is priced as SiLU-and-mul (same bytes per token)."});
   if (s->has_vision)
     s->notes.push_back({"vision_not_priced", "The vision tower is not priced: a step prices text tokens only."});
-  if (f.has("index_topk") || f.has("index_n_heads"))  // measured drops it for DeepSeek-V3.2 (its DSA tables)
+  // DeepSeek-V3.2's sparse attention is priced from the DSA tables (or refused where none exist).
+  if ((f.has("index_topk") || f.has("index_n_heads")) && !s->is_sparse_mla())
     s->notes.push_back({"sparse_attention_approximated",
                         "DeepSeek sparse attention (the indexer and its top-k) is priced as dense MLA attention."});
   if (f.integer("num_nextn_predict_layers") > 0)

@@ -36,8 +36,8 @@ enum class KernelTable : uint8_t {
   kGdnDecode,       ///< gated DeltaNet: the recurrent delta rule (decode)
   kGdnConvPrefill,  ///< gated DeltaNet: causal_conv1d_fn (prefill)
   kGdnPrefill,      ///< gated DeltaNet: the chunked delta rule (prefill)
-  kDsaPrefill,      ///< DeepSeek sparse attention module (prefill)
-  kDsaDecode,       ///< DeepSeek sparse attention module (decode)
+  kDsaPrefill,      ///< DeepSeek sparse attention module (prefill): kMlaPrefill + 6
+  kDsaDecode,       ///< DeepSeek sparse attention module (decode): kMlaDecode + 6
   kNone             ///< not from a table (a modelled cost, e.g. bytes over bandwidth)
 };
 
@@ -152,12 +152,17 @@ class KernelDb {
   /// One fused-MoE kernel for `tokens` tokens (power-law routing, docs/KERNELS.md).
   KernelTime moe(KernelDtype dtype, double tokens, int hidden, int intermediate, int experts, int topk, int moe_tp,
                  int moe_ep) const;
-  /// MLA attention modules (DeepSeek-style), heads per GPU; `has_mla()` false: not measured.
-  KernelTime mla_prefill(double batch, double seq, int heads, KernelDtype kv_dtype) const;
-  KernelTime mla_decode(double batch, double kv_len, int heads, KernelDtype kv_dtype) const;
-  /// DeepSeek sparse attention modules (DeepSeek-V3.2), heads per GPU, read as the MLA modules are.
-  KernelTime dsa_prefill(double batch, double seq, int heads, KernelDtype kv_dtype) const;
-  KernelTime dsa_decode(double batch, double kv_len, int heads, KernelDtype kv_dtype) const;
+  /// An attention module's time, heads per GPU: `table` kMlaPrefill or kMlaDecode (MLA,
+  /// DeepSeek-style), kDsaPrefill or kDsaDecode (DeepSeek sparse attention, DeepSeek-V3.2);
+  /// `length` the sequence (prefill) or the KV length (decode). Bilinear in batch and length;
+  /// beyond the longest length MLA prefill grows quadratically, the others linearly.
+  KernelTime attention_module(KernelTable table, double batch, double length, int heads, KernelDtype kv_dtype) const;
+  KernelTime mla_prefill(double batch, double seq, int heads, KernelDtype kv_dtype) const {
+    return attention_module(KernelTable::kMlaPrefill, batch, seq, heads, kv_dtype);
+  }
+  KernelTime mla_decode(double batch, double kv_len, int heads, KernelDtype kv_dtype) const {
+    return attention_module(KernelTable::kMlaDecode, batch, kv_len, heads, kv_dtype);
+  }
   /// Gated DeltaNet kernels (docs/KERNELS.md, "Lookup rules"): `table` one of the four GDN
   /// tables; decode at `batch` sequences (`seq` ignored), prefill at `batch` sequences of `seq`
   /// tokens. A head geometry not measured: the nearest, scaled by the work (approximated).

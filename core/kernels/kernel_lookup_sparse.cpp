@@ -79,10 +79,13 @@ KernelTime KernelDb::moe(KernelDtype dtype, double tokens, int hidden, int inter
   return Impl::keep(slot, key, t);
 }
 
-namespace {
-
-KernelTime mla(const MeasuredTable* t, KernelTable kind, KernelDtype kv_dtype, double batch, double tokens, int heads,
-               BeyondRule beyond_tokens) {
+KernelTime KernelDb::attention_module(KernelTable kind, double batch, double tokens, int heads,
+                                      KernelDtype kv_dtype) const {
+  // DeepSeek sparse attention: each query reads the indexer's top-k tokens (2048), so beyond
+  // the longest measured prefill its time grows along the line through the last two lengths
+  // (the indexer's scoring of every earlier token is its only quadratic part).
+  const BeyondRule beyond_tokens = kind == KernelTable::kMlaPrefill ? BeyondRule::kQuadratic : BeyondRule::kLinear;
+  const MeasuredTable* t = impl_->table(kind, kv_dtype);
   if (t == nullptr) return missing_time(kind, kv_dtype);
   if (!(batch > 0) || !(tokens >= 0) || heads <= 0) return KernelTime{};
   const uint32_t node = t->nearest_top(heads);
@@ -91,31 +94,6 @@ KernelTime mla(const MeasuredTable* t, KernelTable kind, KernelDtype kv_dtype, d
   s.us *= scale;
   if (t->levels[0].value[node] != heads) s.worsen(LookupHow::kApproximated);
   return kernel_time(s, kind, kv_dtype);
-}
-
-}  // namespace
-
-KernelTime KernelDb::mla_prefill(double batch, double seq, int heads, KernelDtype kv_dtype) const {
-  return mla(impl_->table(KernelTable::kMlaPrefill, kv_dtype), KernelTable::kMlaPrefill, kv_dtype, batch, seq, heads,
-             BeyondRule::kQuadratic);
-}
-
-KernelTime KernelDb::mla_decode(double batch, double kv_len, int heads, KernelDtype kv_dtype) const {
-  return mla(impl_->table(KernelTable::kMlaDecode, kv_dtype), KernelTable::kMlaDecode, kv_dtype, batch, kv_len, heads,
-             BeyondRule::kLinear);
-}
-
-/// DeepSeek sparse attention: each query reads the indexer's top-k tokens (2048), so beyond
-/// the longest measured prefill the time grows along the line through the last two lengths
-/// (the indexer's scoring of every earlier token is its only quadratic part).
-KernelTime KernelDb::dsa_prefill(double batch, double seq, int heads, KernelDtype kv_dtype) const {
-  return mla(impl_->table(KernelTable::kDsaPrefill, kv_dtype), KernelTable::kDsaPrefill, kv_dtype, batch, seq, heads,
-             BeyondRule::kLinear);
-}
-
-KernelTime KernelDb::dsa_decode(double batch, double kv_len, int heads, KernelDtype kv_dtype) const {
-  return mla(impl_->table(KernelTable::kDsaDecode, kv_dtype), KernelTable::kDsaDecode, kv_dtype, batch, kv_len, heads,
-             BeyondRule::kLinear);
 }
 
 }  // namespace stepcalc

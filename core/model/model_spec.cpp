@@ -162,7 +162,7 @@ double weight_bytes_per_gpu(const ModelSpec& s, const Precision& p, int64_t tp, 
 double kv_bytes_per_token_per_gpu(const ModelSpec& s, const Precision& p, int64_t tp) {
   const double element = p.kv_fp8 ? kEightBit : kSixteenBit;
   if (s.is_mla())
-    return d(s.num_layers) * (d(s.mla.kv_lora_rank + s.mla.qk_rope_head_dim) * element + d(s.mla.index_key_bytes()));
+    return d(s.num_layers) * (d(s.mla.kv_lora_rank + s.mla.qk_rope_head_dim) * element + d(s.mla.index_key_bytes));
   return 2 * d(s.num_attention_layers()) * d(kv_heads_per_gpu(s, tp)) * d(s.head_dim) * element;
 }
 

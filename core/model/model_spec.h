@@ -32,15 +32,13 @@ struct MlaSpec {
   int64_t qk_nope_head_dim = 0;  ///< per-head query/key width without rotary part
   int64_t qk_rope_head_dim = 0;  ///< per-head rotary width (cached once per token, shared by heads)
   int64_t v_head_dim = 0;        ///< per-head value width
-  /// DeepSeek sparse attention (DeepSeek-V3.2; 0 without `index_topk`): a lightning indexer of
-  /// `index_n_heads` heads of `index_head_dim` scores every cached token, and each query attends
+  /// DeepSeek sparse attention (DeepSeek-V3.2; 0 without `index_topk`): a lightning indexer
+  /// (index_n_heads heads of `index_head_dim`) scores every cached token, and each query attends
   /// only to the `index_topk` best. vLLM caches the indexer's keys too (FP8 + a float scale per 128).
   int64_t index_topk = 0;
-  int64_t index_n_heads = 0;
   int64_t index_head_dim = 0;
-  bool sparse() const { return index_topk > 0; }
   /// Bytes of the indexer's key one token adds per layer: FP8 values and a 4-byte scale per 128.
-  int64_t index_key_bytes() const { return sparse() ? index_head_dim + (index_head_dim + 127) / 128 * 4 : 0; }
+  int64_t index_key_bytes = 0;
 };
 
 /// Gated DeltaNet linear attention (Qwen3-Next; all zero without linear-attention layers).
@@ -124,7 +122,7 @@ struct ModelSpec {
 
   bool is_moe() const { return moe.num_experts > 0 && moe.top_k > 0 && moe.num_moe_layers > 0; }
   bool is_mla() const { return mla.kv_lora_rank > 0; }
-  bool is_sparse_mla() const { return is_mla() && mla.sparse(); }
+  bool is_sparse_mla() const { return is_mla() && mla.index_topk > 0; }
   bool is_hybrid_linear() const { return linear.num_layers > 0; }
   /// Layers of softmax attention (the only ones with a KV cache).
   int64_t num_attention_layers() const { return num_layers - linear.num_layers; }

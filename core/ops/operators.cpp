@@ -273,7 +273,6 @@ OperatorList build_operator_list(const ModelSpec& s, const Precision& p, int64_t
     // Absorbed MLA: scores over latent + rope, values over the latent, per head.
     a.flops_per_pair = 2 * d(a.heads) * d(2 * s.mla.kv_lora_rank + s.mla.qk_rope_head_dim);
     a.topk = s.mla.index_topk;
-    a.index_bytes_per_token = d(s.mla.index_key_bytes());
   } else {
     a.kv_heads = static_cast<int>(kv_heads_per_gpu(s, tp));
     a.head_dim = static_cast<int>(s.head_dim);

@@ -79,10 +79,8 @@ struct AttentionShape {
   bool kv_fp8 = false;
   double kv_bytes_per_token = 0;  ///< per GPU and layer
   double flops_per_pair = 0;      ///< FLOPs of one (query, key) pair over the GPU's heads
-  /// DeepSeek sparse attention (0 without): the tokens each query attends to (index_topk), and
-  /// the indexer's key bytes per token and layer (inside kv_bytes_per_token; read for every token).
+  /// DeepSeek sparse attention (0 without): the tokens each query attends to (index_topk).
   int64_t topk = 0;
-  double index_bytes_per_token = 0;
 };
 
 /// Gated DeltaNet geometry per GPU (hybrid models; all zero otherwise).

@@ -98,7 +98,7 @@ TEST_CASE("measured: every preset prices on every GPU, summary and full agree to
       for (const Operator& op : plan.ops.ops) has_moe = has_moe || op.kind == OpKind::kMoe;
       CHECK(has_moe == r.model.spec.is_moe());
       if (r.model.spec.is_mla()) CHECK(plan.attention_path != AttentionPath::kStandard);
-      if (r.model.spec.is_sparse_mla()) CHECK(plan.attention_path == AttentionPath::kDsaModule);
+      if (r.model.spec.is_sparse_mla()) CHECK(plan.attention_path == AttentionPath::kMlaModule);
     }
   }
 }

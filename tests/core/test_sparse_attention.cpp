@@ -75,9 +75,8 @@ TEST_CASE("DeepSeek-V3.2's config: DeepSeek-V3's shape with the indexer; other i
   const ModelSpec& s = m->spec;
   CHECK(s.is_sparse_mla());
   CHECK(s.mla.index_topk == 2048);
-  CHECK(s.mla.index_n_heads == 64);
   CHECK(s.mla.index_head_dim == 128);
-  CHECK(s.mla.index_key_bytes() == 128 + 4);  // FP8 values and one float scale per 128
+  CHECK(s.mla.index_key_bytes == 128 + 4);  // FP8 values and one float scale per 128
   CHECK(s.num_layers == 61);
   CHECK(s.mla.kv_lora_rank == 512);
   CHECK(s.mla.qk_rope_head_dim == 64);
@@ -95,9 +94,9 @@ TEST_CASE("DeepSeek-V3.2's config: DeepSeek-V3's shape with the indexer; other i
   REQUIRE(glm.ok());
   CHECK_FALSE(glm->spec.is_sparse_mla());
   CHECK(has_warning(glm->spec.notes, "sparse_attention_approximated"));
-  // A DeepseekV32 config without the indexer's keys takes DeepSeek-V3.2's values.
+  // A deepseek_v32 config without the indexer's keys takes DeepSeek-V3.2's values.
   const std::string base =
-      R"("architectures":["DeepseekV32ForCausalLM"],"num_hidden_layers":4,"hidden_size":512,"num_attention_heads":8,)"
+      R"("model_type":"deepseek_v32","num_hidden_layers":4,"hidden_size":512,"num_attention_heads":8,)"
       R"("torch_dtype":"bfloat16","kv_lora_rank":512,"qk_rope_head_dim":64)";
   auto bare = parse_model_config("{" + base + "}");
   REQUIRE(bare.ok());
@@ -112,7 +111,7 @@ TEST_CASE("DeepSeek-V3.2's config: DeepSeek-V3's shape with the indexer; other i
   };
   bad(R"("index_topk":-1)", "invalid_value", "model.index_topk");
   bad(R"("index_n_heads":"64")", "type_error", "model.index_n_heads");
-  bad(R"("index_head_dim":0)", "invalid_value", "model.index_head_dim");
+  bad(R"("text_config":{"index_head_dim":-128})", "invalid_value", "model.text_config.index_head_dim");
 }
 
 TEST_CASE("DeepSeek-V3.2 in measured: attention read from the DSA module tables, with their cells") {
@@ -120,8 +119,8 @@ TEST_CASE("DeepSeek-V3.2 in measured: attention read from the DSA module tables,
       "num_new_prefill_tokens": 2048}], "decode_requests": [{"progress_index": 1000}, {"progress_index": 30000}]})");
   auto plan = plan_measured(r, db_of("H200"));
   REQUIRE_MESSAGE(plan.ok(), plan.error().message);
-  CHECK(plan->attention_path == AttentionPath::kDsaModule);
-  CHECK(plan->attn_heads == 16);  // 128 heads over TP 8
+  CHECK(plan->attention_path == AttentionPath::kMlaModule);  // the module path, read from the DSA tables
+  CHECK(plan->attn_heads == 16);                             // 128 heads over TP 8
   CHECK(plan->ops.attention.topk == 2048);
   // The note that it is priced as dense MLA is gone where the DSA tables price it.
   CHECK_FALSE(has_warning(plan->warnings, "sparse_attention_approximated"));
@@ -145,6 +144,10 @@ TEST_CASE("DeepSeek-V3.2 in measured: attention read from the DSA module tables,
   // DeepSeek-V3 (dense MLA, the same shape) still reads the MLA tables.
   const MeasuredPlan v3 = plan_of("deepseek-v3", "H200", 8);
   CHECK(v3.attention_path == AttentionPath::kMlaModule);
+  CHECK(v3.ops.attention.topk == 0);
+  // Every kernel set with DSA tables has the MLA module tables the path needs.
+  for (const KernelSet& k : kernel_sets())
+    if (k.coverage.has_dsa) CHECK((k.coverage.has_mla && k.version != "vllm-0.14.0"));
   // The pack parts: "dsa" for V3.2 (not "mla"), never for V3.
   const KernelSet* set = find_kernel_set("H200", "vllm-0.24.0");
   REQUIRE(set != nullptr);
