@@ -113,6 +113,33 @@ export const tables = {
       'prefill 8,192, ms'], rows, [false, false, false, true, true])}`;
   },
 
+  /**
+   * Which kernel sets measure DeepSeek sparse attention (the `dsa` part), and DeepSeek-V3.2 priced on
+   * each at TP 8 (one step's GPU time, measured mode), beside DeepSeek-V3 (dense MLA, the same shape):
+   * 64 decodes at 2,048 and at 65,536 cached tokens, and one 16,384-token prefill.
+   */
+  'sparse-attention-coverage': (ctx) => {
+    const ms = (/** @type {string} */ model, /** @type {any} */ k, /** @type {object} */ step) =>
+      (ctx.price({ model, gpu: k.gpu, kernels: k.version, mode: 'measured', tp: 8, step }).measured.gpu_time_us / 1000)
+        .toFixed(2);
+    const decode = (/** @type {number} */ kv) =>
+      ({ decode_requests: Array.from({ length: 64 }, () => ({ progress_index: kv })) });
+    const prefill = { prefill_requests: [{ progress_index: 0, num_new_prefill_tokens: 16384 }] };
+    const rows = ctx.catalogue().kernels.filter((/** @type {any} */ k) => k.coverage.dsa).map((/** @type {any} */ k) =>
+      [k.gpu, k.version + (k.default ? ' (default)' : ''), ms('deepseek-v3.2', k, decode(2048)),
+        ms('deepseek-v3.2', k, decode(65536)), ms('deepseek-v3', k, decode(65536)), ms('deepseek-v3.2', k, prefill),
+        ms('deepseek-v3', k, prefill)])
+      .sort((/** @type {string[]} */ a, /** @type {string[]} */ b) => (a[0] + a[1] < b[0] + b[1] ? -1 : 1));
+    const none = ctx.catalogue().kernels.filter((/** @type {any} */ k) => !k.coverage.dsa)
+      .map((/** @type {any} */ k) => `${k.gpu} ${k.version}`).sort().join(', ');
+    return 'The kernel sets with the `dsa` part, and `deepseek-v3.2` priced with it at TP 8 beside `deepseek-v3` ' +
+      '(dense MLA, the same shape otherwise) on the same tables (GPU time of one step, measured mode, ms: 64 decodes ' +
+      `at 2,048 and 65,536 cached tokens; one 16,384-token prefill):\n\n${table(['GPU', 'kernels',
+      'V3.2 decode x 64 at 2,048', 'V3.2 decode x 64 at 65,536', 'V3 decode x 64 at 65,536', 'V3.2 prefill 16,384',
+      'V3 prefill 16,384'], rows, [false, false, true, true, true, true, true])}\n\nWithout the part (DeepSeek-V3.2 ` +
+      `refused in measured): ${none}.`;
+  },
+
   /** Qwen3-Next's KV cache and states as vLLM's hybrid allocator sizes them (docs/SERVING.md). */
   'linear-attention-memory': (ctx) => {
     const model = 'qwen3-next-80b-a3b-instruct';

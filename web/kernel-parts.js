@@ -1,19 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 // Which kernel pack parts to fetch first: the parts a dense BF16 model needs (GEMM,
-// attention, all-reduce: ~19 KB gzipped on an H100); every part of the version only if
-// the request still needs more (MoE, MLA, FP8). Shared by the page's pricing and the
-// serving worker.
+// attention, all-reduce: ~19 KB gzipped on an H100); then, if the request still needs more
+// (MoE, MLA, FP8), every part of the version but the ones only some models read (gated
+// DeltaNet's, DeepSeek sparse attention's) unless the core's kernels_not_loaded names one of
+// them (it names those first). Shared by the page's pricing and the serving worker.
 export const DENSE_PARTS = ['gemm-bf16', 'attention-bf16', 'allreduce'];
+/** Parts only a model with those layers reads: gated DeltaNet, DeepSeek sparse attention. */
+export const MODEL_PARTS = ['gdn', 'dsa'];
 
 /**
- * The parts of `gpu`'s `version` (default when absent) to load on try `tries` (1, 2):
- * the dense ones first, then every part (undefined).
+ * The parts of `gpu`'s `version` (default when absent) to load on try `tries` (1, 2): the
+ * dense ones first, then every part but MODEL_PARTS the error `message` does not name.
  * @param {any} calc @param {string} gpu @param {string | undefined} version @param {number} tries
+ * @param {string} [message] the kernels_not_loaded error's message ("The dsa tables of ...")
  */
-export function partsToLoad(calc, gpu, version, tries) {
-  if (tries !== 1) return undefined;
-  const set = calc.presets().kernels.find((k) => k.gpu.toUpperCase() === String(gpu).toUpperCase() &&
+export function partsToLoad(calc, gpu, version, tries, message = '') {
+  const set = calc.presets().kernels.find((/** @type {any} */ k) => k.gpu.toUpperCase() === String(gpu).toUpperCase() &&
     (version ? k.version === version : k.default));
-  const dense = set?.parts.map((p) => p.name).filter((n) => DENSE_PARTS.includes(n));
+  const names = set?.parts.map((/** @type {any} */ p) => p.name);
+  if (tries !== 1) {
+    return names?.filter((/** @type {string} */ n) => !MODEL_PARTS.includes(n) ||
+      message.startsWith(`The ${n} tables `));
+  }
+  const dense = names?.filter((/** @type {string} */ n) => DENSE_PARTS.includes(n));
   return dense?.length ? dense : undefined;
 }

@@ -132,7 +132,8 @@ export function createPricing({ calc, pricer, store, fields }) {
     entry.tries += 1;
     entry.busy = true;
     $('#stale').textContent = `Loading the measured kernel tables for ${request.gpu}…`;
-    calc.loadKernels(request.gpu, request.kernels, partsToLoad(calc, request.gpu, request.kernels, entry.tries))
+    calc.loadKernels(request.gpu, request.kernels, partsToLoad(calc, request.gpu, request.kernels, entry.tries,
+      error.message))
       .then(() => {
         entry.busy = false;
         reprice();

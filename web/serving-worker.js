@@ -17,7 +17,7 @@ let calc = null;
 
 /**
  * calc.serve, loading the GPU's measured kernel tables when the mode needs them: the dense
- * parts first (those the page shared are not read again), then every part.
+ * parts first (those the page shared are not read again), then every part the model may read.
  */
 async function serve(request, onProgress) {
   for (let tries = 1; ; tries++) {
@@ -25,7 +25,8 @@ async function serve(request, onProgress) {
       return calc.serve(request, { onProgress });
     } catch (error) {
       if (error.code !== 'kernels_not_loaded' || tries > 2) throw error;
-      await calc.loadKernels(request.gpu, request.kernels, partsToLoad(calc, request.gpu, request.kernels, tries));
+      await calc.loadKernels(request.gpu, request.kernels,
+        partsToLoad(calc, request.gpu, request.kernels, tries, error.message));
     }
   }
 }

@@ -178,6 +178,10 @@ std::vector<NeededTable> needed_tables(const Request& r, const KernelCoverage& c
   const Precision p = precision_of(spec, r.quantization, r.kv_cache);
   const DtypeChoice c = choose_dtypes(spec, p, cov, gpu, version);
   std::vector<NeededTable> out = {{KernelTable::kGemm, KernelDtype::kBf16, "gemm-bf16"}};
+  // The parts only some models read first: a missing one is the part kernels_not_loaded names,
+  // and the page fetches those only when named (web/kernel-parts.js).
+  if (spec.is_sparse_mla() && cov.has_dsa) out.push_back({KernelTable::kDsaDecode, KernelDtype::kBf16, "dsa"});
+  if (spec.is_hybrid_linear() && cov.has_gdn) out.push_back({KernelTable::kGdnDecode, KernelDtype::kBf16, "gdn"});
   auto add = [&](KernelTable t, KernelDtype d, const std::string& part) {
     for (const NeededTable& n : out)
       if (n.table == t && n.dtype == d) return;
@@ -192,16 +196,13 @@ std::vector<NeededTable> needed_tables(const Request& r, const KernelCoverage& c
     const KernelDtype d = c.gemm[static_cast<int>(p.experts)];
     if (has_dtype(cov.gemm_dtypes, d)) add(KernelTable::kGemm, d, gemm_part(d));
   }
-  if (spec.is_sparse_mla() && cov.has_dsa) {
-    out.push_back({KernelTable::kDsaDecode, KernelDtype::kBf16, "dsa"});
-  } else if (spec.is_mla() && cov.has_mla && mla_module_tables(version)) {
-    out.push_back({KernelTable::kMlaDecode, KernelDtype::kBf16, "mla"});
+  if (spec.is_mla() && cov.has_mla && mla_module_tables(version)) {
+    if (!spec.is_sparse_mla()) out.push_back({KernelTable::kMlaDecode, KernelDtype::kBf16, "mla"});  // else dsa
   } else {
     const bool fp8 = p.kv_fp8 && has_dtype(cov.kv_dtypes, KernelDtype::kFp8);
     out.push_back({KernelTable::kDecodeAttention, fp8 ? KernelDtype::kFp8 : KernelDtype::kBf16,
                    fp8 ? "attention-fp8" : "attention-bf16"});
   }
-  if (spec.is_hybrid_linear() && cov.has_gdn) out.push_back({KernelTable::kGdnDecode, KernelDtype::kBf16, "gdn"});
   if (r.tp > 1 || r.dp > 1) out.push_back({KernelTable::kAllreduce, KernelDtype::kBf16, "allreduce"});
   if (spec.is_moe() && moe_tables) {
     const KernelDtype d = c.moe[static_cast<int>(p.experts)];
