@@ -16,7 +16,7 @@ import { transformSync } from 'esbuild';
 import { runWasm } from './wasm.mjs';
 import { runPage } from './page.mjs';
 import { writeReport } from './report.mjs';
-import { nativeServing, runServingWasm } from './serving.mjs';
+import { nativeServing, runBoundNative, runServingWasm } from './serving.mjs';
 import { runPlanBench } from './plan.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -158,6 +158,7 @@ log('serving: 1,000-request simulations through calc.serve');
 report.serving = {
   date: report.date.slice(0, 10), load: loadAverage(),
   native: nativeServing(report.native.results), wasm: await runServingWasm({ repeats: quick ? 3 : 5 }),
+  bound: runBoundNative(),
 };
 
 log('plan: the default search, natively and through calc.plan');

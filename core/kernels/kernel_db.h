@@ -118,6 +118,41 @@ struct PackBytes {
   size_t size;
 };
 
+struct MeasuredTable;
+
+/// Where a lookup's y falls among a table's measured values, found once (the kernels'
+/// interpolation reads it; opaque to callers): on row `row`, below the first (`row` the
+/// first), beyond the last (`row` the last, y0 the one before if `has_before`), or between
+/// rows row - 1 and row (at y0 and y1).
+struct GridSpot {
+  enum Kind : uint8_t { kExact, kBelow, kBeyond, kBetween } kind = kExact;
+  bool has_before = false;
+  uint32_t row = 0;
+  double y0 = 0, y1 = 0;
+};
+
+/// Decode attention at one batch size and head configuration for many KV lengths (a
+/// serving step's decodes): us(kv) is KernelDb::decode_attention(batch, kv, ...).us to the
+/// bit, with the table searches done once. Valid while its KernelDb lives.
+class DecodeAttentionRow {
+ public:
+  double us(double kv_len) const;
+
+ private:
+  friend class KernelDb;
+  struct Part {
+    const MeasuredTable* table = nullptr;
+    GridSpot spot;
+    double scale = 1;
+    bool missing = true;  ///< no table or no measured shape: NaN, as a missing lookup
+    bool zero = false;    ///< arguments a lookup answers with 0
+  };
+  double part_us(const Part& p, double kv_len) const;
+  Part low_, bf16_;  ///< the KV cache's dtype, and bf16 to compare with when it is not bf16
+  bool compare_ = false;
+  double batch_ = 0;
+};
+
 /// The kernel tables of one GPU and vLLM version.
 class KernelDb {
  public:
@@ -144,6 +179,9 @@ class KernelDb {
   /// (includes writing the new token's K/V); heads are per GPU.
   KernelTime decode_attention(double batch, double kv_len, int heads, int kv_heads, int head_dim,
                               KernelDtype kv_dtype) const;
+  /// decode_attention at `batch` for any KV length, searched once (DecodeAttentionRow).
+  DecodeAttentionRow decode_attention_row(double batch, int heads, int kv_heads, int head_dim,
+                                          KernelDtype kv_dtype) const;
   /// One prefill kernel over `batch` sequences of `seq` tokens, no cached prefix.
   KernelTime prefill_attention(double batch, double seq, int heads, int kv_heads, int head_dim,
                                KernelDtype kv_dtype) const;

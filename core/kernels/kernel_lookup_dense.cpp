@@ -110,22 +110,41 @@ int64_t heads_entry(const MeasuredTable& t, uint32_t hd, int heads, int kv_heads
   return best;
 }
 
+// The measured entry an attention lookup reads under the nearest head_dim: the heads' node
+// (-1: none), the factor on its time, and whether it is another shape's.
+struct AttentionEntry {
+  int64_t node = -1;
+  double scale = 1;
+  bool approximated = false;
+};
+
+AttentionEntry attention_entry(const MeasuredTable& t, int heads, int kv_heads, int head_dim, bool decode) {
+  // head_dim: exact, else the nearest measured, time scaled by the ratio.
+  const uint32_t hd = t.nearest_top(head_dim);
+  const bool exact = t.levels[0].value[hd] == head_dim;
+  const double scale = exact ? 1 : head_dim / static_cast<double>(t.levels[0].value[hd]);
+  double heads_scale = 1;
+  bool heads_exact = false;
+  AttentionEntry e;
+  e.node = heads_entry(t, hd, heads, kv_heads, decode, heads_scale, heads_exact);
+  e.scale = scale * heads_scale;
+  e.approximated = !exact || !heads_exact;
+  return e;
+}
+
+bool attention_args_valid(double batch, int heads, int kv_heads, int head_dim) {
+  return batch > 0 && heads > 0 && kv_heads > 0 && head_dim > 0;
+}
+
 KernelTime attention(const MeasuredTable* t, KernelTable kind, KernelDtype kv_dtype, double batch, double tokens,
                      int heads, int kv_heads, int head_dim, BeyondRule beyond_batch, BeyondRule beyond_tokens) {
   if (t == nullptr) return missing_time(kind, kv_dtype);
-  if (!(batch > 0) || !(tokens >= 0) || heads <= 0 || kv_heads <= 0 || head_dim <= 0) return KernelTime{};
-  // head_dim: exact, else the nearest measured, time scaled by the ratio.
-  const uint32_t hd = t->nearest_top(head_dim);
-  const bool exact = t->levels[0].value[hd] == head_dim;
-  const double scale = exact ? 1 : head_dim / static_cast<double>(t->levels[0].value[hd]);
-  double heads_scale = 1;
-  bool heads_exact = false;
-  const int64_t h =
-      heads_entry(*t, hd, heads, kv_heads, kind == KernelTable::kDecodeAttention, heads_scale, heads_exact);
-  if (h < 0) return missing_time(kind, kv_dtype);
-  Sample s = interpolate_grid(*t, static_cast<uint32_t>(h), batch, tokens, beyond_batch, beyond_tokens);
-  s.us *= scale * heads_scale;
-  if (!exact || !heads_exact) s.worsen(LookupHow::kApproximated);
+  if (!attention_args_valid(batch, heads, kv_heads, head_dim) || !(tokens >= 0)) return KernelTime{};
+  const AttentionEntry e = attention_entry(*t, heads, kv_heads, head_dim, kind == KernelTable::kDecodeAttention);
+  if (e.node < 0) return missing_time(kind, kv_dtype);
+  Sample s = interpolate_grid(*t, static_cast<uint32_t>(e.node), batch, tokens, beyond_batch, beyond_tokens);
+  s.us *= e.scale;
+  if (e.approximated) s.worsen(LookupHow::kApproximated);
   return kernel_time(s, kind, kv_dtype);
 }
 
@@ -168,6 +187,48 @@ KernelTime KernelDb::decode_attention(double batch, double kv_len, int heads, in
 KernelTime KernelDb::prefill_attention(double batch, double seq, int heads, int kv_heads, int head_dim,
                                        KernelDtype kv_dtype) const {
   return attention_lookup(KernelTable::kPrefillAttention, batch, seq, heads, kv_heads, head_dim, kv_dtype);
+}
+
+DecodeAttentionRow KernelDb::decode_attention_row(double batch, int heads, int kv_heads, int head_dim,
+                                                  KernelDtype kv_dtype) const {
+  DecodeAttentionRow row;
+  row.batch_ = batch;
+  const auto part = [&](KernelDtype d) {
+    DecodeAttentionRow::Part out;
+    const MeasuredTable* t = impl_->table(KernelTable::kDecodeAttention, d);
+    if (t == nullptr) return out;  // missing
+    out.missing = false;
+    if (!attention_args_valid(batch, heads, kv_heads, head_dim)) {
+      out.zero = true;
+      return out;
+    }
+    const AttentionEntry e = attention_entry(*t, heads, kv_heads, head_dim, true);
+    if (e.node < 0) {
+      out.missing = true;
+      return out;
+    }
+    out.table = t;
+    out.spot = locate_grid(*t, static_cast<uint32_t>(e.node), batch);
+    out.scale = e.scale;
+    return out;
+  };
+  row.low_ = part(kv_dtype);
+  row.compare_ = kv_dtype != KernelDtype::kBf16;
+  if (row.compare_) row.bf16_ = part(KernelDtype::kBf16);
+  return row;
+}
+
+double DecodeAttentionRow::part_us(const Part& p, double kv_len) const {
+  if (p.missing) return std::numeric_limits<double>::quiet_NaN();
+  if (p.zero || !(kv_len >= 0)) return 0;
+  return grid_us(*p.table, p.spot, batch_, kv_len, BeyondRule::kLinear, BeyondRule::kLinear) * p.scale;
+}
+
+double DecodeAttentionRow::us(double kv_len) const {
+  const double low = part_us(low_, kv_len);
+  if (!compare_ || low_.missing || bf16_.missing) return low;  // as no_slower_than_bf16
+  const double bf16 = part_us(bf16_, kv_len);
+  return bf16 < low ? bf16 : low;
 }
 
 KernelTime KernelDb::attention_lookup(KernelTable table, double batch, double length, int heads, int kv_heads,

@@ -80,17 +80,49 @@ double between(double x, double x0, double v0, double x1, double v1) {
 
 }  // namespace
 
-Sample interpolate_rows(const MeasuredTable& t, uint32_t node, double x, BeyondRule rule,
-                        const std::vector<double>& values) {
+namespace {
+
+// Where x falls among the rows under `node`: row i (an exact match when `exact`), i == lo
+// below the first point, i == hi beyond the last, else between rows i - 1 and i.
+struct RowSpot {
+  uint32_t i, lo, hi;
+  bool exact;
+};
+
+RowSpot locate_rows(const MeasuredTable& t, uint32_t node, double x) {
   const int L = t.last_level();
   auto [lo, hi] = t.children(L - 1, node);
   const std::vector<int64_t>& xs = t.levels[L].value;
-  Sample s;
   auto it = std::lower_bound(xs.begin() + lo, xs.begin() + hi, x,
                              [](int64_t a, double b) { return static_cast<double>(a) < b; });
   const uint32_t i = static_cast<uint32_t>(it - xs.begin());
-  if (i < hi && static_cast<double>(xs[i]) == x) {
-    s.us = values[i];
+  return {i, lo, hi, i < hi && static_cast<double>(xs[i]) == x};
+}
+
+// The value at x of a located spot: every interpolate_rows and rows_us goes through here.
+double rows_value(const MeasuredTable& t, const RowSpot& r, double x, BeyondRule rule,
+                  const std::vector<double>& values) {
+  const std::vector<int64_t>& xs = t.levels[t.last_level()].value;
+  if (r.exact) return values[r.i];
+  if (r.i == r.lo) return values[r.lo];
+  if (r.i == r.hi) {
+    const uint32_t last = r.hi - 1;
+    const bool has_before = last > r.lo;
+    return beyond(rule, x, has_before ? static_cast<double>(xs[last - 1]) : 0, has_before ? values[last - 1] : 0,
+                  static_cast<double>(xs[last]), values[last], has_before);
+  }
+  return between(x, static_cast<double>(xs[r.i - 1]), values[r.i - 1], static_cast<double>(xs[r.i]), values[r.i]);
+}
+
+}  // namespace
+
+Sample interpolate_rows(const MeasuredTable& t, uint32_t node, double x, BeyondRule rule,
+                        const std::vector<double>& values) {
+  const RowSpot r = locate_rows(t, node, x);
+  const uint32_t i = r.i, lo = r.lo, hi = r.hi;
+  Sample s;
+  s.us = rows_value(t, r, x, rule, values);
+  if (r.exact) {
     s.add_cell(t.csv_row(i));
     if (values[i] != t.latency_us[i]) {
       // The envelope's value came from a larger m: name that cell too.
@@ -105,61 +137,91 @@ Sample interpolate_rows(const MeasuredTable& t, uint32_t node, double x, BeyondR
     return s;
   }
   if (i == lo) {
-    s.us = values[lo];
     s.how = LookupHow::kClamped;
     s.add_cell(t.csv_row(lo));
     return s;
   }
   if (i == hi) {
     const uint32_t last = hi - 1;
-    const bool has_before = last > lo;
-    s.us = beyond(rule, x, has_before ? static_cast<double>(xs[last - 1]) : 0, has_before ? values[last - 1] : 0,
-                  static_cast<double>(xs[last]), values[last], has_before);
     s.how = rule == BeyondRule::kClamp ? LookupHow::kClamped : LookupHow::kExtrapolated;
-    if (has_before && rule == BeyondRule::kLinear) s.add_cell(t.csv_row(last - 1));
+    if (last > lo && rule == BeyondRule::kLinear) s.add_cell(t.csv_row(last - 1));
     s.add_cell(t.csv_row(last));
     return s;
   }
-  s.us = between(x, static_cast<double>(xs[i - 1]), values[i - 1], static_cast<double>(xs[i]), values[i]);
   s.how = LookupHow::kInterpolated;
   s.add_cell(t.csv_row(i - 1));
   s.add_cell(t.csv_row(i));
   return s;
 }
 
-Sample interpolate_grid(const MeasuredTable& t, uint32_t node, double y, double x, BeyondRule beyond_y,
-                        BeyondRule beyond_x) {
+double rows_us(const MeasuredTable& t, uint32_t node, double x, BeyondRule rule, const std::vector<double>& values) {
+  return rows_value(t, locate_rows(t, node, x), x, rule, values);
+}
+
+GridSpot locate_grid(const MeasuredTable& t, uint32_t node, double y) {
   const int d = t.last_level() - 1;  // level of y
   auto [lo, hi] = t.children(d - 1, node);
   const std::vector<int64_t>& ys = t.levels[d].value;
-  const std::vector<double>& values = t.latency_us;
   auto it = std::lower_bound(ys.begin() + lo, ys.begin() + hi, y,
                              [](int64_t a, double b) { return static_cast<double>(a) < b; });
   const uint32_t i = static_cast<uint32_t>(it - ys.begin());
-  if (i < hi && static_cast<double>(ys[i]) == y) return interpolate_rows(t, i, x, beyond_x, values);
-  if (i == lo || i == hi) {
-    const uint32_t edge = i == lo ? lo : hi - 1;
-    Sample s = interpolate_rows(t, edge, x, beyond_x, values);
-    if (i == lo) {
-      s.worsen(LookupHow::kClamped);
-      return s;
-    }
-    const bool has_before = edge > lo;
-    Sample before = has_before ? interpolate_rows(t, edge - 1, x, beyond_x, values) : s;
-    s.us = beyond(beyond_y, y, static_cast<double>(has_before ? ys[edge - 1] : 0), before.us,
-                  static_cast<double>(ys[edge]), s.us, has_before);
-    if (beyond_y == BeyondRule::kLinear && has_before) s.add_cells(before);
-    s.worsen(beyond_y == BeyondRule::kClamp ? LookupHow::kClamped : LookupHow::kExtrapolated);
-    if (lookup_how_rank(before.how) > lookup_how_rank(s.how)) s.how = before.how;
+  GridSpot g;
+  if (i < hi && static_cast<double>(ys[i]) == y) {
+    g.row = i;
+  } else if (i == lo) {
+    g.kind = GridSpot::kBelow;
+    g.row = lo;
+  } else if (i == hi) {
+    g.kind = GridSpot::kBeyond;
+    g.row = hi - 1;
+    g.has_before = g.row > lo;
+    g.y0 = static_cast<double>(g.has_before ? ys[g.row - 1] : 0);
+    g.y1 = static_cast<double>(ys[g.row]);
+  } else {
+    g.kind = GridSpot::kBetween;
+    g.row = i;
+    g.y0 = static_cast<double>(ys[i - 1]);
+    g.y1 = static_cast<double>(ys[i]);
+  }
+  return g;
+}
+
+static double combine_grid(const GridSpot& g, double y, BeyondRule beyond_y, double before_us, double row_us) {
+  if (g.kind == GridSpot::kBeyond) return beyond(beyond_y, y, g.y0, before_us, g.y1, row_us, g.has_before);
+  if (g.kind == GridSpot::kBetween) return between(y, g.y0, before_us, g.y1, row_us);
+  return row_us;
+}
+
+double grid_us(const MeasuredTable& t, const GridSpot& g, double y, double x, BeyondRule beyond_y,
+               BeyondRule beyond_x) {
+  const double row = rows_us(t, g.row, x, beyond_x, t.latency_us);
+  const bool two = g.kind == GridSpot::kBetween || (g.kind == GridSpot::kBeyond && g.has_before);
+  return combine_grid(g, y, beyond_y, two ? rows_us(t, g.row - 1, x, beyond_x, t.latency_us) : row, row);
+}
+
+Sample interpolate_grid(const MeasuredTable& t, uint32_t node, double y, double x, BeyondRule beyond_y,
+                        BeyondRule beyond_x) {
+  const GridSpot g = locate_grid(t, node, y);
+  if (g.kind == GridSpot::kBetween) {
+    Sample s = interpolate_rows(t, g.row - 1, x, beyond_x, t.latency_us);
+    const Sample b = interpolate_rows(t, g.row, x, beyond_x, t.latency_us);
+    s.us = combine_grid(g, y, beyond_y, s.us, b.us);
+    s.add_cells(b);
+    s.worsen(LookupHow::kInterpolated);
+    s.worsen(b.how);
     return s;
   }
-  Sample a = interpolate_rows(t, i - 1, x, beyond_x, values);
-  Sample b = interpolate_rows(t, i, x, beyond_x, values);
-  Sample s = a;
-  s.us = between(y, static_cast<double>(ys[i - 1]), a.us, static_cast<double>(ys[i]), b.us);
-  s.add_cells(b);
-  s.worsen(LookupHow::kInterpolated);
-  if (lookup_how_rank(b.how) > lookup_how_rank(s.how)) s.how = b.how;
+  Sample s = interpolate_rows(t, g.row, x, beyond_x, t.latency_us);
+  if (g.kind == GridSpot::kExact) return s;
+  if (g.kind == GridSpot::kBelow) {
+    s.worsen(LookupHow::kClamped);
+    return s;
+  }
+  const Sample before = g.has_before ? interpolate_rows(t, g.row - 1, x, beyond_x, t.latency_us) : s;
+  s.us = combine_grid(g, y, beyond_y, before.us, s.us);
+  if (beyond_y == BeyondRule::kLinear && g.has_before) s.add_cells(before);
+  s.worsen(beyond_y == BeyondRule::kClamp ? LookupHow::kClamped : LookupHow::kExtrapolated);
+  s.worsen(before.how);
   return s;
 }
 

@@ -75,6 +75,14 @@ Sample interpolate_rows(const MeasuredTable& t, uint32_t node, double x, BeyondR
 Sample interpolate_grid(const MeasuredTable& t, uint32_t node, double y, double x, BeyondRule beyond_y,
                         BeyondRule beyond_x);
 
+/// interpolate_rows' value alone (the same double), without the cells it came from.
+double rows_us(const MeasuredTable& t, uint32_t node, double x, BeyondRule rule, const std::vector<double>& values);
+
+/// Where y falls among the children of `node` (two levels above the rows).
+GridSpot locate_grid(const MeasuredTable& t, uint32_t node, double y);
+/// interpolate_grid's value at (y, x) for y located once: lookups at one y and many x.
+double grid_us(const MeasuredTable& t, const GridSpot& g, double y, double x, BeyondRule beyond_y, BeyondRule beyond_x);
+
 /// The measured key values of level d under `node`, for coverage and nearest-shape choices.
 std::vector<int64_t> child_values(const MeasuredTable& t, int d, uint32_t node);
 

@@ -2,6 +2,7 @@
 // Every lookup rule of the measured kernel database (docs/KERNELS.md), at the table's
 // own points (its latency comes back exactly) and between them, on the real packs.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -316,4 +317,43 @@ TEST_CASE("the lookup memo answers as the tables do: repeated, colliding and evi
   for (int i = 0; i < n; i += 2) CHECK(same(ask(*warm, i), first[static_cast<size_t>(i)]));
   const auto cold = test::load_kernels("H100", "vllm-0.24.0");
   for (int i = 0; i < n; i += 7) CHECK(same(ask(*cold, i), first[static_cast<size_t>(i)]));
+}
+
+TEST_CASE("a decode row answers decode_attention to the bit at every KV length") {
+  // A serving step prices its decodes through one row per batch (the searches done once):
+  // every value must be decode_attention's, across batches on, between, below and beyond
+  // the measured ones, KV lengths likewise, measured and approximated head shapes, an FP8
+  // KV cache (compared with bf16) and the answers without a table or with bad arguments.
+  const auto bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  // heads, KV heads, head size: measured, approximated, none
+  const std::array<int, 3> kShapes[] = {{32, 8, 128}, {8, 1, 128},  {28, 4, 128},
+                                        {64, 8, 96},  {16, 16, 64}, {0, 8, 128}};
+  for (const char* version : {"vllm-0.14.0", "vllm-0.24.0"}) {
+    CAPTURE(version);
+    auto db = test::load_kernels("H100", version, {"attention-bf16", "attention-fp8"});
+    int checked = 0, nonzero = 0;
+    for (double batch : {0.0, 0.5, 1.0, 3.0, 8.0, 100.0, 1024.0, 5000.0})
+      for (KernelDtype dtype : {KernelDtype::kBf16, KernelDtype::kFp8})
+        for (const std::array<int, 3>& shape : kShapes) {
+          const DecodeAttentionRow row = db->decode_attention_row(batch, shape[0], shape[1], shape[2], dtype);
+          for (double kv : {-1.0, 0.0, 1.0, 15.0, 16.0, 100.0, 511.0, 1000.0, 4095.0, 65536.0, 300000.0, 1e7}) {
+            CAPTURE(batch);
+            CAPTURE(kv);
+            CAPTURE(shape[0]);
+            CAPTURE(shape[2]);
+            const double want = db->decode_attention(batch, kv, shape[0], shape[1], shape[2], dtype).us;
+            CHECK(bits(row.us(kv), want));
+            ++checked;
+            nonzero += want > 0;
+          }
+        }
+    CHECK(checked == 8 * 2 * 6 * 12);
+    CHECK(nonzero > checked / 2);
+  }
+  auto none = test::load_kernels("H100", "vllm-0.14.0", {"allreduce"});
+  CHECK(std::isnan(none->decode_attention_row(8, 32, 8, 128, KernelDtype::kBf16).us(100)));
+  auto bf16_only = test::load_kernels("H100", "vllm-0.14.0", {"attention-bf16"});
+  const double fp8_alone = bf16_only->decode_attention(8, 100, 32, 8, 128, KernelDtype::kFp8).us;
+  CHECK(std::isnan(fp8_alone));
+  CHECK(std::isnan(bf16_only->decode_attention_row(8, 32, 8, 128, KernelDtype::kFp8).us(100)));
 }
