@@ -283,3 +283,44 @@ export function overall(runs) {
     tpot_mape: priced.length ? round2(mape(p)) : null, tpot_bias: priced.length ? round2(bias(p)) : null,
   };
 }
+
+// A run's measured TPOT may not fall by more than this share while its clients grow by
+// CONTRADICTION_CLIENTS times or more (the same model, GPU, precision, layout and lengths):
+// more clients put more requests in every decode step, so each step takes longer.
+export const CONTRADICTION_DROP = 0.2;
+export const CONTRADICTION_CLIENTS = 4;
+
+/**
+ * The priced runs whose measured TPOT contradicts their own series: below (1 - DROP) x the
+ * measured TPOT of a run of the same setup at 1 / CLIENTS of their concurrency or fewer. Each
+ * with that run (the slowest such). One of the pair measured something other than what its
+ * row says; which one, the data cannot tell. Sorted by id.
+ * @param {Run[]} runs
+ * @returns {{run: Run, other: Run}[]}
+ */
+export function contradictions(runs) {
+  const req = (/** @type {Run} */ r) => /** @type {any} */ (r.request);
+  const seriesKey = (/** @type {Run} */ r) => {
+    const q = req(r), w = q.workload;
+    return [r.subset, q.tp ?? 1, q.ep ?? 1, q.dp ?? 1, w.input_tokens, w.output_tokens].join(' ');
+  };
+  /** @type {Map<string, Run[]>} */
+  const series = new Map();
+  for (const r of runs) {
+    if (r.status !== 'priced') continue;
+    const k = seriesKey(r);
+    if (!series.has(k)) series.set(k, []);
+    series.get(k)?.push(r);
+  }
+  const out = [];
+  for (const list of series.values()) {
+    for (const r of list) {
+      const c = req(r).workload.concurrency;
+      const fewer = list.filter((o) => req(o).workload.concurrency * CONTRADICTION_CLIENTS <= c);
+      if (!fewer.length) continue;
+      const other = fewer.reduce((a, b) => (b.silicon_tpot_ms > a.silicon_tpot_ms ? b : a));
+      if (r.silicon_tpot_ms < (1 - CONTRADICTION_DROP) * other.silicon_tpot_ms) out.push({ run: r, other });
+    }
+  }
+  return out.sort((a, b) => (a.run.id < b.run.id ? -1 : 1));
+}

@@ -11,6 +11,7 @@ import { writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ROOT, DATA, LEDGER, BASELINE, PROTOCOL, readRows, readText, priceRows, spreadOf, overall, ttftError, tpotError,
+  contradictions, CONTRADICTION_DROP, CONTRADICTION_CLIENTS,
 } from './validate-ledger.mjs';
 import { ALTERNATIVES_FILE, FIT_PART } from './validate-alternatives.mjs';
 
@@ -38,6 +39,40 @@ function subsets(runs) {
 /** The reason without the run's own numbers (for a subset's summary). @param {string} reason */
 const shortReason = (reason) => reason.split(': ').slice(0, 2).join(': ');
 
+const req = (/** @type {Run} */ r) => /** @type {any} */ (r.request);
+/** @type {Map<string, Run>} the runs contradicting their series (filled once priced), by id */
+const contradicted = new Map();
+
+/**
+ * The runs whose measured TPOT falls as their clients grow, and the figures without them.
+ * @param {Run[]} runs
+ */
+function contradictionSection(runs) {
+  const list = contradictions(runs);
+  if (!list.length) return [];
+  const rest = overall(runs.filter((r) => !contradicted.has(r.id)));
+  return [
+    '## Measurements that contradict their series',
+    '',
+    `More clients put more requests in every decode step, so a setup's TPOT does not fall as its clients grow. ` +
+      `In these ${list.length} priced runs the measured TPOT is more than ${100 * CONTRADICTION_DROP}% below ` +
+      `that of a run of the same model, GPU, precision, layout and lengths at 1/${CONTRADICTION_CLIENTS} of the ` +
+      'clients or fewer (the slowest such run is named). One run of each pair measured something its row does ' +
+      'not say; the data cannot tell which. They stay in the ledger and in every figure above; nothing is ' +
+      `fitted to them or left out. Over the other ${rest.priced} priced runs: TTFT MAPE ${rest.ttft_mape}%, ` +
+      `TPOT MAPE ${rest.tpot_mape}% (\`contradicts\` in validation.json names the other run).`,
+    '',
+    '| run | clients | measured TPOT / TTFT ms | predicted TPOT ms | same setup at | ' +
+      'its measured TPOT / TTFT ms |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...list.map(({ run: r, other: o }) => `| ${r.id} | ${req(r).workload.concurrency} | ` +
+      `${r.silicon_tpot_ms.toFixed(2)} / ${r.silicon_ttft_ms.toFixed(0)} | ` +
+      `${(/** @type {number} */ (r.tpot_ms)).toFixed(2)} | ${req(o).workload.concurrency} | ` +
+      `${o.silicon_tpot_ms.toFixed(2)} / ${o.silicon_ttft_ms.toFixed(0)} |`),
+    '',
+  ];
+}
+
 /** What the result itself says about a run's miss. @param {Run} r */
 function causeOf(r) {
   const f = /** @type {any} */ (r.cause_facts);
@@ -61,6 +96,11 @@ function causeOf(r) {
     out.push(`TPOT ${p > 0 ? 'over' : 'under'}: the decode step of ~${f.mean_running.toFixed(0)} running requests ` +
       `is priced ${p > 0 ? 'slower' : 'faster'} than measured`);
   }
+  const other = contradicted.get(r.id);
+  if (other) {
+    out.push(`the measured TPOT contradicts the same setup's at ${req(other).workload.concurrency} clients ` +
+      `(${other.silicon_tpot_ms.toFixed(2)} ms; "Measurements that contradict their series")`);
+  }
   if (f.preemptions > 0 && !out[0].includes('preemptions')) out.push(`${f.preemptions} KV-cache preemptions`);
   if (f.warnings.length) out.push(`warnings: ${f.warnings.join(', ')}`);
   return out.join('; ');
@@ -74,7 +114,6 @@ function causeOf(r) {
  */
 function dataParallel(runs) {
   const priced = runs.filter((r) => r.status === 'priced');
-  const req = (/** @type {Run} */ r) => /** @type {any} */ (r.request);
   const head = (/** @type {string} */ subset) => subset.split(' | ').slice(0, 3).join(' | ');
   const twinKey = (/** @type {Run} */ r) => {
     const q = req(r), w = q.workload;
@@ -270,6 +309,7 @@ function markdown(runs, subs, spread) {
       `${r.silicon_tpot_ms.toFixed(2)} / ${(/** @type {number} */ (r.tpot_ms)).toFixed(2)} | ${pct(tpotError(r))} | ` +
       `${causeOf(r)} |`),
     '',
+    ...contradictionSection(runs),
     ...dataParallel(runs),
     '## Why this protocol: the alternatives',
     '',
@@ -329,7 +369,12 @@ const runs = priceRows(rows, (n) => process.stderr.write(`\rvalidate: ${n} reque
 process.stderr.write('\n');
 const subs = subsets(runs);
 const spread = spreadOf(runs);
-const withCause = runs.map((r) => (r.status === 'priced' ? { ...r, cause: causeOf(r) } : r));
+for (const { run: r, other } of contradictions(runs)) contradicted.set(r.id, other);
+const withCause = runs.map((r) => {
+  if (r.status !== 'priced') return r;
+  const other = contradicted.get(r.id);
+  return { ...r, cause: causeOf(r), ...(other ? { contradicts: other.id } : {}) };
+});
 const { models, runs: compact } = compactModels(withCause);
 const ledger = {
   generated_by: 'npm run validate (tools/validate.mjs)',

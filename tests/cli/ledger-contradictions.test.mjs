@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// The accuracy ledger's measurements that contradict their own series (tools/validate-ledger.mjs
+// contradictions): a measured TPOT that falls by more than a fifth while the clients grow 4x or
+// more. The rule on made-up runs, and the committed ledger against the rule.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { contradictions } from '../../tools/validate-ledger.mjs';
+
+const run = (id, { clients, tpot, subset = 'M | H100 | bf16 | TP2', isl = 1024, osl = 1024, tp = 2, dp,
+  status = 'priced' }) => ({
+  id, subset, status, silicon_tpot_ms: tpot, silicon_ttft_ms: 100, tpot_ms: tpot, ttft_ms: 100,
+  request: { tp, ...(dp ? { dp } : {}), workload: { input_tokens: isl, output_tokens: osl, concurrency: clients } },
+});
+
+test('a TPOT more than 20% below a run at a quarter of the clients or fewer contradicts it', () => {
+  const runs = [
+    run('a4', { clients: 4, tpot: 10 }),
+    run('a8', { clients: 8, tpot: 5 }), // 2x the clients: not compared
+    run('a16', { clients: 16, tpot: 7.9 }), // 4x, 21% lower: contradicts a4
+    run('a17', { clients: 17, tpot: 8.1 }), // 19% lower: within the rule
+    run('a64', { clients: 64, tpot: 9 }), // lower than a4 by 10%: within
+    run('b16', { clients: 16, tpot: 2, isl: 2048 }), // other lengths: its own series
+    run('c16', { clients: 16, tpot: 2, tp: 4 }), // other TP
+    run('d16', { clients: 16, tpot: 2, dp: 2 }), // other layout
+    run('e16', { clients: 16, tpot: 2, subset: 'M | H200 | bf16 | TP2' }), // other GPU
+    run('u16', { clients: 16, tpot: 2, status: 'unsupported' }),
+  ];
+  const found = contradictions(runs);
+  assert.deepEqual(found.map((c) => [c.run.id, c.other.id]), [['a16', 'a4']]);
+  // the slowest of the runs with fewer clients is named
+  const slower = [...runs, run('a2', { clients: 2, tpot: 12 })];
+  assert.deepEqual(contradictions(slower).map((c) => [c.run.id, c.other.id]),
+    [['a16', 'a2'], ['a17', 'a2'], ['a64', 'a2'], ['a8', 'a2']]);
+});
+
+test('the committed ledger marks exactly the runs the rule finds, and VALIDATION.md lists them', () => {
+  const ledger = JSON.parse(readFileSync(fileURLToPath(new URL('../../docs/validation.json', import.meta.url)),
+    'utf8'));
+  const found = contradictions(ledger.runs);
+  const marked = ledger.runs.filter((r) => r.contradicts).map((r) => [r.id, r.contradicts])
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  assert.ok(marked.length > 0);
+  assert.deepEqual(marked, found.map((c) => [c.run.id, c.other.id]));
+  const md = readFileSync(fileURLToPath(new URL('../../docs/VALIDATION.md', import.meta.url)), 'utf8');
+  const section = md.slice(md.indexOf('## Measurements that contradict their series'));
+  for (const { run: r } of found) assert.ok(section.includes(`| ${r.id} |`), r.id);
+});
