@@ -93,19 +93,37 @@ export function setupPanel({ presets, store, fields }, root) {
    * hold no whole number yet, ep keeps its value.
    */
   const epFor = (on, t, d) => (!on ? 1 : Number.isInteger(t) && Number.isInteger(d) ? t * d : store.state.ep);
-  const epOn = () => (store.state.ep ?? 1) !== 1;
+  /** One GPU per engine (TP x DP = 1): nothing to spread the experts over, so the box waits. */
+  const oneGpu = (t, d) => t === 1 && d === 1;
+  // What the box asks for, kept while the engine has one GPU (ep is 1 there either way), so
+  // that raising TP or DP again spreads the experts as asked.
+  let epWanted = (store.state.ep ?? 1) !== 1;
   tp.input.addEventListener('input', () => {
     const t = parseTyped(tp.input.value);
-    store.set({ tp: t, ep: epFor(epOn(), t, store.state.dp ?? 1) });
+    store.set({ tp: t, ep: epFor(epWanted, t, store.state.dp ?? 1) });
+    renderEp();
   });
   dp.input.addEventListener('input', () => {
     const d = parseTyped(dp.input.value);
-    store.set({ dp: d, ep: epFor(epOn(), store.state.tp, d) });
+    store.set({ dp: d, ep: epFor(epWanted, store.state.tp, d) });
+    renderEp();
   });
   ep.addEventListener('change', () => {
+    epWanted = ep.checked;
     store.set({ ep: epFor(ep.checked, store.state.tp, store.state.dp ?? 1) });
     render();
   });
+
+  /** The box and its hint from the state (the wish kept while the engine has one GPU). */
+  function renderEp() {
+    const s = store.state;
+    const single = oneGpu(s.tp, s.dp ?? 1);
+    if (!single && Number.isInteger(s.tp) && Number.isInteger(s.dp ?? 1)) epWanted = (s.ep ?? 1) !== 1;
+    ep.disabled = single;
+    ep.checked = single ? epWanted : (s.ep ?? 1) !== 1;
+    epHint.textContent = single ? 'MoE: one GPU (TP × DP = 1), no experts to spread: raise TP or DP'
+      : ep.checked ? `MoE: EP ${s.ep}, the experts over TP × DP GPUs` : 'MoE: each expert split by TP';
+  }
   mode.addEventListener('change', () => {
     store.set({ mode: mode.value });
     render();
@@ -136,9 +154,7 @@ export function setupPanel({ presets, store, fields }, root) {
     kernels.value = s.kernels || '';
     if (document.activeElement !== tp.input) tp.input.value = s.tp;
     if (document.activeElement !== dp.input) dp.input.value = s.dp ?? 1;
-    ep.checked = (s.ep ?? 1) !== 1;
-    epHint.textContent = ep.checked ? `MoE: EP ${s.ep}, the experts over TP × DP GPUs`
-      : 'MoE: each expert split by TP';
+    renderEp();
     const base = gpuPreset() || {};
     for (const key of HW_FIELDS) {
       if (document.activeElement !== hw[key]) hw[key].value = s.hw[key] ?? base[key] ?? '';

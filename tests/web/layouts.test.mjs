@@ -65,6 +65,40 @@ test('expert parallelism follows TP and DP; off with DP 2 the core\'s refusal is
     await page.close();
   });
 
+test('one GPU (TP 1, DP 1): the box waits, disabled, and raising TP spreads the experts as it asked', async () => {
+  const page = await openPage(env.browser, `${env.base}${LINK}`);
+  let before = await stepValue(page);
+  await page.fill('#dp', '1');
+  before = await repriced(page, before);
+  await page.fill('#tp', '1');
+  before = await repriced(page, before);
+  await page.waitForFunction(() => /&tp=1&mode=/.test(location.hash)); // no ep=, no dp=
+  assert.equal(await page.isDisabled('#ep'), true);
+  assert.equal(await page.isChecked('#ep'), true); // the wish, kept
+  assert.match(await page.getByTestId('ep-hint').textContent(), /one GPU/);
+  let request = await pageRequest(page);
+  assert.deepEqual([request.tp, request.ep, request.dp], [1, undefined, undefined]);
+  assert.equal(before, cliStepTime(request));
+  await page.fill('#tp', '2');
+  await repriced(page, before);
+  await page.waitForFunction(() => /&tp=2&ep=2&mode=/.test(location.hash));
+  assert.equal(await page.isDisabled('#ep'), false);
+  assert.equal(await page.isChecked('#ep'), true);
+  request = await pageRequest(page);
+  assert.deepEqual([request.tp, request.ep], [2, 2]);
+  // Off at TP 2, then one GPU again: the box stays off, and TP 2 again keeps each expert split by TP.
+  await page.uncheck('#ep');
+  await page.waitForFunction(() => /&tp=2&mode=/.test(location.hash));
+  await page.fill('#tp', '1');
+  await page.waitForFunction(() => /&tp=1&mode=/.test(location.hash));
+  assert.equal(await page.isChecked('#ep'), false);
+  await page.fill('#tp', '2');
+  await page.waitForFunction(() => /&tp=2&mode=/.test(location.hash));
+  assert.equal(await page.isChecked('#ep'), false);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test('the Serving panel serves the layout: one rank simulated with its share of the clients, as the CLI', async () => {
   const page = await openPage(env.browser, `${env.base}${LINK}`);
   await page.locator('#serving-panel').scrollIntoViewIfNeeded();
