@@ -62,6 +62,15 @@ const TABLE_DOC = {
   dsa_decode: '`kv_dtype,heads,batch,cached_tokens,latency_us`: as `dsa_prefill`, for one decode token per ' +
     'sequence (the source\'s `isl` 1) after `cached_tokens` cached tokens (its `step`). The source\'s ' +
     '`dsa_generation_module_perf`.',
+  kda_decode: '`d_conv,head_k_dim,head_v_dim,k_heads,v_heads,d_model,batch,latency_us`: Kimi delta attention ' +
+    '(Kimi-Linear\'s linear attention), decode: `fused_kda_decode` (the conv-state update and the recurrence in one ' +
+    'kernel, vLLM\'s decode path on SM90 and later) over `batch` sequences; key and value heads are the same heads, ' +
+    'per GPU (Kimi-K3\'s 96 of 128 over 1, 2, 4, 8 GPUs; `d_model` 7168 is Kimi-K3\'s). The source\'s `kda_perf` ' +
+    '(`kda/vllm/0.1.dev19262`: a development build of vLLM, shipped in the 0.24.0 set, docs/KERNELS.md), its ' +
+    '`generation` rows of that kernel.',
+  kda_prefill: '`d_conv,head_k_dim,head_v_dim,k_heads,v_heads,d_model,batch,seq,latency_us`: as `kda_decode`, ' +
+    'prefill: FlashKDA\'s chunked `flashkda_fwd` over `batch` sequences of `seq` tokens, no earlier state (the ' +
+    'source\'s `context` rows of that kernel).',
 };
 
 export function readmeText(commit, report, gpus) {
@@ -134,7 +143,9 @@ or fp8, every head size measured, beam width 1; the custom all-reduce rows launc
 CUDA graph; fused MoE with bf16, fp8, fp8_block, nvfp4, mxfp4 (W4A16) or int4 (W4A16)
 weights and power-law routing (\`power_law_1.01\`); MLA (where measured) with bf16 compute and
 projections; DeepSeek sparse attention (DSA, where measured: vLLM 0.24.0 on H100, H200, B200,
-B300, GB200, GB300) with bf16 compute and projections, DeepSeek-V3.2's rows.
+B300, GB200, GB300) with bf16 compute and projections, DeepSeek-V3.2's rows; Kimi delta
+attention (KDA: vLLM 0.1.dev19262, a development build, on H100, H200, B200, B300, GB200, GB300,
+kept in the 0.24.0 set), its fused decode and FlashKDA prefill rows.
 
 Where a table measured the same shape with several kernels (0.24.0 names them), the one
 vLLM runs by default on that GPU is kept (tools/aic-tables.mjs, \`kernelRank\`): the
@@ -160,6 +171,11 @@ Dropped, and why:
   as for MLA), and prefill rows after a cached prefix of 128 tokens (the source's \`step\`
   128: the tables' prefill rule is "no cached prefix"). The \`dsv4_*\` tables (DeepSeek-V4's
   attention) are not imported.
+- KDA: the prefill conv \`causal_conv1d_fn_qkv3\` (0.76-0.80 ms at one token for any heads on
+  H200, several times what its bytes take at HBM bandwidth: not the kernel's time, docs/KERNELS.md),
+  the Triton decode pair \`causal_conv1d_update\` + \`fused_recurrent_kda_packed_decode\` (replaced
+  by \`fused_kda_decode\` where measured), the \`verify\` rows (speculative decoding); L40S and RTX
+  PRO 6000 (measured on an unmerged probe revision of the collector; L40S without FlashKDA).
 - Columns that are constant in what is kept (framework, version, device, op name,
   beam width, attention dtype) and the kernel source (after choosing one per shape).
 - Where several attention backends measured the same MLA shape, one is kept in this

@@ -3,15 +3,22 @@
 // versions shipped, and per table the source Parquet files, the rows kept (a filter)
 // and the key columns written (in sort order). Shared with tools/pack-kernels.mjs.
 
+/// Kimi delta attention was measured with a development build of vLLM only
+/// (0.1.dev19262+gb6bbf29dd, the Kimi-K3 preview image AIConfigurator pins for its kda family):
+/// its tables are shipped in the 0.24.0 kernel set, the newest release each of these GPUs ships
+/// (docs/KERNELS.md, "Kimi delta attention"). L40S and RTX PRO 6000 were measured on an unmerged
+/// probe revision of the collector (and L40S without FlashKDA or the fused decode): not shipped.
+const KDA_VERSION = { '0.24.0': '0.1.dev19262' };
+
 /// GPUs shipped. `dir` names the bench_data/aic and presets/gpus entries; `aic` the
 /// AIConfigurator system; `commVersion` a version whose all-reduce table stands in.
 export const GPUS = [
   { name: 'H100', dir: 'h100', aic: 'h100_sxm', versions: ['0.14.0', '0.24.0'], defaultVersion: '0.24.0',
-    interconnect: 'NVLink' },
+    interconnect: 'NVLink', kdaVersion: KDA_VERSION },
   { name: 'H200', dir: 'h200', aic: 'h200_sxm', versions: ['0.14.0', '0.24.0'], defaultVersion: '0.24.0',
-    interconnect: 'NVLink' },
+    interconnect: 'NVLink', kdaVersion: KDA_VERSION },
   { name: 'B200', dir: 'b200', aic: 'b200_sxm', versions: ['0.24.0'], defaultVersion: '0.24.0',
-    interconnect: 'NVLink' },
+    interconnect: 'NVLink', kdaVersion: KDA_VERSION },
   { name: 'A100', dir: 'a100', aic: 'a100_sxm', versions: ['0.14.0'], defaultVersion: '0.14.0',
     interconnect: 'NVLink' },
   {
@@ -20,11 +27,11 @@ export const GPUS = [
   },
   // Issue 23: the other GPUs AIConfigurator measured vLLM on, each at its newest version.
   { name: 'B300', dir: 'b300', aic: 'b300_sxm', versions: ['0.24.0'], defaultVersion: '0.24.0',
-    interconnect: 'NVLink' },
+    interconnect: 'NVLink', kdaVersion: KDA_VERSION },
   { name: 'GB200', dir: 'gb200', aic: 'gb200', versions: ['0.24.0'], defaultVersion: '0.24.0',
-    interconnect: 'NVLink' },
+    interconnect: 'NVLink', kdaVersion: KDA_VERSION },
   { name: 'GB300', dir: 'gb300', aic: 'gb300', versions: ['0.24.0'], defaultVersion: '0.24.0',
-    interconnect: 'NVLink' },
+    interconnect: 'NVLink', kdaVersion: KDA_VERSION },
   { name: 'RTX-PRO-6000', dir: 'rtx-pro-6000', aic: 'rtx_pro_6000_server', versions: ['0.24.0'],
     defaultVersion: '0.24.0', interconnect: 'PCIe' },
   // Intel's B60 (XPU): vLLM runs it eagerly (no CUDA graphs: the eager all-reduce rows are
@@ -99,6 +106,21 @@ const gdnTable = (file, kernels, phase) => ({
   columns: phase === 'generation' ? [...GDN_SHAPE, 'batch'] : [...GDN_SHAPE, 'batch', 'seq'],
   prefer: kernels,
   map: (r) => gdnRow(r, kernels, phase),
+});
+
+/// Kimi delta attention (Kimi-Linear, measured on Kimi-K3's heads: 96 of 128 split over 1, 2, 4 and
+/// 8 GPUs), from kda_perf, keyed as the gated DeltaNet tables (key and value heads are the same
+/// heads). Decode: `fused_kda_decode`, the kernel vLLM serves on SM90 and later (the conv-state
+/// update and the recurrence in one; the Triton pair it replaces is kept out); prefill:
+/// `flashkda_fwd` (the chunked delta rule). The prefill conv (`causal_conv1d_fn_qkv3`) is not
+/// imported: it reads 0.4-1.4 ms at one token for any heads (gated DeltaNet's causal_conv1d_fn
+/// 2.2 us), which is not the kernel (docs/KERNELS.md). The `verify` rows (speculative decoding) are
+/// not imported.
+const kdaTable = (file, kernel, phase) => ({
+  file, op: 'kda', sources: ['kda_perf'], part: 'kda', optional: true,
+  columns: phase === 'generation' ? [...GDN_SHAPE, 'batch'] : [...GDN_SHAPE, 'batch', 'seq'],
+  prefer: [kernel],
+  map: (r) => gdnRow(r, [kernel], phase),
 });
 
 /// DeepSeek sparse attention (DeepSeek-V3.2's MLA with its lightning indexer and top-k token
@@ -186,6 +208,8 @@ export const TABLES = [
     prefer: ['FLASHMLA_SPARSE'],
     map: (r) => r.isl === 1 && dsaRow(r) && { ...dsaRow(r), cached_tokens: r.step },
   },
+  kdaTable('kda_decode', 'fused_kda_decode', 'generation'),
+  kdaTable('kda_prefill', 'flashkda_fwd', 'context'),
 ];
 
 /// Significant digits kept of every latency (see bench_data/aic/README.md, "Precision").

@@ -140,6 +140,38 @@ export const tables = {
       `refused in measured): ${none}.`;
   },
 
+  /**
+   * Which kernel sets measure Kimi delta attention (the `kda` part), and Kimi-Linear-48B-A3B priced on
+   * each at TP 2 (one step's GPU time, measured mode): 64 decodes at 4,096 and at 65,536 cached tokens,
+   * one 8,192-token prefill, and the KDA layers' share of each; its KV cache at TP 2.
+   */
+  'kda-coverage': (ctx) => {
+    const model = 'kimi-linear-48b-a3b';
+    const run = (/** @type {any} */ k, /** @type {object} */ step) =>
+      ctx.price({ model, gpu: k.gpu, kernels: k.version, mode: 'measured', tp: 2, step, detail: 'full' });
+    const decode = (/** @type {number} */ kv) =>
+      ({ decode_requests: Array.from({ length: 64 }, () => ({ progress_index: kv })) });
+    const prefill = { prefill_requests: [{ progress_index: 0, num_new_prefill_tokens: 8192 }] };
+    const kda = (/** @type {any} */ r) => r.measured.operators.filter((/** @type {any} */ o) =>
+      String(o.name).startsWith('kda_') && o.kind === 'linear_attention').reduce((a, o) => a + o.time_us, 0);
+    const cell = (/** @type {any} */ r) => `${(r.measured.gpu_time_us / 1000).toFixed(2)} (${
+      (100 * kda(r) / r.measured.gpu_time_us).toFixed(0)}%)`;
+    const sets = ctx.catalogue().kernels.filter((/** @type {any} */ k) => k.coverage.kda);
+    const rows = sets.map((/** @type {any} */ k) => {
+      const d = run(k, decode(4096));
+      return [k.gpu, k.version + (k.default ? ' (default)' : ''), cell(d), cell(run(k, decode(65536))),
+        cell(run(k, prefill)), int(d.memory.block_size), int(d.memory.kv_cache_tokens)];
+    }).sort((/** @type {string[]} */ a, /** @type {string[]} */ b) => (a[0] + a[1] < b[0] + b[1] ? -1 : 1));
+    const none = ctx.catalogue().kernels.filter((/** @type {any} */ k) => !k.coverage.kda)
+      .map((/** @type {any} */ k) => `${k.gpu} ${k.version}`).sort().join(', ');
+    return `The kernel sets with the \`kda\` part, and ${code(model)} priced with it at TP 2 (GPU time of one step, ` +
+      'measured mode, ms, with the KDA kernels\' share: 64 decodes at 4,096 and 65,536 cached tokens; one ' +
+      '8,192-token prefill; the hybrid cache\'s block size and KV tokens at vLLM\'s default utilization 0.9):\n\n' +
+      `${table(['GPU', 'kernels', 'decode x 64 at 4,096', 'decode x 64 at 65,536', 'prefill 8,192', 'block size',
+        'KV tokens'], rows, [false, false, true, true, true, true, true])}\n\nWithout the part (Kimi-Linear ` +
+      `refused in measured): ${none}.`;
+  },
+
   /** Qwen3-Next's KV cache and states as vLLM's hybrid allocator sizes them (docs/SERVING.md). */
   'linear-attention-memory': (ctx) => {
     const model = 'qwen3-next-80b-a3b-instruct';

@@ -87,7 +87,8 @@ for (const gpu of GPUS) {
   let device = '';
   for (const version of gpu.versions) {
     for (const table of TABLES) {
-      const srcVersion = (table.op === 'comm' && gpu.commVersion?.[version]) || version;
+      const srcVersion = (table.op === 'comm' && gpu.commVersion?.[version]) ||
+        (table.op === 'kda' && gpu.kdaVersion?.[version]) || version;
       const dir = path.join(aicDir, 'data', gpu.aic, table.op, 'vllm', srcVersion);
       const sources = table.sources.map((s) => path.join(dir, `${s}.parquet`)).filter((f) => fs.existsSync(f));
       if (sources.length === 0) {

@@ -31,7 +31,7 @@ const fail = (msg) => {
 // Table kinds, as KernelTable in core/kernels/kernel_db.h; dtype ids as KernelDtype.
 const KIND = { gemm: 0, decode_attention: 1, prefill_attention: 2, allreduce: 3, moe: 4, mla_prefill: 5,
   mla_decode: 6, gdn_conv_decode: 7, gdn_decode: 8, gdn_conv_prefill: 9, gdn_prefill: 10,
-  dsa_prefill: 11, dsa_decode: 12 };
+  dsa_prefill: 11, dsa_decode: 12, kda_decode: 13, kda_prefill: 14 };
 const DTYPE = { bf16: 0, fp8: 1, fp8_block: 2, nvfp4: 3, mxfp4: 4, int4: 5 };
 // Parts: what one file holds. A dense model needs one GEMM part, one attention part
 // and (TP > 1) the all-reduce; MoE and MLA models add theirs. `moe` holds the bf16 and
@@ -55,6 +55,8 @@ const PARTS = [
   { name: 'gdn', tables: ['gdn_conv_decode', 'gdn_decode', 'gdn_conv_prefill', 'gdn_prefill'] },
   // DeepSeek sparse attention modules: fetched only by a model with an indexer (DeepSeek-V3.2).
   { name: 'dsa', tables: ['dsa_prefill', 'dsa_decode'] },
+  // Kimi delta attention: fetched only by a model with KDA layers (Kimi-Linear).
+  { name: 'kda', tables: ['kda_decode', 'kda_prefill'] },
 ];
 
 function readCsv(file) {
@@ -83,7 +85,7 @@ for (const dir of fs.readdirSync(aicDir, { withFileTypes: true }).filter((d) => 
     for (const f of fs.readdirSync(folder)
       .filter((f) => f.endsWith('.csv'))) csv[f.replace(/\.csv$/, '')] = readCsv(path.join(folder, f));
     const coverage = { parts: [], head_dims: new Set(), gemm: new Set(), kv: new Set(), tps: new Set(), moe: new Map(),
-      moeDtypes: new Set(), mla: false, gdn: false, dsa: false };
+      moeDtypes: new Set(), mla: false, gdn: false, dsa: false, kda: false };
     for (const part of PARTS) {
       const tables = [];
       for (const name of part.tables) {
@@ -115,6 +117,7 @@ for (const dir of fs.readdirSync(aicDir, { withFileTypes: true }).filter((d) => 
           if (name.startsWith('mla')) coverage.mla = true;
           if (name.startsWith('gdn')) coverage.gdn = true;
           if (name.startsWith('dsa')) coverage.dsa = true;
+          if (name.startsWith('kda')) coverage.kda = true;
         }
       }
       if (tables.length === 0) continue;

@@ -251,8 +251,11 @@ const MODEL_KEYS = new Set([
   'max_position_embeddings', 'n_positions', 'max_seq_len', 'seq_length', 'max_sequence_length', 'model_max_length',
   'rope_scaling', 'layer_types', 'sliding_window_pattern',
   'attn_output_gate', 'full_attention_interval', 'linear_num_key_heads', 'linear_num_value_heads',
-  'linear_key_head_dim', 'linear_value_head_dim', 'linear_conv_kernel_dim',
+  'linear_key_head_dim', 'linear_value_head_dim', 'linear_conv_kernel_dim', 'linear_attn_config',
+  'num_experts_per_token', 'num_shared_experts',
 ]);
+// linear_attn_config (Kimi delta attention): what check_kda and read_linear read.
+const KDA_KEYS = new Set(['kda_layers', 'num_heads', 'head_dim', 'short_conv_kernel_size']);
 // rope_scaling: what the context length's scaling reads (read_context in model_spec_config.cpp).
 const ROPE_KEYS = new Set(['rope_type', 'type', 'factor', 'original_max_position_embeddings']);
 // quantization_config: the method and weight format only; module lists (hundreds of
@@ -276,6 +279,9 @@ function keepModelKeys(config) {
     if (key === 'text_config' && isObject) out[key] = keepModelKeys(value);
     else if (key === 'quantization_config' && isObject) out[key] = keepQuantKeys(value);
     else if (key === 'vision_config') out[key] = {};  // only its presence is read
+    else if (key === 'linear_attn_config' && isObject) {
+      out[key] = Object.fromEntries(Object.entries(value).filter(([k]) => KDA_KEYS.has(k)));
+    }
     else if (key === 'rope_scaling' && isObject) {
       out[key] = Object.fromEntries(Object.entries(value).filter(([k]) => ROPE_KEYS.has(k)));
     }

@@ -727,12 +727,14 @@ export interface KernelSet {
     gdn: boolean;
     /** DeepSeek sparse attention (DeepSeek-V3.2) module tables: the `dsa` part. */
     dsa: boolean;
+    /** Kimi delta attention (Kimi-Linear) tables: the `kda` part. */
+    kda: boolean;
   };
 }
 
 export type KernelPart = 'gemm-bf16' | 'gemm-fp8' | 'gemm-fp8_block' | 'gemm-nvfp4' | 'attention-bf16' |
   'attention-fp8' | 'allreduce' | 'moe' | 'moe-fp8_block' | 'moe-nvfp4' | 'moe-mxfp4' | 'moe-int4' | 'mla' |
-  'gdn' | 'dsa';
+  'gdn' | 'dsa' | 'kda';
 
 /** How much of a pricing to return: the headline only, or the whole breakdown. */
 export type Detail = 'summary' | 'full';

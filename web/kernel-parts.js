@@ -2,11 +2,11 @@
 // Which kernel pack parts to fetch first: the parts a dense BF16 model needs (GEMM,
 // attention, all-reduce: ~19 KB gzipped on an H100); then, if the request still needs more
 // (MoE, MLA, FP8), every part of the version but the ones only some models read (gated
-// DeltaNet's, DeepSeek sparse attention's) unless the core's kernels_not_loaded names one of
+// DeltaNet's, DeepSeek sparse attention's, Kimi delta attention's) unless the core's kernels_not_loaded names one of
 // them (it names those first). Shared by the page's pricing and the serving worker.
 export const DENSE_PARTS = ['gemm-bf16', 'attention-bf16', 'allreduce'];
-/** Parts only a model with those layers reads: gated DeltaNet, DeepSeek sparse attention. */
-export const MODEL_PARTS = ['gdn', 'dsa'];
+/** Parts only a model with those layers reads: gated DeltaNet, DeepSeek sparse attention, Kimi delta attention. */
+export const MODEL_PARTS = ['gdn', 'dsa', 'kda'];
 
 /**
  * The parts of `gpu`'s `version` (default when absent) to load on try `tries` (1, 2): the

@@ -147,10 +147,25 @@ double linear_layer_us(const MeasuredPlan& p, const Operator& op, const Step& s,
       kernel->how = t.how;
     }
   };
+  if (l.kda && op.gdn_conv) {
+    // Kimi delta attention's prefill convs (q, k and v, three launches): memory-bound, their bytes
+    // over the effective HBM bandwidth; the measured table is not the kernel (docs/KERNELS.md).
+    double tokens = 0;
+    for (const PrefillRequest& c : s.prefill) tokens += d(c.new_tokens);
+    if (!(tokens > 0)) return 0;
+    KernelTime t;
+    t.us = 3 * p.constants.launch_floor_us + tokens * op.row_bytes / p.constants.hbm_bytes_per_s * 1e6;
+    t.how = LookupHow::kApproximated;
+    keep(t, true);
+    return scaled_us(p, op, tokens, t.us);
+  }
   if (!op.gdn_prefill) {
     if (s.decode.empty()) return 0;
     const double batch = d(static_cast<int64_t>(s.decode.size()));
-    const KernelTime t = p.db->gdn(op.gdn_conv ? KernelTable::kGdnConvDecode : KernelTable::kGdnDecode, batch, 1, g);
+    const KernelTime t = p.db->gdn(l.kda         ? KernelTable::kKdaDecode
+                                   : op.gdn_conv ? KernelTable::kGdnConvDecode
+                                                 : KernelTable::kGdnDecode,
+                                   batch, 1, g);
     keep(t, true);
     return scaled_us(p, op, batch, t.us);
   }
@@ -158,8 +173,10 @@ double linear_layer_us(const MeasuredPlan& p, const Operator& op, const Step& s,
   double us = 0;
   for (size_t i = 0; i < s.prefill.size(); ++i) {
     const double tokens = d(s.prefill[i].new_tokens);
-    const KernelTime t =
-        p.db->gdn(op.gdn_conv ? KernelTable::kGdnConvPrefill : KernelTable::kGdnPrefill, chunks, tokens, g);
+    const KernelTime t = p.db->gdn(l.kda         ? KernelTable::kKdaPrefill
+                                   : op.gdn_conv ? KernelTable::kGdnConvPrefill
+                                                 : KernelTable::kGdnPrefill,
+                                   chunks, tokens, g);
     keep(t, i == 0);
     us += scaled_us(p, op, tokens, t.us) / chunks;
   }

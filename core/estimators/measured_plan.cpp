@@ -181,7 +181,9 @@ std::vector<NeededTable> needed_tables(const Request& r, const KernelCoverage& c
   // The parts only some models read first: a missing one is the part kernels_not_loaded names,
   // and the page fetches those only when named (web/kernel-parts.js).
   if (spec.is_sparse_mla() && cov.has_dsa) out.push_back({KernelTable::kDsaDecode, KernelDtype::kBf16, "dsa"});
-  if (spec.is_hybrid_linear() && cov.has_gdn) out.push_back({KernelTable::kGdnDecode, KernelDtype::kBf16, "gdn"});
+  if (spec.is_hybrid_linear() && (spec.linear.kda ? cov.has_kda : cov.has_gdn))
+    out.push_back(spec.linear.kda ? NeededTable{KernelTable::kKdaDecode, KernelDtype::kBf16, "kda"}
+                                  : NeededTable{KernelTable::kGdnDecode, KernelDtype::kBf16, "gdn"});
   auto add = [&](KernelTable t, KernelDtype d, const std::string& part) {
     for (const NeededTable& n : out)
       if (n.table == t && n.dtype == d) return;
@@ -233,7 +235,9 @@ Expected<MeasuredPlan> plan_measured(const Request& r, std::shared_ptr<const Ker
                       "num_attention_heads (" + std::to_string(spec.num_heads) + ") is not divisible by tp (" +
                           std::to_string(r.tp) + "): vLLM cannot split the heads over the GPUs.");
   if (spec.linear.num_k_heads % r.tp != 0)  // 0 without linear attention; the value heads are a multiple
-    return make_error("invalid_value", "tp", "linear_num_key_heads is not divisible by tp: vLLM cannot split them.");
+    return make_error("invalid_value", "tp",
+                      std::string(spec.linear.kda ? "linear_attn_config.num_heads" : "linear_num_key_heads") +
+                          " is not divisible by tp: vLLM cannot split them.");
   MeasuredPlan plan;
   plan.db = std::move(db);
   if (spec.sliding_window > 0 && spec.num_layers > 0) {
@@ -266,9 +270,11 @@ Expected<MeasuredPlan> plan_measured(const Request& r, std::shared_ptr<const Ker
                           " (quant_method \"" + spec.quant.method +
                           "\"); vLLM runs it as stored: leave quantization "
                           "out or set it to \"none\".");
-  if ((spec.is_hybrid_linear() && !cov.has_gdn) || (spec.is_sparse_mla() && !cov.has_dsa))
+  if ((spec.is_hybrid_linear() && !(spec.linear.kda ? cov.has_kda : cov.has_gdn)) ||
+      (spec.is_sparse_mla() && !cov.has_dsa))
     return make_error("unsupported", "kernels",
                       std::string(spec.is_sparse_mla() ? "DeepSeek sparse attention (index_topk)"
+                                  : spec.linear.kda    ? "Kimi delta attention (linear_attn_config)"
                                                        : "Gated DeltaNet (linear attention)") +
                           " is not measured on " + kdb.gpu().name + " " + kdb.version() +
                           " (docs/KERNELS.md lists the tables that measure it).");

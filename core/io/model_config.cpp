@@ -83,13 +83,15 @@ std::string known_dtype_list() {
 Expected<bool> check_moe(const ConfigView& c) {
   auto experts = first_nonzero(c, {"num_local_experts", "n_routed_experts", "num_experts"}, limits::kMaxExperts);
   if (!experts) return experts.error();
-  auto top_k = first_nonzero(c, {"num_experts_per_tok", "moe_topk"}, limits::kMaxExperts);
+  auto top_k = first_nonzero(c, {"num_experts_per_tok", "num_experts_per_token", "moe_topk"}, limits::kMaxExperts);
   if (!top_k) return top_k.error();
   if (experts.value() > 0 && top_k.value() > experts.value()) {
     element unused;
     const Path* base = nullptr;
-    const std::string where =
-        c.where(c.find("num_experts_per_tok", &unused, &base) ? "num_experts_per_tok" : "moe_topk");
+    const char* key = "moe_topk";
+    for (const char* k : {"num_experts_per_token", "num_experts_per_tok"})
+      if (c.find(k, &unused, &base)) key = k;
+    const std::string where = c.where(key);
     return make_error("invalid_value", where,
                       where + " (" + std::to_string(top_k.value()) + ") must be at most the number of experts (" +
                           std::to_string(experts.value()) + "): each token picks that many different experts.");
@@ -212,17 +214,51 @@ const std::vector<const char*>& model_shape_fields() {
   return kFields;
 }
 
+/// Kimi delta attention (Kimi-Linear's `linear_attn_config`): `kda_layers` (1-based layer
+/// numbers, each in [1, layers], at least one layer left to full attention) and the whole,
+/// positive `num_heads`, `head_dim`, `short_conv_kernel_size`. Returns the KDA layers.
+Expected<int64_t> check_kda(element config, const Path& at, int64_t num_layers) {
+  object o;
+  if (config.get_object().get(o) != simdjson::SUCCESS) return json::type_error(at, config, "an object");
+  for (const char* key : {"num_heads", "head_dim", "short_conv_kernel_size"}) {
+    element v;
+    if (o.at_key(key).get(v) != simdjson::SUCCESS || v.is_null())
+      return json::missing_field(at, key, "Kimi delta attention needs linear_attn_config." + std::string(key) + ".");
+    auto n = json::read_int(v, at.key(key), 1, limits::kMaxHidden, false);
+    if (!n) return n.error();
+  }
+  element v;
+  simdjson::dom::array list;
+  if (o.at_key("kda_layers").get(v) != simdjson::SUCCESS || v.is_null())
+    return json::missing_field(at, "kda_layers", "Kimi delta attention needs linear_attn_config.kda_layers.");
+  if (v.get_array().get(list) != simdjson::SUCCESS) return json::type_error(at.key("kda_layers"), v, "an array");
+  std::vector<bool> kda(static_cast<size_t>(num_layers), false);
+  int64_t count = 0;
+  size_t i = 0;
+  for (element layer : list) {
+    auto n = json::read_int(layer, at.key("kda_layers").index(i++), 1, num_layers, false);
+    if (!n) return n.error();
+    count += !kda[static_cast<size_t>(n.value() - 1)];
+    kda[static_cast<size_t>(n.value() - 1)] = true;
+  }
+  if (count == 0 || count >= num_layers)
+    return make_error("unsupported", at.key("kda_layers").str(),
+                      "A Kimi delta attention model needs KDA layers and a full-attention layer (its KV cache).");
+  return count;
+}
+
 /// Linear-attention layers the core prices are gated DeltaNet's (Qwen3-Next: layer_types
 /// "linear_attention" or every layer but each full_attention_interval-th, with the
-/// linear_* widths, checked here). Other linear-attention or state-space layers (Kimi's KDA
-/// `linear_attn_config`, MiniMax's lightning attention, Mamba) have no measured tables:
-/// refused, naming the key. Returns the gated DeltaNet layers (0: none).
+/// linear_* widths, checked here) and Kimi delta attention's (`linear_attn_config`, check_kda).
+/// Other linear-attention or state-space layers (MiniMax's lightning attention, Mamba) have no
+/// measured tables: refused, naming the key. Returns the linear-attention layers (0: none).
 Expected<int64_t> check_attention_kind(const ConfigView& c, int64_t num_layers) {
   element e;
   const Path* base = nullptr;
   std::string_view found;
   int64_t linear = -1;  // gated DeltaNet layers listed in layer_types; -1: no such list
-  if (c.find("linear_attn_config", &e, &base) && !e.is_null()) found = "linear_attn_config";
+  if (c.find("linear_attn_config", &e, &base) && !e.is_null())
+    return check_kda(e, base->key("linear_attn_config"), num_layers);
   const auto lists = [&](const char* key, auto linear_kind) {
     simdjson::dom::array list;
     if (!found.empty() || !c.find(key, &e, &base) || e.get_array().get(list) != simdjson::SUCCESS) return;
@@ -249,8 +285,8 @@ Expected<int64_t> check_attention_kind(const ConfigView& c, int64_t num_layers) 
   if (!found.empty())
     return make_error("unsupported", c.where(found),
                       "These linear-attention or state-space layers (" + std::string(found) +
-                          ") are not measured: stepcalc prices gated DeltaNet (Qwen3-Next, measured mode) and "
-                          "softmax attention.");
+                          ") are not measured: stepcalc prices gated DeltaNet (Qwen3-Next), Kimi delta attention "
+                          "(Kimi-Linear; both in the measured mode) and softmax attention.");
   // A gated DeltaNet model: its widths, whole and positive, and which layers are linear.
   auto interval = first_nonzero(c, {"full_attention_interval"}, limits::kMaxLayers);
   if (!interval) return interval.error();

@@ -197,7 +197,8 @@ void read_moe(const Fields& f, ModelSpec* s) {
   for (const char* key : {"num_local_experts", "n_routed_experts", "num_experts"})
     if ((m.num_experts = f.integer(key)) > 0) break;
   if (m.num_experts == 0) return;
-  m.top_k = std::min(m.num_experts, f.integer("num_experts_per_tok", f.integer("moe_topk")));
+  m.top_k = std::min(m.num_experts,
+                     f.integer("num_experts_per_tok", f.integer("num_experts_per_token", f.integer("moe_topk"))));
   if (m.top_k == 0) {
     s->notes.push_back({"moe_without_topk", "The config names experts but no num_experts_per_tok; priced dense."});
     m = MoeSpec{};
@@ -205,7 +206,7 @@ void read_moe(const Fields& f, ModelSpec* s) {
   }
   m.expert_intermediate = f.integer("moe_intermediate_size", s->intermediate_size);
   m.dense_intermediate = f.integer("intermediate_size_mlp", s->intermediate_size);
-  if (const int64_t shared = f.integer("n_shared_experts"); shared > 0) {
+  if (const int64_t shared = f.integer("n_shared_experts", f.integer("num_shared_experts")); shared > 0) {
     m.shared_experts = shared;
     m.shared_intermediate = shared * m.expert_intermediate;
   } else if (const int64_t width = f.integer("shared_expert_intermediate_size"); width > 0) {
@@ -236,12 +237,26 @@ void read_mla(const Fields& f, ModelSpec* s) {
   }
 }
 
-/// Gated DeltaNet layers (Qwen3-Next): how many (model_config.cpp counted and checked them:
+/// Gated DeltaNet layers (Qwen3-Next) or Kimi delta attention's: how many (model_config.cpp counted and checked them:
 /// layer_types' "linear_attention", else all but every full_attention_interval-th) and their widths.
 void read_linear(const Fields& f, int64_t layers, ModelSpec* s) {
   if (layers <= 0) return;
   LinearAttentionSpec& l = s->linear;
   l.num_layers = layers;
+  element e;
+  object kda;
+  if (f.find("linear_attn_config", &e) && e.get_object().get(kda) == simdjson::SUCCESS) {
+    // Kimi delta attention (checked by model_config.cpp): q, k and v of num_heads x head_dim each.
+    const auto at = [&](const char* key) {
+      int64_t v = 0;
+      return kda.at_key(key).get(v) == simdjson::SUCCESS ? v : 0;
+    };
+    l.kda = true;
+    l.num_k_heads = l.num_v_heads = at("num_heads");
+    l.head_k_dim = l.head_v_dim = at("head_dim");
+    l.conv_kernel = at("short_conv_kernel_size");
+    return;
+  }
   l.num_k_heads = f.integer("linear_num_key_heads");
   l.num_v_heads = f.integer("linear_num_value_heads");
   l.head_k_dim = f.integer("linear_key_head_dim");
@@ -357,10 +372,12 @@ const SpecKeys& model_spec_keys() {
        "n_routed_experts",
        "num_experts",
        "num_experts_per_tok",
+       "num_experts_per_token",
        "moe_topk",
        "moe_intermediate_size",
        "intermediate_size_mlp",
        "n_shared_experts",
+       "num_shared_experts",
        "shared_expert_intermediate_size",
        "first_k_dense_replace",
        "moe_layer_freq",
@@ -394,7 +411,8 @@ const SpecKeys& model_spec_keys() {
        "linear_num_value_heads",
        "linear_key_head_dim",
        "linear_value_head_dim",
-       "linear_conv_kernel_dim"},
+       "linear_conv_kernel_dim",
+       "linear_attn_config"},
       {"architectures", "vision_config"},
   };
   return kKeys;

@@ -28,6 +28,7 @@ const std::vector<KernelSet>& kernel_sets() {
       c.has_mla = e.has_mla;
       c.has_gdn = e.has_gdn;
       c.has_dsa = e.has_dsa;
+      c.has_kda = e.has_kda;
       out.push_back(std::move(s));
     }
     return out;

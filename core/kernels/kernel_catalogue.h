@@ -43,8 +43,9 @@ struct KernelSetInfo {
   bool has_mla;
   bool has_gdn;
   bool has_dsa;
+  bool has_kda;
   bool is_default;  ///< the GPU's default version
-  /// The coverage as JSON text ({gemm_dtypes, ..., moe_shapes, mla, gdn, dsa}), written verbatim
+  /// The coverage as JSON text ({gemm_dtypes, ..., moe_shapes, mla, gdn, dsa, kda}), written verbatim
   /// (the MoE shapes are only here).
   const char* coverage_json;
 };

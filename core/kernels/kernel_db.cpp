@@ -14,10 +14,10 @@
 namespace stepcalc {
 
 const char* kernel_table_name(KernelTable table) {
-  static const char* const kNames[] = {
-      "gemm",        "decode_attention", "prefill_attention", "allreduce",  "moe",
-      "mla_prefill", "mla_decode",       "gdn_conv_decode",   "gdn_decode", "gdn_conv_prefill",
-      "gdn_prefill", "dsa_prefill",      "dsa_decode",        "none"};
+  static const char* const kNames[] = {"gemm",       "decode_attention", "prefill_attention", "allreduce",
+                                       "moe",        "mla_prefill",      "mla_decode",        "gdn_conv_decode",
+                                       "gdn_decode", "gdn_conv_prefill", "gdn_prefill",       "dsa_prefill",
+                                       "dsa_decode", "kda_decode",       "kda_prefill",       "none"};
   return enum_entry(kNames, table, "none");
 }
 
@@ -117,6 +117,10 @@ KernelCoverage coverage_of(const KernelDb::Impl& db) {
         case KernelTable::kDsaDecode:
           c.has_dsa = true;
           break;
+        case KernelTable::kKdaDecode:
+        case KernelTable::kKdaPrefill:
+          c.has_kda = true;
+          break;
         default:
           c.has_gdn = true;
       }
@@ -149,7 +153,9 @@ bool has_expected_keys(const MeasuredTable& t) {
       {"d_conv", "head_k_dim", "head_v_dim", "k_heads", "v_heads", "d_model", "batch", "seq"},
       {"d_conv", "head_k_dim", "head_v_dim", "k_heads", "v_heads", "d_model", "batch", "seq"},
       {"heads", "batch", "seq"},
-      {"heads", "batch", "cached_tokens"}};
+      {"heads", "batch", "cached_tokens"},
+      {"d_conv", "head_k_dim", "head_v_dim", "k_heads", "v_heads", "d_model", "batch"},
+      {"d_conv", "head_k_dim", "head_v_dim", "k_heads", "v_heads", "d_model", "batch", "seq"}};
   const int k = static_cast<int>(t.kind);
   if (k >= kKernelTableCount) return false;
   size_t n = 0;

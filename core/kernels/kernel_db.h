@@ -38,6 +38,8 @@ enum class KernelTable : uint8_t {
   kGdnPrefill,      ///< gated DeltaNet: the chunked delta rule (prefill)
   kDsaPrefill,      ///< DeepSeek sparse attention module (prefill): kMlaPrefill + 6
   kDsaDecode,       ///< DeepSeek sparse attention module (decode): kMlaDecode + 6
+  kKdaDecode,       ///< Kimi delta attention: fused_kda_decode (conv update and recurrence, decode)
+  kKdaPrefill,      ///< Kimi delta attention: flashkda_fwd (the chunked delta rule, prefill)
   kNone             ///< not from a table (a modelled cost, e.g. bytes over bandwidth)
 };
 
@@ -100,6 +102,7 @@ struct KernelCoverage {
   bool has_mla = false;
   bool has_gdn = false;  ///< gated DeltaNet (linear attention) tables
   bool has_dsa = false;  ///< DeepSeek sparse attention (DeepSeek-V3.2) module tables
+  bool has_kda = false;  ///< Kimi delta attention (Kimi-Linear) tables
 };
 
 /// A gated DeltaNet layer's geometry per GPU (heads after TP), as the GDN tables key it.

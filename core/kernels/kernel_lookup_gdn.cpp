@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Gated DeltaNet (linear attention) lookups: the conv1d and delta-rule kernels vLLM runs
 // for a Qwen3-Next / Qwen3.5 linear-attention layer, decode by batch and prefill by batch
-// and sequence (docs/KERNELS.md, "Lookup rules").
+// and sequence (docs/KERNELS.md, "Lookup rules"); Kimi delta attention's fused decode and
+// chunked prefill, keyed the same way, by the same rules.
 #include <cmath>
 #include <limits>
 
@@ -13,7 +14,9 @@ namespace {
 constexpr int kShapeLevel = 5;  // levels d_conv, head_k_dim, head_v_dim, k_heads, v_heads, d_model
 
 bool is_conv(KernelTable t) { return t == KernelTable::kGdnConvDecode || t == KernelTable::kGdnConvPrefill; }
-bool is_prefill(KernelTable t) { return t == KernelTable::kGdnConvPrefill || t == KernelTable::kGdnPrefill; }
+bool is_prefill(KernelTable t) {
+  return t == KernelTable::kGdnConvPrefill || t == KernelTable::kGdnPrefill || t == KernelTable::kKdaPrefill;
+}
 
 /// What a kernel's time grows with, up to a constant: the conv's channels times its width,
 /// or the delta rule's recurrent state (v_heads x head_k_dim x head_v_dim per sequence).
@@ -59,7 +62,9 @@ KernelTime gdn_in(const MeasuredTable* t, KernelTable table, double batch, doubl
 
 KernelTime KernelDb::gdn(KernelTable table, double batch, double seq, const GdnShape& g) const {
   // Not memoised: a step asks a few of these, each a short descent and one interpolation.
-  if (table < KernelTable::kGdnConvDecode || table > KernelTable::kGdnPrefill)
+  // The Kimi delta attention tables (kKdaDecode, kKdaPrefill) are keyed and read as the delta rule's.
+  if (table < KernelTable::kGdnConvDecode || table > KernelTable::kKdaPrefill || table == KernelTable::kDsaPrefill ||
+      table == KernelTable::kDsaDecode)
     return missing_time(table, KernelDtype::kBf16);
   return gdn_in(impl_->table(table, KernelDtype::kBf16), table, batch, seq, g);
 }

@@ -179,7 +179,7 @@ int64_t predict_code(const MeasuredTable& t, const std::vector<int64_t>& codes, 
 bool read_table(ByteReader& in, MeasuredTable& t) {
   const uint8_t kind = in.byte();
   const uint8_t dtype = in.byte();
-  if (kind > static_cast<uint8_t>(KernelTable::kDsaDecode) || dtype >= kKernelDtypeCount)
+  if (kind > static_cast<uint8_t>(KernelTable::kKdaPrefill) || dtype >= kKernelDtypeCount)
     return in.fail("unknown table kind"), false;
   t.kind = static_cast<KernelTable>(kind);
   t.dtype = static_cast<KernelDtype>(dtype);

@@ -25,7 +25,7 @@ struct ModelShape {
   std::string preset;             ///< the preset's name when the model is one, else empty
   std::string dtype;              ///< dtype name the bpp came from, if any
   std::vector<Warning> notes;     ///< config features the step model ignores (MoE, MLA, ...)
-  int64_t linear_layers = 0;      ///< gated DeltaNet layers, as the config was checked (0: none)
+  int64_t linear_layers = 0;      ///< gated DeltaNet or KDA layers, as the config was checked (0: none)
   ModelSpec spec;                 ///< the whole model, for the measured mode, memory and serving
 };
 

@@ -24,6 +24,13 @@ double linear_params_per_layer(const ModelSpec& s) {
   const LinearAttentionSpec& l = s.linear;
   const double hidden = d(s.hidden_size);
   const double value_dim = d(l.num_v_heads * l.head_v_dim);
+  if (l.kda) {
+    // q, k, v and o; the decay gate f and the output gate g, each low-rank (hidden -> head_dim ->
+    // heads x head_dim); beta; the three short convs; A_log, dt_bias and the gated norm.
+    const double hd = d(l.head_v_dim);
+    return 4 * hidden * value_dim + hidden * d(l.num_v_heads) + 2 * (hidden * hd + hd * value_dim) +
+           d(l.conv_dim()) * d(l.conv_kernel) + d(l.num_v_heads) + value_dim + hd;
+  }
   double p = hidden * d(2 * l.num_k_heads * l.head_k_dim + 2 * l.num_v_heads * l.head_v_dim);  // in_proj_qkvz
   p += hidden * d(2 * l.num_v_heads);                                                          // in_proj_ba
   p += d(l.conv_dim()) * d(l.conv_kernel);                                                     // conv1d
@@ -162,7 +169,8 @@ double weight_bytes_per_gpu(const ModelSpec& s, const Precision& p, int64_t tp, 
 double kv_bytes_per_token_per_gpu(const ModelSpec& s, const Precision& p, int64_t tp) {
   const double element = p.kv_fp8 ? kEightBit : kSixteenBit;
   if (s.is_mla())
-    return d(s.num_layers) * (d(s.mla.kv_lora_rank + s.mla.qk_rope_head_dim) * element + d(s.mla.index_key_bytes));
+    return d(s.num_attention_layers()) *
+           (d(s.mla.kv_lora_rank + s.mla.qk_rope_head_dim) * element + d(s.mla.index_key_bytes));
   return 2 * d(s.num_attention_layers()) * d(kv_heads_per_gpu(s, tp)) * d(s.head_dim) * element;
 }
 
@@ -172,7 +180,7 @@ double linear_state_bytes_per_layer(const ModelSpec& s, int64_t tp) {
   const double t = d(std::max<int64_t>(1, tp));
   const double conv = d(std::max<int64_t>(0, l.conv_kernel - 1)) * d(l.conv_dim()) / t;
   const double recurrent = d(l.num_v_heads) / t * d(l.head_k_dim) * d(l.head_v_dim);
-  return (conv + recurrent) * kSixteenBit;
+  return (conv + recurrent * (l.kda ? 2 : 1)) * kSixteenBit;
 }
 
 }  // namespace stepcalc

@@ -41,9 +41,11 @@ struct MlaSpec {
   int64_t index_key_bytes = 0;
 };
 
-/// Gated DeltaNet linear attention (Qwen3-Next; all zero without linear-attention layers).
-/// Each such layer keeps a fixed-size state per request instead of a growing KV cache.
+/// Gated DeltaNet linear attention (Qwen3-Next), or Kimi delta attention (Kimi-Linear: `kda`,
+/// key and value heads the same heads); all zero without linear-attention layers. Each such
+/// layer keeps a fixed-size state per request instead of a growing KV cache.
 struct LinearAttentionSpec {
+  bool kda = false;         ///< Kimi delta attention (linear_attn_config), else gated DeltaNet
   int64_t num_layers = 0;   ///< layers of linear attention (layer_types "linear_attention", or all but
                             ///< every full_attention_interval-th)
   int64_t num_k_heads = 0;  ///< linear_num_key_heads
@@ -185,7 +187,8 @@ int64_t kv_heads_per_gpu(const ModelSpec& spec, int64_t tp);
 /// The fixed state one request keeps in one linear-attention layer on one GPU, bytes: the
 /// conv state ((d_conv - 1) x conv_dim / tp) and the recurrent state (v_heads / tp x
 /// head_k_dim x head_v_dim), both in the model's 16-bit dtype (vLLM's default
-/// mamba_cache_dtype "auto"). 0 without linear attention.
+/// mamba_cache_dtype "auto"); Kimi delta attention's recurrent state in float32 (vLLM's
+/// kda_state_dtype). 0 without linear attention.
 double linear_state_bytes_per_layer(const ModelSpec& spec, int64_t tp);
 
 }  // namespace stepcalc

@@ -81,30 +81,60 @@ void add_linear_ops(const ModelSpec& s, const Precision& p, int64_t tp, Operator
   const double key_dim = d(l.num_k_heads * l.head_k_dim) / t, value_dim = d(l.num_v_heads * l.head_v_dim) / t;
   const double v_heads = d(l.num_v_heads) / t, conv_dim = d(l.conv_dim()) / t;
   const OpScope linear = OpScope::kLinearLayer;
-  ops.push_back(gemm("in_proj_qkvz", linear, 2 * key_dim + 2 * value_dim, hidden, p.attention));
-  ops.push_back(gemm("in_proj_ba", linear, 2 * v_heads, hidden, p.attention));
-  // vLLM runs the decodes and the prefill chunks of a step through separate kernels.
-  for (bool prefill : {false, true}) {
-    Operator conv = named(prefill ? "gdn_conv1d_prefill" : "gdn_conv1d_decode", OpKind::kLinearAttention, linear);
-    conv.gdn_conv = true;
-    conv.gdn_prefill = prefill;
-    conv.row_bytes = 2 * conv_dim * kAct;  // the mixed q, k, v in and out
+  if (l.kda) {
+    // Kimi delta attention (vLLM's KimiDeltaAttention): q, k, v; the decay gate f and beta; the
+    // short convs (prefill; a decode's conv update is inside fused_kda_decode); the recurrence;
+    // the output gate g, its sigmoid-gated RMSNorm and o_proj. f and g are low-rank, their first
+    // projection replicated.
+    const double hd = d(l.head_v_dim);
+    for (const char* name : {"kda_q_proj", "kda_k_proj", "kda_v_proj"})
+      ops.push_back(gemm(name, linear, value_dim, hidden, p.attention));
+    ops.push_back(gemm("kda_f_a_proj", linear, hd, hidden, p.attention));
+    ops.push_back(gemm("kda_f_b_proj", linear, value_dim, hd, p.attention));
+    ops.push_back(gemm("kda_b_proj", linear, v_heads, hidden, p.attention));
+    Operator conv = named("kda_conv1d_prefill", OpKind::kLinearAttention, linear);
+    conv.gdn_conv = conv.gdn_prefill = true;
+    conv.row_bytes = 2 * conv_dim * kAct;  // q, k, v in and out
     conv.row_flops = 2 * conv_dim * d(l.conv_kernel);
-    conv.state_bytes = 2 * d(std::max<int64_t>(0, l.conv_kernel - 1)) * conv_dim * kAct;
     ops.push_back(conv);
+    for (bool prefill : {false, true}) {
+      Operator rule = named(prefill ? "kda_prefill" : "kda_decode", OpKind::kLinearAttention, linear);
+      rule.gdn_prefill = prefill;
+      rule.row_bytes = 4 * value_dim * kAct;  // q, k, v in, o out (the gate and beta are small)
+      rule.row_flops = 6 * v_heads * hd * hd;
+      rule.state_bytes = 2 * v_heads * hd * hd * 4 + (prefill ? 0 : 2 * d(l.conv_kernel - 1) * conv_dim * kAct);
+      ops.push_back(rule);
+    }
+    ops.push_back(gemm("kda_g_a_proj", linear, hd, hidden, p.attention));
+    ops.push_back(gemm("kda_g_b_proj", linear, value_dim, hd, p.attention));
+    ops.push_back(elementwise("kda_norm", linear, 3 * value_dim * kAct, 5 * value_dim));
+    ops.push_back(gemm("kda_o_proj", linear, hidden, value_dim, p.attention));
+  } else {
+    ops.push_back(gemm("in_proj_qkvz", linear, 2 * key_dim + 2 * value_dim, hidden, p.attention));
+    ops.push_back(gemm("in_proj_ba", linear, 2 * v_heads, hidden, p.attention));
+    // vLLM runs the decodes and the prefill chunks of a step through separate kernels.
+    for (bool prefill : {false, true}) {
+      Operator conv = named(prefill ? "gdn_conv1d_prefill" : "gdn_conv1d_decode", OpKind::kLinearAttention, linear);
+      conv.gdn_conv = true;
+      conv.gdn_prefill = prefill;
+      conv.row_bytes = 2 * conv_dim * kAct;  // the mixed q, k, v in and out
+      conv.row_flops = 2 * conv_dim * d(l.conv_kernel);
+      conv.state_bytes = 2 * d(std::max<int64_t>(0, l.conv_kernel - 1)) * conv_dim * kAct;
+      ops.push_back(conv);
+    }
+    ops.push_back(elementwise("gdn_gating", linear, 2 * v_heads * kAct + 2 * v_heads * 4, 8 * v_heads));
+    for (bool prefill : {false, true}) {
+      Operator rule =
+          named(prefill ? "gdn_delta_rule_prefill" : "gdn_delta_rule_decode", OpKind::kLinearAttention, linear);
+      rule.gdn_prefill = prefill;
+      rule.row_bytes = (2 * key_dim + 2 * value_dim) * kAct;  // q, k, v in, o out
+      rule.row_flops = 6 * v_heads * d(l.head_k_dim) * d(l.head_v_dim);
+      rule.state_bytes = 2 * v_heads * d(l.head_k_dim) * d(l.head_v_dim) * kAct;
+      ops.push_back(rule);
+    }
+    ops.push_back(elementwise("gdn_norm", linear, 3 * value_dim * kAct, 5 * value_dim));  // RMSNorm gated by z
+    ops.push_back(gemm("out_proj", linear, hidden, value_dim, p.attention));
   }
-  ops.push_back(elementwise("gdn_gating", linear, 2 * v_heads * kAct + 2 * v_heads * 4, 8 * v_heads));
-  for (bool prefill : {false, true}) {
-    Operator rule =
-        named(prefill ? "gdn_delta_rule_prefill" : "gdn_delta_rule_decode", OpKind::kLinearAttention, linear);
-    rule.gdn_prefill = prefill;
-    rule.row_bytes = (2 * key_dim + 2 * value_dim) * kAct;  // q, k, v in, o out
-    rule.row_flops = 6 * v_heads * d(l.head_k_dim) * d(l.head_v_dim);
-    rule.state_bytes = 2 * v_heads * d(l.head_k_dim) * d(l.head_v_dim) * kAct;
-    ops.push_back(rule);
-  }
-  ops.push_back(elementwise("gdn_norm", linear, 3 * value_dim * kAct, 5 * value_dim));  // RMSNorm gated by z
-  ops.push_back(gemm("out_proj", linear, hidden, value_dim, p.attention));
   LinearShape& g = list->linear;
   g.d_conv = static_cast<int>(l.conv_kernel);
   g.head_k_dim = static_cast<int>(l.head_k_dim);
@@ -112,6 +142,7 @@ void add_linear_ops(const ModelSpec& s, const Precision& p, int64_t tp, Operator
   g.k_heads = static_cast<int>(l.num_k_heads / tp);
   g.v_heads = static_cast<int>(l.num_v_heads / tp);
   g.d_model = static_cast<int>(s.hidden_size);
+  g.kda = l.kda;
 }
 
 void add_attention_ops(const ModelSpec& s, const Precision& p, int64_t tp, OperatorList* list) {

@@ -88,6 +88,7 @@ struct LinearShape {
   int d_conv = 0, head_k_dim = 0, head_v_dim = 0;
   int k_heads = 0, v_heads = 0;  ///< per GPU (linear_num_*_heads / tp)
   int d_model = 0;               ///< hidden_size
+  bool kda = false;              ///< Kimi delta attention (the kda tables), else gated DeltaNet
 };
 
 /// Everything vLLM runs for one step, before the step's row counts are known.

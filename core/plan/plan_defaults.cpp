@@ -27,6 +27,7 @@ constexpr HfId kHfIds[] = {
     {"gpt-oss-120b", "openai/gpt-oss-120b"},
     {"gpt-oss-20b", "openai/gpt-oss-20b"},
     {"kimi-k2.5", "moonshotai/Kimi-K2.5"},
+    {"kimi-linear-48b-a3b", "moonshotai/Kimi-Linear-48B-A3B-Instruct"},
     {"llama-2-70b-hf", "meta-llama/Llama-2-70b-hf"},
     {"llama-2-7b-hf", "meta-llama/Llama-2-7b-hf"},
     {"llama-3.1-70b-instruct", "meta-llama/Llama-3.1-70B-Instruct"},

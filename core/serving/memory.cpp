@@ -111,16 +111,15 @@ ServingMemory plan_memory(const ModelSpec& spec, const Precision& precision, int
     m.kv_window_tokens = spec.sliding_window;
   }
   if (spec.is_hybrid_linear()) {
-    // vLLM's hybrid allocator for attention + mamba-style (gated DeltaNet) layers
+    // vLLM's hybrid allocator for attention + mamba-style (gated DeltaNet, KDA) layers
     // (docs/SERVING.md, "Memory"): the attention block size is the smallest multiple of 16
-    // (the attention kernels' block alignment) whose page of one layer holds one request's
-    // state of one linear layer, unless the configured block size is larger; the state's
-    // page is padded to the attention page, so every layer's page is the same.
-    const double kv_element = precision.kv_fp8 ? 1 : 2;
-    const double token_bytes = 2 * d(kv_heads_per_gpu(spec, tp)) * d(spec.head_dim) * kv_element;  // one layer
+    // (the attention kernels' block alignment; 64 for MLA's) whose page of one layer holds one
+    // request's state of one linear layer, unless the configured block size is larger; the
+    // state's page is padded to the attention page, so every layer's page is the same.
+    const double token_bytes = m.kv_bytes_per_token / d(std::max<int64_t>(1, spec.num_attention_layers()));
     m.state_bytes_per_layer = linear_state_bytes_per_layer(spec, tp);
     m.state_bytes_per_request = m.state_bytes_per_layer * d(spec.linear.num_layers);
-    constexpr int64_t kAlign = 16;
+    const int64_t kAlign = spec.is_mla() ? 64 : 16;
     const int64_t needed =
         kAlign * static_cast<int64_t>(std::ceil(m.state_bytes_per_layer / (d(kAlign) * token_bytes)));
     m.block_size = std::max(settings.block_size, needed);

@@ -112,10 +112,10 @@ TEST_CASE("HF config: linear-attention and state-space layers without tables are
     CHECK(e.error().path == path);
     CHECK(e.error().message.find("linear-attention") != std::string::npos);
   };
-  refused(R"("linear_attn_config":{"kda_layers":[0,1,2]})", "model.linear_attn_config");  // Kimi-Linear
-  refused(R"("attn_type_list":[0,0,1,0])", "model.attn_type_list");                       // MiniMax-Text-01
-  refused(R"("layers_block_type":["mamba","attention"])", "model.layers_block_type");     // Nemotron-H
-  refused(R"("layer_types":["mamba_linear","full_attention"])", "model.layer_types");     // not gated DeltaNet
+  // Kimi-Linear's linear_attn_config is read and checked (tests/core/test_kda.cpp).
+  refused(R"("attn_type_list":[0,0,1,0])", "model.attn_type_list");                    // MiniMax-Text-01
+  refused(R"("layers_block_type":["mamba","attention"])", "model.layers_block_type");  // Nemotron-H
+  refused(R"("layer_types":["mamba_linear","full_attention"])", "model.layer_types");  // not gated DeltaNet
   // Gated DeltaNet (Qwen3-Next, Qwen3.5) is read, its widths checked field by field.
   const std::string gdn = R"("linear_num_key_heads":16,"linear_num_value_heads":32,"linear_key_head_dim":128,)"
                           R"("linear_value_head_dim":128,"linear_conv_kernel_dim":4)";
@@ -159,7 +159,7 @@ TEST_CASE("bytes_per_param given explicitly wins over the dtype") {
 }
 
 TEST_CASE("every preset parses; names match case-insensitively and after an org prefix") {
-  CHECK(model_preset_names().size() == 28);  // presets/models/ (presets/README.md lists them)
+  CHECK(model_preset_names().size() == 29);  // presets/models/ (presets/README.md lists them)
   for (const std::string& name : model_preset_names()) {
     CAPTURE(name);
     auto m = model_preset(name);

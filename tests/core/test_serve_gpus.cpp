@@ -52,7 +52,8 @@ TEST_CASE("serve: every preset on every GPU, at the smallest TP that fits") {
         }
         if (!result && result.error().code == "unsupported" && result.error().path == "kernels") {
           // Gated DeltaNet layers where the GPU's default tables measure no linear attention (A100),
-          // DeepSeek sparse attention where they measure none (A100, L40S, RTX-PRO-6000, B60).
+          // DeepSeek sparse attention or Kimi delta attention where they measure none (A100, L40S,
+          // RTX-PRO-6000, B60).
           CHECK(result.error().message.find("not measured on " + gpu) != std::string::npos);
           fitted = true;
           ++unmeasured;

@@ -58,7 +58,7 @@ test('loadKernels reads a GPU\'s default tables from disk and reports the parts 
   assert.equal(loaded.version, 'vllm-0.24.0');
   assert.deepEqual(loaded.parts.sort(),
     ['allreduce', 'attention-bf16', 'attention-fp8', 'dsa', 'gdn', 'gemm-bf16', 'gemm-fp8', 'gemm-fp8_block',
-      'gemm-nvfp4', 'mla', 'moe', 'moe-fp8_block', 'moe-int4', 'moe-mxfp4', 'moe-nvfp4']);
+      'gemm-nvfp4', 'kda', 'mla', 'moe', 'moe-fp8_block', 'moe-int4', 'moe-mxfp4', 'moe-nvfp4']);
   const some = await calc.loadKernels('H100', 'vllm-0.24.0', ['gemm-bf16', 'allreduce']);
   assert.deepEqual(some.parts.sort(), ['allreduce', 'gemm-bf16']);
   // A GPU without tables of its own loads its sibling's; pricing on it scales them and says so.

@@ -38,10 +38,11 @@ test('serve: every preset on every GPU, at the smallest TP of 1, 2, 4, 8 that fi
             unmeasured = true;
             break;
           }
-          // Gated DeltaNet layers or DeepSeek sparse attention where the GPU's default tables measure none.
+          // Gated DeltaNet or Kimi delta attention layers, or DeepSeek sparse attention, where the GPU's
+          // default tables measure none.
           if (error.code === 'unsupported' && error.path === 'kernels') {
             assert.match(error.message,
-              new RegExp(`(Gated DeltaNet|DeepSeek sparse attention) .* not measured on ${gpu}`));
+              new RegExp(`(Gated DeltaNet|DeepSeek sparse attention|Kimi delta attention) .* not measured on ${gpu}`));
             unmeasured = true;
             break;
           }
