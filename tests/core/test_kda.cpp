@@ -129,17 +129,17 @@ TEST_CASE("Kimi-Linear's KDA operators read the kda tables; MLA layers the MLA m
   bool decode = false, prefill_seen = false, conv = false;
   for (const OperatorCost& c : res.operators) {
     const Operator& op = plan.ops.ops[static_cast<size_t>(c.op)];
-    if (op.name == "kda_decode") {
+    if (std::string(op.name) == "kda_decode") {
       decode = true;
       CHECK(c.kernel.table == KernelTable::kKdaDecode);
       CHECK(c.kernel.how == LookupHow::kApproximated);  // 16 heads per GPU: the 12-head table, scaled
       CHECK(c.count == 20);
     }
-    if (op.name == "kda_prefill") {
+    if (std::string(op.name) == "kda_prefill") {
       prefill_seen = true;
       CHECK(c.kernel.table == KernelTable::kKdaPrefill);
     }
-    if (op.name == "kda_conv1d_prefill") {
+    if (std::string(op.name) == "kda_conv1d_prefill") {
       conv = true;
       CHECK(c.kernel.table == KernelTable::kNone);
     }
