@@ -181,9 +181,9 @@ std::vector<NeededTable> needed_tables(const Request& r, const KernelCoverage& c
   // The parts only some models read first: a missing one is the part kernels_not_loaded names,
   // and the page fetches those only when named (web/kernel-parts.js).
   if (spec.is_sparse_mla() && cov.has_dsa) out.push_back({KernelTable::kDsaDecode, KernelDtype::kBf16, "dsa"});
-  if (spec.is_hybrid_linear() && (spec.linear.kda ? cov.has_kda : cov.has_gdn))
-    out.push_back(spec.linear.kda ? NeededTable{KernelTable::kKdaDecode, KernelDtype::kBf16, "kda"}
-                                  : NeededTable{KernelTable::kGdnDecode, KernelDtype::kBf16, "gdn"});
+  const bool kda = spec.linear.kda;
+  if (spec.is_hybrid_linear() && (kda ? cov.has_kda : cov.has_gdn))
+    out.push_back({kda ? KernelTable::kKdaDecode : KernelTable::kGdnDecode, KernelDtype::kBf16, kda ? "kda" : "gdn"});
   auto add = [&](KernelTable t, KernelDtype d, const std::string& part) {
     for (const NeededTable& n : out)
       if (n.table == t && n.dtype == d) return;
@@ -236,8 +236,8 @@ Expected<MeasuredPlan> plan_measured(const Request& r, std::shared_ptr<const Ker
                           std::to_string(r.tp) + "): vLLM cannot split the heads over the GPUs.");
   if (spec.linear.num_k_heads % r.tp != 0)  // 0 without linear attention; the value heads are a multiple
     return make_error("invalid_value", "tp",
-                      std::string(spec.linear.kda ? "linear_attn_config.num_heads" : "linear_num_key_heads") +
-                          " is not divisible by tp: vLLM cannot split them.");
+                      "linear_num_key_heads (linear_attn_config.num_heads) is not divisible by tp: vLLM cannot "
+                      "split them.");
   MeasuredPlan plan;
   plan.db = std::move(db);
   if (spec.sliding_window > 0 && spec.num_layers > 0) {

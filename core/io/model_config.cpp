@@ -222,15 +222,13 @@ Expected<int64_t> check_kda(element config, const Path& at, int64_t num_layers) 
   if (config.get_object().get(o) != simdjson::SUCCESS) return json::type_error(at, config, "an object");
   for (const char* key : {"num_heads", "head_dim", "short_conv_kernel_size"}) {
     element v;
-    if (o.at_key(key).get(v) != simdjson::SUCCESS || v.is_null())
-      return json::missing_field(at, key, "Kimi delta attention needs linear_attn_config." + std::string(key) + ".");
+    if (o.at_key(key).get(v) != simdjson::SUCCESS || v.is_null()) return json::missing_field(at, key);
     auto n = json::read_int(v, at.key(key), 1, limits::kMaxHidden, false);
     if (!n) return n.error();
   }
   element v;
   simdjson::dom::array list;
-  if (o.at_key("kda_layers").get(v) != simdjson::SUCCESS || v.is_null())
-    return json::missing_field(at, "kda_layers", "Kimi delta attention needs linear_attn_config.kda_layers.");
+  if (o.at_key("kda_layers").get(v) != simdjson::SUCCESS || v.is_null()) return json::missing_field(at, "kda_layers");
   if (v.get_array().get(list) != simdjson::SUCCESS) return json::type_error(at.key("kda_layers"), v, "an array");
   std::vector<bool> kda(static_cast<size_t>(num_layers), false);
   int64_t count = 0;
@@ -243,7 +241,7 @@ Expected<int64_t> check_kda(element config, const Path& at, int64_t num_layers) 
   }
   if (count == 0 || count >= num_layers)
     return make_error("unsupported", at.key("kda_layers").str(),
-                      "A Kimi delta attention model needs KDA layers and a full-attention layer (its KV cache).");
+                      "Kimi delta attention needs a KDA layer and a full-attention layer (its KV cache).");
   return count;
 }
 

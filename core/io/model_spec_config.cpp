@@ -244,17 +244,13 @@ void read_linear(const Fields& f, int64_t layers, ModelSpec* s) {
   LinearAttentionSpec& l = s->linear;
   l.num_layers = layers;
   element e;
-  object kda;
-  if (f.find("linear_attn_config", &e) && e.get_object().get(kda) == simdjson::SUCCESS) {
+  Fields kda;
+  if (f.find("linear_attn_config", &e) && e.get_object().get(kda.top) == simdjson::SUCCESS) {
     // Kimi delta attention (checked by model_config.cpp): q, k and v of num_heads x head_dim each.
-    const auto at = [&](const char* key) {
-      int64_t v = 0;
-      return kda.at_key(key).get(v) == simdjson::SUCCESS ? v : 0;
-    };
     l.kda = true;
-    l.num_k_heads = l.num_v_heads = at("num_heads");
-    l.head_k_dim = l.head_v_dim = at("head_dim");
-    l.conv_kernel = at("short_conv_kernel_size");
+    l.num_k_heads = l.num_v_heads = kda.integer("num_heads");
+    l.head_k_dim = l.head_v_dim = kda.integer("head_dim");
+    l.conv_kernel = kda.integer("short_conv_kernel_size");
     return;
   }
   l.num_k_heads = f.integer("linear_num_key_heads");

@@ -87,11 +87,17 @@ void add_linear_ops(const ModelSpec& s, const Precision& p, int64_t tp, Operator
     // the output gate g, its sigmoid-gated RMSNorm and o_proj. f and g are low-rank, their first
     // projection replicated.
     const double hd = d(l.head_v_dim);
-    for (const char* name : {"kda_q_proj", "kda_k_proj", "kda_v_proj"})
-      ops.push_back(gemm(name, linear, value_dim, hidden, p.attention));
-    ops.push_back(gemm("kda_f_a_proj", linear, hd, hidden, p.attention));
-    ops.push_back(gemm("kda_f_b_proj", linear, value_dim, hd, p.attention));
-    ops.push_back(gemm("kda_b_proj", linear, v_heads, hidden, p.attention));
+    const struct {
+      const char* name;
+      double n, k;
+    } proj[] = {
+        {"kda_q_proj", value_dim, hidden}, {"kda_k_proj", value_dim, hidden}, {"kda_v_proj", value_dim, hidden},
+        {"kda_f_a_proj", hd, hidden},      {"kda_f_b_proj", value_dim, hd},   {"kda_b_proj", v_heads, hidden},
+        {"kda_g_a_proj", hd, hidden},      {"kda_g_b_proj", value_dim, hd},   {"kda_o_proj", hidden, value_dim}};
+    const auto add_proj = [&](int from, int to) {
+      for (int i = from; i < to; ++i) ops.push_back(gemm(proj[i].name, linear, proj[i].n, proj[i].k, p.attention));
+    };
+    add_proj(0, 6);
     Operator conv = named("kda_conv1d_prefill", OpKind::kLinearAttention, linear);
     conv.gdn_conv = conv.gdn_prefill = true;
     conv.row_bytes = 2 * conv_dim * kAct;  // q, k, v in and out
@@ -105,10 +111,9 @@ void add_linear_ops(const ModelSpec& s, const Precision& p, int64_t tp, Operator
       rule.state_bytes = 2 * v_heads * hd * hd * 4 + (prefill ? 0 : 2 * d(l.conv_kernel - 1) * conv_dim * kAct);
       ops.push_back(rule);
     }
-    ops.push_back(gemm("kda_g_a_proj", linear, hd, hidden, p.attention));
-    ops.push_back(gemm("kda_g_b_proj", linear, value_dim, hd, p.attention));
+    add_proj(6, 8);
     ops.push_back(elementwise("kda_norm", linear, 3 * value_dim * kAct, 5 * value_dim));
-    ops.push_back(gemm("kda_o_proj", linear, hidden, value_dim, p.attention));
+    add_proj(8, 9);
   } else {
     ops.push_back(gemm("in_proj_qkvz", linear, 2 * key_dim + 2 * value_dim, hidden, p.attention));
     ops.push_back(gemm("in_proj_ba", linear, 2 * v_heads, hidden, p.attention));
