@@ -215,30 +215,23 @@ const std::vector<const char*>& model_shape_fields() {
 }
 
 /// Kimi delta attention (Kimi-Linear's `linear_attn_config`): `kda_layers` (1-based layer
-/// numbers, each in [1, layers], at least one layer left to full attention) and the whole,
-/// positive `num_heads`, `head_dim`, `short_conv_kernel_size`. Returns the KDA layers.
+/// numbers, each in [1, layers] and listed once, at least one layer left to full attention) and
+/// `num_heads`, `head_dim`, `short_conv_kernel_size` (read as the model's own dimensions: whole,
+/// a fraction truncated, at least 1). Returns the KDA layers.
 Expected<int64_t> check_kda(element config, const Path& at, int64_t num_layers) {
-  object o;
-  if (config.get_object().get(o) != simdjson::SUCCESS) return json::type_error(at, config, "an object");
+  ConfigView kda(at);
+  if (config.get_object().get(kda.top) != simdjson::SUCCESS) return json::type_error(at, config, "an object");
   for (const char* key : {"num_heads", "head_dim", "short_conv_kernel_size"}) {
-    element v;
-    if (o.at_key(key).get(v) != simdjson::SUCCESS || v.is_null()) return json::missing_field(at, key);
-    auto n = json::read_int(v, at.key(key), 1, limits::kMaxHidden, false);
-    if (!n) return n.error();
+    std::string zero_at;
+    auto v = first_nonzero(kda, {key}, limits::kMaxHidden, &zero_at);
+    if (!v) return v.error();
+    if (v.value() == 0) return zero_dimension(at, key, zero_at);
   }
-  element v;
+  element e;
   simdjson::dom::array list;
-  if (o.at_key("kda_layers").get(v) != simdjson::SUCCESS || v.is_null()) return json::missing_field(at, "kda_layers");
-  if (v.get_array().get(list) != simdjson::SUCCESS) return json::type_error(at.key("kda_layers"), v, "an array");
-  std::vector<bool> kda(static_cast<size_t>(num_layers), false);
-  int64_t count = 0;
-  size_t i = 0;
-  for (element layer : list) {
-    auto n = json::read_int(layer, at.key("kda_layers").index(i++), 1, num_layers, false);
-    if (!n) return n.error();
-    count += !kda[static_cast<size_t>(n.value() - 1)];
-    kda[static_cast<size_t>(n.value() - 1)] = true;
-  }
+  if (kda.top.at_key("kda_layers").get(e) != simdjson::SUCCESS) return json::missing_field(at, "kda_layers");
+  if (e.get_array().get(list) != simdjson::SUCCESS) return json::type_error(at.key("kda_layers"), e, "an array");
+  const int64_t count = static_cast<int64_t>(list.size());
   if (count == 0 || count >= num_layers)
     return make_error("unsupported", at.key("kda_layers").str(),
                       "Kimi delta attention needs a KDA layer and a full-attention layer (its KV cache).");

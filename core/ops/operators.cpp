@@ -74,72 +74,68 @@ void add_mlp(std::vector<Operator>* ops, const char* gate_up, const char* act, c
 
 /// A gated DeltaNet layer (Qwen3-Next), per GPU: the fused input projections, the causal
 /// conv1d, the gating (g, beta), the delta rule, the gated RMSNorm and the output projection.
+/// A Kimi delta attention layer (Kimi-Linear; vLLM's KimiDeltaAttention): q, k, v; the decay gate
+/// f (low-rank, its first projection replicated) and beta; the short convs of the prefill (a
+/// decode's conv update is inside fused_kda_decode); the recurrence; the output gate g (low-rank),
+/// its sigmoid-gated RMSNorm and o_proj. Both share one skeleton (the first view's size).
 void add_linear_ops(const ModelSpec& s, const Precision& p, int64_t tp, OperatorList* list) {
   std::vector<Operator>& ops = list->ops;
   const LinearAttentionSpec& l = s.linear;
-  const double hidden = d(s.hidden_size), t = d(tp);
+  const bool kda = l.kda;
+  const double hidden = d(s.hidden_size), t = d(tp), hd = d(l.head_v_dim);
   const double key_dim = d(l.num_k_heads * l.head_k_dim) / t, value_dim = d(l.num_v_heads * l.head_v_dim) / t;
   const double v_heads = d(l.num_v_heads) / t, conv_dim = d(l.conv_dim()) / t;
+  const double conv_state = 2 * d(std::max<int64_t>(0, l.conv_kernel - 1)) * conv_dim * kAct;
   const OpScope linear = OpScope::kLinearLayer;
-  if (l.kda) {
-    // Kimi delta attention (vLLM's KimiDeltaAttention): q, k, v; the decay gate f and beta; the
-    // short convs (prefill; a decode's conv update is inside fused_kda_decode); the recurrence;
-    // the output gate g, its sigmoid-gated RMSNorm and o_proj. f and g are low-rank, their first
-    // projection replicated.
-    const double hd = d(l.head_v_dim);
-    const struct {
-      const char* name;
-      double n, k;
-    } proj[] = {
-        {"kda_q_proj", value_dim, hidden}, {"kda_k_proj", value_dim, hidden}, {"kda_v_proj", value_dim, hidden},
-        {"kda_f_a_proj", hd, hidden},      {"kda_f_b_proj", value_dim, hd},   {"kda_b_proj", v_heads, hidden},
-        {"kda_g_a_proj", hd, hidden},      {"kda_g_b_proj", value_dim, hd},   {"kda_o_proj", hidden, value_dim}};
-    const auto add_proj = [&](int from, int to) {
-      for (int i = from; i < to; ++i) ops.push_back(gemm(proj[i].name, linear, proj[i].n, proj[i].k, p.attention));
-    };
-    add_proj(0, 6);
-    Operator conv = named("kda_conv1d_prefill", OpKind::kLinearAttention, linear);
-    conv.gdn_conv = conv.gdn_prefill = true;
-    conv.row_bytes = 2 * conv_dim * kAct;  // q, k, v in and out
+  const struct {
+    const char* name;
+    double n, k;
+  } proj[] = {{"in_proj_qkvz", 2 * key_dim + 2 * value_dim, hidden},
+              {"in_proj_ba", 2 * v_heads, hidden},
+              {"kda_q_proj", value_dim, hidden},
+              {"kda_k_proj", value_dim, hidden},
+              {"kda_v_proj", value_dim, hidden},
+              {"kda_f_a_proj", hd, hidden},
+              {"kda_f_b_proj", value_dim, hd},
+              {"kda_b_proj", v_heads, hidden},
+              {"kda_g_a_proj", hd, hidden},
+              {"kda_g_b_proj", value_dim, hd},
+              {kda ? "kda_o_proj" : "out_proj", hidden, value_dim}};
+  const auto add_proj = [&](int from, int to) {
+    for (int i = from; i < to; ++i) ops.push_back(gemm(proj[i].name, linear, proj[i].n, proj[i].k, p.attention));
+  };
+  add_proj(kda ? 2 : 0, kda ? 8 : 2);
+  // vLLM runs the decodes and the prefill chunks of a step through separate kernels.
+  for (bool prefill : {false, true}) {
+    if (kda && !prefill) continue;
+    Operator conv = named(kda       ? "kda_conv1d_prefill"
+                          : prefill ? "gdn_conv1d_prefill"
+                                    : "gdn_conv1d_decode",
+                          OpKind::kLinearAttention, linear);
+    conv.gdn_conv = true;
+    conv.gdn_prefill = prefill;
+    conv.row_bytes = 2 * conv_dim * kAct;  // the mixed q, k, v in and out
     conv.row_flops = 2 * conv_dim * d(l.conv_kernel);
+    conv.state_bytes = conv_state;
     ops.push_back(conv);
-    for (bool prefill : {false, true}) {
-      Operator rule = named(prefill ? "kda_prefill" : "kda_decode", OpKind::kLinearAttention, linear);
-      rule.gdn_prefill = prefill;
-      rule.row_bytes = 4 * value_dim * kAct;  // q, k, v in, o out (the gate and beta are small)
-      rule.row_flops = 6 * v_heads * hd * hd;
-      rule.state_bytes = 2 * v_heads * hd * hd * 4 + (prefill ? 0 : 2 * d(l.conv_kernel - 1) * conv_dim * kAct);
-      ops.push_back(rule);
-    }
-    add_proj(6, 8);
-    ops.push_back(elementwise("kda_norm", linear, 3 * value_dim * kAct, 5 * value_dim));
-    add_proj(8, 9);
-  } else {
-    ops.push_back(gemm("in_proj_qkvz", linear, 2 * key_dim + 2 * value_dim, hidden, p.attention));
-    ops.push_back(gemm("in_proj_ba", linear, 2 * v_heads, hidden, p.attention));
-    // vLLM runs the decodes and the prefill chunks of a step through separate kernels.
-    for (bool prefill : {false, true}) {
-      Operator conv = named(prefill ? "gdn_conv1d_prefill" : "gdn_conv1d_decode", OpKind::kLinearAttention, linear);
-      conv.gdn_conv = true;
-      conv.gdn_prefill = prefill;
-      conv.row_bytes = 2 * conv_dim * kAct;  // the mixed q, k, v in and out
-      conv.row_flops = 2 * conv_dim * d(l.conv_kernel);
-      conv.state_bytes = 2 * d(std::max<int64_t>(0, l.conv_kernel - 1)) * conv_dim * kAct;
-      ops.push_back(conv);
-    }
-    ops.push_back(elementwise("gdn_gating", linear, 2 * v_heads * kAct + 2 * v_heads * 4, 8 * v_heads));
-    for (bool prefill : {false, true}) {
-      Operator rule =
-          named(prefill ? "gdn_delta_rule_prefill" : "gdn_delta_rule_decode", OpKind::kLinearAttention, linear);
-      rule.gdn_prefill = prefill;
-      rule.row_bytes = (2 * key_dim + 2 * value_dim) * kAct;  // q, k, v in, o out
-      rule.row_flops = 6 * v_heads * d(l.head_k_dim) * d(l.head_v_dim);
-      rule.state_bytes = 2 * v_heads * d(l.head_k_dim) * d(l.head_v_dim) * kAct;
-      ops.push_back(rule);
-    }
-    ops.push_back(elementwise("gdn_norm", linear, 3 * value_dim * kAct, 5 * value_dim));  // RMSNorm gated by z
-    ops.push_back(gemm("out_proj", linear, hidden, value_dim, p.attention));
   }
+  if (!kda) ops.push_back(elementwise("gdn_gating", linear, 2 * v_heads * kAct + 2 * v_heads * 4, 8 * v_heads));
+  for (bool prefill : {false, true}) {
+    Operator rule = named(kda       ? (prefill ? "kda_prefill" : "kda_decode")
+                          : prefill ? "gdn_delta_rule_prefill"
+                                    : "gdn_delta_rule_decode",
+                          OpKind::kLinearAttention, linear);
+    rule.gdn_prefill = prefill;
+    rule.row_bytes = (2 * key_dim + 2 * value_dim) * kAct;  // q, k, v in, o out
+    rule.row_flops = 6 * v_heads * d(l.head_k_dim) * d(l.head_v_dim);
+    // KDA's recurrent state is float32; its fused decode also updates the conv state.
+    rule.state_bytes =
+        2 * v_heads * d(l.head_k_dim) * d(l.head_v_dim) * kAct * (kda ? 2 : 1) + (kda && !prefill ? conv_state : 0);
+    ops.push_back(rule);
+  }
+  if (kda) add_proj(8, 10);
+  ops.push_back(elementwise(kda ? "kda_norm" : "gdn_norm", linear, 3 * value_dim * kAct, 5 * value_dim));
+  add_proj(10, 11);
   LinearShape& g = list->linear;
   g.d_conv = static_cast<int>(l.conv_kernel);
   g.head_k_dim = static_cast<int>(l.head_k_dim);
