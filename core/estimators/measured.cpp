@@ -123,6 +123,8 @@ double scaled_us(const MeasuredPlan& p, const Operator& op, double rows, double 
   return us <= floor ? us : floor + (us - floor) * ratio;
 }
 
+double op_us(const MeasuredPlan& p, const Operator& op, double rows, KernelTime* kernel);
+
 /// One gated DeltaNet kernel of one layer for the step (`op`: the conv1d or the delta rule, of
 /// the decodes or of the prefill chunks). Decodes: one batch, the decode table at their count.
 /// Prefill: each chunk its share of a batch of the step's chunks at its own length,
@@ -152,12 +154,10 @@ double linear_layer_us(const MeasuredPlan& p, const Operator& op, const Step& s,
     // over the effective HBM bandwidth; the measured table is not the kernel (docs/KERNELS.md).
     double tokens = 0;
     for (const PrefillRequest& c : s.prefill) tokens += d(c.new_tokens);
-    if (!(tokens > 0)) return 0;
-    KernelTime t;
-    t.us = 3 * p.constants.launch_floor_us + tokens * op.row_bytes / p.constants.hbm_bytes_per_s * 1e6;
-    t.how = LookupHow::kApproximated;
-    keep(t, true);
-    return scaled_us(p, op, tokens, t.us);
+    Operator conv = op;
+    conv.kind = OpKind::kElementwise;
+    conv.row_bytes /= 3;
+    return tokens > 0 ? 3 * scaled_us(p, conv, tokens, op_us(p, conv, tokens, kernel)) : 0;
   }
   if (!op.gdn_prefill) {
     if (s.decode.empty()) return 0;

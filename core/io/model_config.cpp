@@ -214,6 +214,18 @@ const std::vector<const char*>& model_shape_fields() {
   return kFields;
 }
 
+/// Each of `keys` in `c` a dimension of at least 1 (a fraction truncated): missing_field when
+/// absent, invalid_value at 0, the reader's own error otherwise.
+Expected<bool> check_positive(const ConfigView& c, std::initializer_list<const char*> keys) {
+  for (const char* key : keys) {
+    std::string zero_at;
+    auto v = first_nonzero(c, {key}, limits::kMaxHidden, &zero_at);
+    if (!v) return v.error();
+    if (v.value() == 0) return zero_dimension(c.path, key, zero_at);
+  }
+  return true;
+}
+
 /// Kimi delta attention (Kimi-Linear's `linear_attn_config`): `kda_layers` (1-based layer
 /// numbers, each in [1, layers] and listed once, at least one layer left to full attention) and
 /// `num_heads`, `head_dim`, `short_conv_kernel_size` (read as the model's own dimensions: whole,
@@ -221,12 +233,7 @@ const std::vector<const char*>& model_shape_fields() {
 Expected<int64_t> check_kda(element config, const Path& at, int64_t num_layers) {
   ConfigView kda(at);
   if (config.get_object().get(kda.top) != simdjson::SUCCESS) return json::type_error(at, config, "an object");
-  for (const char* key : {"num_heads", "head_dim", "short_conv_kernel_size"}) {
-    std::string zero_at;
-    auto v = first_nonzero(kda, {key}, limits::kMaxHidden, &zero_at);
-    if (!v) return v.error();
-    if (v.value() == 0) return zero_dimension(at, key, zero_at);
-  }
+  if (auto ok = check_positive(kda, {"num_heads", "head_dim", "short_conv_kernel_size"}); !ok) return ok.error();
   element e;
   simdjson::dom::array list;
   if (kda.top.at_key("kda_layers").get(e) != simdjson::SUCCESS) return json::missing_field(at, "kda_layers");
@@ -282,15 +289,12 @@ Expected<int64_t> check_attention_kind(const ConfigView& c, int64_t num_layers) 
   auto interval = first_nonzero(c, {"full_attention_interval"}, limits::kMaxLayers);
   if (!interval) return interval.error();
   if (linear < 0 && interval.value() == 0 && !c.find("linear_num_value_heads", &e, &base)) return int64_t{0};
-  for (const char* key : {"linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
-                          "linear_value_head_dim", "linear_conv_kernel_dim", "full_attention_interval"}) {
-    if (linear >= 0 && key[0] == 'f') break;  // layer_types says which layers are linear
-    std::string zero_at;
-    auto v = first_nonzero(c, {key}, limits::kMaxHidden, &zero_at);
-    if (!v) return v.error();
-    if (v.value() == 0) return zero_dimension(c.path, key, zero_at);
-  }
-  const bool listed = linear >= 0;
+  const bool listed = linear >= 0;  // layer_types says which layers are linear
+  if (auto ok = check_positive(c, {"linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+                                   "linear_value_head_dim", "linear_conv_kernel_dim"});
+      !ok)
+    return ok.error();
+  if (auto ok = check_positive(c, {"full_attention_interval"}); !listed && !ok) return ok.error();
   if (!listed) linear = num_layers - num_layers / interval.value();  // every interval-th layer is full
   if (first_nonzero(c, {"linear_num_value_heads"}, limits::kMaxHidden).value() %
               first_nonzero(c, {"linear_num_key_heads"}, limits::kMaxHidden).value() !=

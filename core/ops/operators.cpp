@@ -13,8 +13,11 @@ constexpr double kAct = 2;  // bytes of a 16-bit activation element
 
 double d(int64_t v) { return static_cast<double>(v); }
 
+// The builders below are not inlined: an operator list is built once per plan, and a copy of
+// each at every call was most of this file's share of the first view.
+
 /// An operator with its identity set and every figure zero.
-Operator named(const char* name, OpKind kind, OpScope scope) {
+[[gnu::noinline]] Operator named(const char* name, OpKind kind, OpScope scope) {
   Operator op;
   op.name = name;
   op.kind = kind;
@@ -22,7 +25,8 @@ Operator named(const char* name, OpKind kind, OpScope scope) {
   return op;
 }
 
-Operator gemm(const char* name, OpScope scope, double n, double k, WeightFormat format, int64_t group = 0) {
+[[gnu::noinline]] Operator gemm(const char* name, OpScope scope, double n, double k, WeightFormat format,
+                                int64_t group = 0) {
   Operator op = named(name, OpKind::kGemm, scope);
   op.n = n;
   op.k = k;
@@ -34,7 +38,7 @@ Operator gemm(const char* name, OpScope scope, double n, double k, WeightFormat 
 }
 
 /// A memory-bound kernel moving `row_bytes` per row.
-Operator elementwise(const char* name, OpScope scope, double row_bytes, double row_flops) {
+[[gnu::noinline]] Operator elementwise(const char* name, OpScope scope, double row_bytes, double row_flops) {
   Operator op = named(name, OpKind::kElementwise, scope);
   op.row_bytes = row_bytes;
   op.row_flops = row_flops;
