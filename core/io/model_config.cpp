@@ -227,7 +227,8 @@ Expected<bool> check_positive(const ConfigView& c, std::initializer_list<const c
 }
 
 /// Kimi delta attention (Kimi-Linear's `linear_attn_config`): `kda_layers` (1-based layer
-/// numbers, each in [1, layers] and listed once, at least one layer left to full attention) and
+/// numbers, counted, not read one by one: at least one, and at least one layer left to full
+/// attention) and
 /// `num_heads`, `head_dim`, `short_conv_kernel_size` (read as the model's own dimensions: whole,
 /// a fraction truncated, at least 1). Returns the KDA layers.
 Expected<int64_t> check_kda(element config, const Path& at, int64_t num_layers) {

@@ -114,8 +114,10 @@ TEST_CASE("Kimi-Linear's config: 20 KDA layers beside 7 MLA layers, 256 experts 
       "model.linear_attn_config.head_dim");
   bad(kda(R"("num_heads":8,"head_dim":128,"short_conv_kernel_size":4)"), "missing_field",
       "model.linear_attn_config.kda_layers");
-  bad(kda(R"("kda_layers":[1,5],"num_heads":8,"head_dim":128,"short_conv_kernel_size":4)"), "out_of_range",
-      "model.linear_attn_config.kda_layers[1]");
+  bad(kda(R"("kda_layers":"1,2","num_heads":8,"head_dim":128,"short_conv_kernel_size":4)"), "type_error",
+      "model.linear_attn_config.kda_layers");
+  bad(kda(R"("kda_layers":[],"num_heads":8,"head_dim":128,"short_conv_kernel_size":4)"), "unsupported",
+      "model.linear_attn_config.kda_layers");
   bad(kda(R"("kda_layers":[1,2,3,4],"num_heads":8,"head_dim":128,"short_conv_kernel_size":4)"), "unsupported",
       "model.linear_attn_config.kda_layers");
   bad(base + R"("linear_attn_config":[1])", "type_error", "model.linear_attn_config");
