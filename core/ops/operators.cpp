@@ -91,22 +91,17 @@ void add_linear_ops(const ModelSpec& s, const Precision& p, int64_t tp, Operator
   const double v_heads = d(l.num_v_heads) / t, conv_dim = d(l.conv_dim()) / t;
   const double conv_state = 2 * d(std::max<int64_t>(0, l.conv_kernel - 1)) * conv_dim * kAct;
   const OpScope linear = OpScope::kLinearLayer;
-  const struct {
+  // Projections as (N, K) indices into `dims`: static data, not a table built at every call.
+  const double dims[] = {hidden, value_dim, hd, v_heads, 2 * key_dim + 2 * value_dim, 2 * v_heads};
+  static const struct {
     const char* name;
-    double n, k;
-  } proj[] = {{"in_proj_qkvz", 2 * key_dim + 2 * value_dim, hidden},
-              {"in_proj_ba", 2 * v_heads, hidden},
-              {"kda_q_proj", value_dim, hidden},
-              {"kda_k_proj", value_dim, hidden},
-              {"kda_v_proj", value_dim, hidden},
-              {"kda_f_a_proj", hd, hidden},
-              {"kda_f_b_proj", value_dim, hd},
-              {"kda_b_proj", v_heads, hidden},
-              {"kda_g_a_proj", hd, hidden},
-              {"kda_g_b_proj", value_dim, hd},
-              {kda ? "kda_o_proj" : "out_proj", hidden, value_dim}};
+    uint8_t n, k;
+  } kProj[] = {{"in_proj_qkvz", 4, 0}, {"in_proj_ba", 5, 0},   {"kda_q_proj", 1, 0},   {"kda_k_proj", 1, 0},
+               {"kda_v_proj", 1, 0},   {"kda_f_a_proj", 2, 0}, {"kda_f_b_proj", 1, 2}, {"kda_b_proj", 3, 0},
+               {"kda_g_a_proj", 2, 0}, {"kda_g_b_proj", 1, 2}, {"kda_o_proj", 0, 1},   {"out_proj", 0, 1}};
   const auto add_proj = [&](int from, int to) {
-    for (int i = from; i < to; ++i) ops.push_back(gemm(proj[i].name, linear, proj[i].n, proj[i].k, p.attention));
+    for (int i = from; i < to; ++i)
+      ops.push_back(gemm(kProj[i].name, linear, dims[kProj[i].n], dims[kProj[i].k], p.attention));
   };
   add_proj(kda ? 2 : 0, kda ? 8 : 2);
   // vLLM runs the decodes and the prefill chunks of a step through separate kernels.
@@ -139,7 +134,7 @@ void add_linear_ops(const ModelSpec& s, const Precision& p, int64_t tp, Operator
   }
   if (kda) add_proj(8, 10);
   ops.push_back(elementwise(kda ? "kda_norm" : "gdn_norm", linear, 3 * value_dim * kAct, 5 * value_dim));
-  add_proj(10, 11);
+  add_proj(kda ? 10 : 11, kda ? 11 : 12);
   LinearShape& g = list->linear;
   g.d_conv = static_cast<int>(l.conv_kernel);
   g.head_k_dim = static_cast<int>(l.head_k_dim);
