@@ -236,8 +236,7 @@ Expected<MeasuredPlan> plan_measured(const Request& r, std::shared_ptr<const Ker
                           std::to_string(r.tp) + "): vLLM cannot split the heads over the GPUs.");
   if (spec.linear.num_k_heads % r.tp != 0)  // 0 without linear attention; the value heads are a multiple
     return make_error("invalid_value", "tp",
-                      "linear_num_key_heads (linear_attn_config.num_heads) is not divisible by tp: vLLM cannot "
-                      "split them.");
+                      "The linear-attention heads are not divisible by tp: vLLM cannot split them.");
   MeasuredPlan plan;
   plan.db = std::move(db);
   if (spec.sliding_window > 0 && spec.num_layers > 0) {

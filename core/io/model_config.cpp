@@ -242,7 +242,7 @@ Expected<int64_t> check_kda(element config, const Path& at, int64_t num_layers) 
   const int64_t count = static_cast<int64_t>(list.size());
   if (count == 0 || count >= num_layers)
     return make_error("unsupported", at.key("kda_layers").str(),
-                      "Kimi delta attention needs a KDA layer and a full-attention layer (its KV cache).");
+                      "Kimi delta attention needs KDA layers and a full-attention layer.");
   return count;
 }
 
@@ -284,8 +284,8 @@ Expected<int64_t> check_attention_kind(const ConfigView& c, int64_t num_layers) 
   if (!found.empty())
     return make_error("unsupported", c.where(found),
                       "These linear-attention or state-space layers (" + std::string(found) +
-                          ") are not measured: stepcalc prices gated DeltaNet (Qwen3-Next), Kimi delta attention "
-                          "(Kimi-Linear; both in the measured mode) and softmax attention.");
+                          ") are not measured: stepcalc prices softmax attention, and gated DeltaNet and Kimi delta "
+                          "attention in measured.");
   // A gated DeltaNet model: its widths, whole and positive, and which layers are linear.
   auto interval = first_nonzero(c, {"full_attention_interval"}, limits::kMaxLayers);
   if (!interval) return interval.error();
