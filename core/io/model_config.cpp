@@ -83,15 +83,13 @@ std::string known_dtype_list() {
 Expected<bool> check_moe(const ConfigView& c) {
   auto experts = first_nonzero(c, {"num_local_experts", "n_routed_experts", "num_experts"}, limits::kMaxExperts);
   if (!experts) return experts.error();
-  auto top_k = first_nonzero(c, {"num_experts_per_tok", "num_experts_per_token", "moe_topk"}, limits::kMaxExperts);
+  auto top_k = first_nonzero(c, {"num_experts_per_tok", "moe_topk"}, limits::kMaxExperts);
   if (!top_k) return top_k.error();
   if (experts.value() > 0 && top_k.value() > experts.value()) {
     element unused;
     const Path* base = nullptr;
-    const char* key = "moe_topk";
-    for (const char* k : {"num_experts_per_token", "num_experts_per_tok"})
-      if (c.find(k, &unused, &base)) key = k;
-    const std::string where = c.where(key);
+    const std::string where =
+        c.where(c.find("num_experts_per_tok", &unused, &base) ? "num_experts_per_tok" : "moe_topk");
     return make_error("invalid_value", where,
                       where + " (" + std::to_string(top_k.value()) + ") must be at most the number of experts (" +
                           std::to_string(experts.value()) + "): each token picks that many different experts.");

@@ -62,9 +62,9 @@ KernelTime gdn_in(const MeasuredTable* t, KernelTable table, double batch, doubl
 
 KernelTime KernelDb::gdn(KernelTable table, double batch, double seq, const GdnShape& g) const {
   // Not memoised: a step asks a few of these, each a short descent and one interpolation.
-  // The Kimi delta attention tables (kKdaDecode, kKdaPrefill) are keyed and read as the delta rule's.
-  if (table < KernelTable::kGdnConvDecode || table > KernelTable::kKdaPrefill || table == KernelTable::kDsaPrefill ||
-      table == KernelTable::kDsaDecode)
+  // The Kimi delta attention tables (kKdaDecode, kKdaPrefill) are keyed and read as the delta rule's
+  // (the DSA tables between them have too few key levels: missing).
+  if (table < KernelTable::kGdnConvDecode || table > KernelTable::kKdaPrefill)
     return missing_time(table, KernelDtype::kBf16);
   return gdn_in(impl_->table(table, KernelDtype::kBf16), table, batch, seq, g);
 }
