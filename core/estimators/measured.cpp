@@ -288,14 +288,14 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
     } else if (op.kind == OpKind::kAttention) {
       AttentionCost local;
       AttentionCost& a = full != nullptr ? full->attention : local;
-      us_each = attention_layer_us(p, s, &a, full != nullptr, memo);
+      us_each = attention_layer_us(p, s, &a, full != nullptr);
       attention_decode += count * (a.decode_us + a.fixed_us * decode_share);
       attention_prefill += count * (a.prefill_us + a.fixed_us * (1 - decode_share));
       if (p.sliding_share > 0) {  // the sliding layers read only the window's KV
         Step windowed;
         if (within_window(s, p.sliding_window, &windowed)) {
           AttentionCost w;
-          const double slide_us = attention_layer_us(p, windowed, &w, false, memo), share = p.sliding_share;
+          const double slide_us = attention_layer_us(p, windowed, &w, false), share = p.sliding_share;
           us_each = (1 - share) * us_each + share * slide_us;
           attention_decode +=
               count * share * (w.decode_us + w.fixed_us * decode_share - a.decode_us - a.fixed_us * decode_share);
@@ -368,17 +368,6 @@ MeasuredRowsMemo::Entry& MeasuredRowsMemo::slot(double sampled, double padded, b
   Entry& e = entries_[static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 58)];  // the top 6 bits: 64 slots
   *hit = e.sampled == sampled && e.padded == padded;
   return e;
-}
-
-MeasuredRowsMemo::DecodeCurve& MeasuredRowsMemo::curve(const MeasuredPlan& plan, double batch) {
-  DecodeCurve& c = curves_[static_cast<uint64_t>(batch) & 3];
-  if (c.batch != batch) {
-    c.batch = batch;
-    c.row =
-        plan.db->decode_attention_row(batch, plan.attn_heads, plan.attn_kv_heads, plan.attn_head_dim, plan.kv_dtype);
-    c.us.clear();
-  }
-  return c;
 }
 
 MeasuredTotals price_measured_summary(const MeasuredPlan& plan, const Step& step, MeasuredRowsMemo* memo) {

@@ -163,22 +163,9 @@ class MeasuredRowsMemo {
   /// The entry for these rows (`*hit` true when it holds them), else the slot to fill.
   Entry& slot(double sampled, double padded, bool* hit);
 
-  /// Decode attention at one batch size, per KV length (times the plan's attention scale,
-  /// as attention_layer_us prices a decode; -1: not priced yet): a simulation's decodes
-  /// reach the lengths the requests ahead of them priced. Kept for the last few batch sizes.
-  struct DecodeCurve {
-    double batch = -1;  ///< the key; -1: empty
-    DecodeAttentionRow row;
-    std::vector<double> us;  ///< by KV length, up to kMaxKv
-  };
-  static constexpr int64_t kMaxKv = 65536;  ///< longer KV lengths are priced each time
-  /// The curve for `batch`, emptied and its row set when it held another batch.
-  DecodeCurve& curve(const MeasuredPlan& plan, double batch);
-
  private:
   static constexpr size_t kEntries = 64;
   std::vector<Entry> entries_;
-  DecodeCurve curves_[4];
 };
 
 /// Times only; allocates nothing (with a memo: nothing once its entries are filled).

@@ -118,8 +118,7 @@ double prefill_kernel_us(const MeasuredPlan& p, double batch, double seq, Kernel
   return attention_kernel_us(p, true, batch, seq, batch * seq, kernel);
 }
 
-double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost* split, bool detail,
-                          MeasuredRowsMemo* memo) {
+double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost* split, bool detail) {
   AttentionCost* out = detail ? split : nullptr;
   const MeasuredConstants& c = p.constants;
   const double pair_flops = p.ops.attention.flops_per_pair;
@@ -136,28 +135,14 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
   const double batch = d(static_cast<int64_t>(step.decode.size()));
   if (batch > 0) {
     double shares = 0, last_kv = -1, last_us = 0;
-    // Without the lookups' detail, the standard tables' row at this batch is searched once,
-    // and with a memo its prices are kept by KV length.
-    const bool by_row = out == nullptr && p.attention_path != AttentionPath::kMlaModule;
-    MeasuredRowsMemo::DecodeCurve* curve = by_row && memo != nullptr ? &memo->curve(p, batch) : nullptr;
-    std::optional<DecodeAttentionRow> own;
-    if (by_row && curve == nullptr)
-      own = p.db->decode_attention_row(batch, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
-    const DecodeAttentionRow* row = curve != nullptr ? &curve->row : own ? &*own : nullptr;
+    // Without the lookups' detail, the standard tables' row at this batch is searched once.
+    std::optional<DecodeAttentionRow> row;
+    if (out == nullptr && p.attention_path != AttentionPath::kMlaModule)
+      row = p.db->decode_attention_row(batch, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
     for (const DecodeRequest& r : step.decode) {
       const double kv = d(r.progress_index);
       if (kv != last_kv || out != nullptr) {
-        if (row == nullptr) {
-          last_us = decode_kernel_us(p, batch, kv, cells);
-        } else if (curve != nullptr && r.progress_index >= 0 && r.progress_index < MeasuredRowsMemo::kMaxKv) {
-          const auto i = static_cast<size_t>(r.progress_index);
-          if (i >= curve->us.size())
-            curve->us.resize(std::min<size_t>(MeasuredRowsMemo::kMaxKv, std::max(i + 1, 2 * curve->us.size())), -1);
-          if (!(curve->us[i] >= 0)) curve->us[i] = row->us(kv) * p.attn_scale;
-          last_us = curve->us[i];
-        } else {
-          last_us = row->us(kv) * p.attn_scale;
-        }
+        last_us = row ? row->us(kv) * p.attn_scale : decode_kernel_us(p, batch, kv, cells);
         last_kv = kv;
       }
       shares += last_us;

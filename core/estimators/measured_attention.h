@@ -24,10 +24,8 @@ namespace stepcalc {
 
 /// Attention time of one layer in microseconds. `out` (may be null) receives the
 /// split (fixed, decode, prefill); with `detail` also the FLOPs, bytes and the lookups
-/// (requests grouped by length), which allocates. Without `detail` nothing allocates but
-/// `memo` (may be null; read only without `detail`), which keeps decode prices by KV length.
-double attention_layer_us(const MeasuredPlan& plan, const Step& step, AttentionCost* out, bool detail = false,
-                          MeasuredRowsMemo* memo = nullptr);
+/// (requests grouped by length), which allocates. Without `detail` nothing allocates.
+double attention_layer_us(const MeasuredPlan& plan, const Step& step, AttentionCost* out, bool detail = false);
 
 /// One decode-table kernel time (us) for `batch` sequences at `kv_len`, on the plan's
 /// attention path (MLA module projections removed, stand-in scaled); `kernel` gets the cells.
