@@ -3,6 +3,7 @@
 // (STEPCALC_KERNELS_DIR) and the CSVs they came from.
 #pragma once
 
+#include <cstdint>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -86,6 +87,36 @@ inline std::vector<std::vector<std::string>> csv_rows(const std::string& path) {
     rows.push_back(cells);
   }
   return rows;
+}
+
+/// A `measured` request of `model` on `gpu` at `tp` with `step` as JSON (`extra`: more fields,
+/// each after a comma), as the model-family tests (linear, sparse attention, KDA) build them.
+inline Request measured_request(const std::string& model, const std::string& gpu, int tp, const std::string& step,
+                                const std::string& extra = "") {
+  return request_or_fail(R"({"model": ")" + model + R"(", "gpu": ")" + gpu + R"(", "tp": )" + std::to_string(tp) +
+                         R"(, "mode": "measured", "step": )" + step + extra + "}");
+}
+
+/// A step of `count` decodes at `kv`, as JSON.
+inline std::string decodes_json(int count, int64_t kv) {
+  std::string s = R"({"decode_requests": [)";
+  for (int i = 0; i < count; ++i) s += std::string(i ? "," : "") + R"({"progress_index": )" + std::to_string(kv) + "}";
+  return s + "]}";
+}
+
+/// A step of one prefill chunk of `tokens` after `prefix` cached ones, as JSON.
+inline std::string prefill_json(int64_t tokens, int64_t prefix = 0) {
+  return R"({"prefill_requests": [{"progress_index": )" + std::to_string(prefix) + R"(, "num_new_prefill_tokens": )" +
+         std::to_string(tokens) + "}]}";
+}
+
+/// `gpu`'s vllm-0.24.0 kernel set with every part, loaded once per test binary.
+inline std::shared_ptr<const KernelDb> kernels_0240(const std::string& gpu) {
+  static std::vector<std::pair<std::string, std::shared_ptr<const KernelDb>>> cache;
+  for (const auto& [k, db] : cache)
+    if (k == gpu) return db;
+  cache.emplace_back(gpu, load_kernels(gpu, "vllm-0.24.0"));
+  return cache.back().second;
 }
 
 }  // namespace stepcalc::test

@@ -21,27 +21,14 @@ namespace {
 const char* const kModel = "kimi-linear-48b-a3b";
 
 Request request_of(const std::string& gpu, int tp, const std::string& step, const std::string& extra = "") {
-  return test::request_or_fail(R"({"model": ")" + std::string(kModel) + R"(", "gpu": ")" + gpu + R"(", "tp": )" +
-                               std::to_string(tp) + R"(, "mode": "measured", "step": )" + step + extra + "}");
+  return test::measured_request(kModel, gpu, tp, step, extra);
 }
 
-std::string decodes(int count, int64_t kv) {
-  std::string s = R"({"decode_requests": [)";
-  for (int i = 0; i < count; ++i) s += std::string(i ? "," : "") + R"({"progress_index": )" + std::to_string(kv) + "}";
-  return s + "]}";
-}
+std::string decodes(int count, int64_t kv) { return test::decodes_json(count, kv); }
 
-std::string prefill(int64_t tokens) {
-  return R"({"prefill_requests": [{"progress_index": 0, "num_new_prefill_tokens": )" + std::to_string(tokens) + "}]}";
-}
+std::string prefill(int64_t tokens) { return test::prefill_json(tokens); }
 
-std::shared_ptr<const KernelDb> db_of(const std::string& gpu) {
-  static std::vector<std::pair<std::string, std::shared_ptr<const KernelDb>>> cache;
-  for (const auto& [k, db] : cache)
-    if (k == gpu) return db;
-  cache.emplace_back(gpu, test::load_kernels(gpu, "vllm-0.24.0"));
-  return cache.back().second;
-}
+std::shared_ptr<const KernelDb> db_of(const std::string& gpu) { return test::kernels_0240(gpu); }
 
 MeasuredBreakdown priced(const MeasuredPlan& plan, const Step& step) {
   MeasuredBreakdown full;

@@ -26,28 +26,14 @@ const char* const kModel = "deepseek-v3.2";
 
 Request request_of(const std::string& model, const std::string& gpu, int tp, const std::string& step,
                    const std::string& extra = "") {
-  return test::request_or_fail(R"({"model": ")" + model + R"(", "gpu": ")" + gpu + R"(", "tp": )" + std::to_string(tp) +
-                               R"(, "mode": "measured", "step": )" + step + extra + "}");
+  return test::measured_request(model, gpu, tp, step, extra);
 }
 
-std::string decodes(int count, int64_t kv) {
-  std::string s = R"({"decode_requests": [)";
-  for (int i = 0; i < count; ++i) s += std::string(i ? "," : "") + R"({"progress_index": )" + std::to_string(kv) + "}";
-  return s + "]}";
-}
+std::string decodes(int count, int64_t kv) { return test::decodes_json(count, kv); }
 
-std::string prefill(int64_t tokens, int64_t prefix = 0) {
-  return R"({"prefill_requests": [{"progress_index": )" + std::to_string(prefix) + R"(, "num_new_prefill_tokens": )" +
-         std::to_string(tokens) + "}]}";
-}
+std::string prefill(int64_t tokens, int64_t prefix = 0) { return test::prefill_json(tokens, prefix); }
 
-std::shared_ptr<const KernelDb> db_of(const std::string& gpu) {
-  static std::vector<std::pair<std::string, std::shared_ptr<const KernelDb>>> cache;
-  for (const auto& [k, db] : cache)
-    if (k == gpu) return db;
-  cache.emplace_back(gpu, test::load_kernels(gpu, "vllm-0.24.0"));
-  return cache.back().second;
-}
+std::shared_ptr<const KernelDb> db_of(const std::string& gpu) { return test::kernels_0240(gpu); }
 
 MeasuredPlan plan_of(const std::string& model, const std::string& gpu, int tp) {
   auto plan = plan_measured(request_of(model, gpu, tp, "{}"), db_of(gpu));
