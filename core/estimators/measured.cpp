@@ -23,7 +23,7 @@ bool within_window(const Step& step, int64_t window, Step* out) {
   for (const DecodeRequest& r : step.decode) cut = cut || r.progress_index > reach;
   for (const PrefillRequest& r : step.prefill) cut = cut || r.progress_index > reach;
   if (!cut) return false;
-  *out = step;
+  *out = step;  // into `out`'s buffers when they are large enough
   for (DecodeRequest& r : out->decode) r.progress_index = std::min(r.progress_index, reach);
   for (PrefillRequest& r : out->prefill) r.progress_index = std::min(r.progress_index, reach);
   return true;
@@ -288,14 +288,17 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
     } else if (op.kind == OpKind::kAttention) {
       AttentionCost local;
       AttentionCost& a = full != nullptr ? full->attention : local;
-      us_each = attention_layer_us(p, s, &a, full != nullptr);
+      us_each = attention_layer_us(p, s, &a, full != nullptr, memo != nullptr ? &memo->kv_spots : nullptr);
       attention_decode += count * (a.decode_us + a.fixed_us * decode_share);
       attention_prefill += count * (a.prefill_us + a.fixed_us * (1 - decode_share));
       if (p.sliding_share > 0) {  // the sliding layers read only the window's KV
-        Step windowed;
+        Step local_window;        // a simulation's memo keeps its buffers across steps
+        Step& windowed = memo != nullptr ? memo->windowed : local_window;
         if (within_window(s, p.sliding_window, &windowed)) {
           AttentionCost w;
-          const double slide_us = attention_layer_us(p, windowed, &w, false), share = p.sliding_share;
+          const double slide_us =
+              attention_layer_us(p, windowed, &w, false, memo != nullptr ? &memo->kv_spots : nullptr);
+          const double share = p.sliding_share;
           us_each = (1 - share) * us_each + share * slide_us;
           attention_decode +=
               count * share * (w.decode_us + w.fixed_us * decode_share - a.decode_us - a.fixed_us * decode_share);

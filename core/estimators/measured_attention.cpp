@@ -8,6 +8,8 @@
 #include <tuple>
 #include <vector>
 
+#include "base/index_sort.h"
+
 namespace stepcalc {
 namespace {
 
@@ -54,13 +56,16 @@ class LookupRecorder {
   /// Merges the requests read at the same key into the first of them.
   void merge() {
     std::vector<AttentionLookup>& all = out_->lookups;
-    std::vector<uint32_t> order(all.size());
-    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     const auto key = [&](uint32_t i) {
       return std::make_tuple(!all[i].prefill, all[i].batch, all[i].length, all[i].prefix);
     };
-    std::sort(order.begin(), order.end(),
-              [&](uint32_t a, uint32_t b) { return key(a) < key(b) || (key(a) == key(b) && a < b); });
+    const std::vector<uint32_t> order =
+        sorted_indices(all.size(), all.data(), [](const void* context, uint32_t a, uint32_t b) {
+          const auto* l = static_cast<const AttentionLookup*>(context);
+          const auto ka = std::make_tuple(!l[a].prefill, l[a].batch, l[a].length, l[a].prefix);
+          const auto kb = std::make_tuple(!l[b].prefill, l[b].batch, l[b].length, l[b].prefix);
+          return ka < kb || (ka == kb && a < b);
+        });
     // The first of each run of equal keys absorbs the others, in arrival order.
     std::vector<bool> keep(all.size(), false);
     for (size_t k = 0; k < order.size();) {
@@ -118,7 +123,8 @@ double prefill_kernel_us(const MeasuredPlan& p, double batch, double seq, Kernel
   return attention_kernel_us(p, true, batch, seq, batch * seq, kernel);
 }
 
-double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost* split, bool detail) {
+double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost* split, bool detail,
+                          DecodeKvSpots* spots) {
   AttentionCost* out = detail ? split : nullptr;
   const MeasuredConstants& c = p.constants;
   const double pair_flops = p.ops.attention.flops_per_pair;
@@ -134,18 +140,33 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
   const double topk = d(p.ops.attention.topk), cap = topk > 0 ? topk : HUGE_VAL;
   const double batch = d(static_cast<int64_t>(step.decode.size()));
   if (batch > 0) {
-    double shares = 0, last_kv = -1, last_us = 0;
+    double shares = 0, last_kv = -1, last_us = 0, kv_tokens = 0;
     // Without the lookups' detail, the standard tables' row at this batch is searched once.
+    // An MLA module's table includes its projections at the batch's rows: subtracted per
+    // request (attention_kernel_us), found once.
     std::optional<DecodeAttentionRow> row;
-    if (out == nullptr && p.attention_path != AttentionPath::kMlaModule)
+    const bool mla = p.attention_path == AttentionPath::kMlaModule;
+    double projections_us = 0;
+    if (out == nullptr && !mla) {
       row = p.db->decode_attention_row(batch, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
+    } else if (out == nullptr) {
+      const int table = static_cast<int>(KernelTable::kMlaDecode) + (p.ops.attention.topk > 0 ? 6 : 0);
+      row = p.db->attention_module_row(static_cast<KernelTable>(table), batch, p.attn_heads, p.kv_dtype);
+      projections_us = deepseek_v3_projections_us(*p.db, batch, p.attn_heads);
+    }
     for (const DecodeRequest& r : step.decode) {
       const double kv = d(r.progress_index);
       if (kv != last_kv || out != nullptr) {
-        last_us = row ? row->us(kv) * p.attn_scale : decode_kernel_us(p, batch, kv, cells);
+        if (!row) {
+          last_us = decode_kernel_us(p, batch, kv, cells);
+        } else {
+          last_us = row->us(kv, spots) * p.attn_scale;
+          if (mla) last_us = std::max(0.0, last_us - projections_us);
+        }
         last_kv = kv;
       }
       shares += last_us;
+      kv_tokens += std::min(kv + 1, cap);
       if (out != nullptr) {
         lookups->add(false, batch, kv, 0, last_us / batch, kernel);
         flops += std::min(kv + 1, cap) * pair_flops;
@@ -155,8 +176,6 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
     // The table re-reads one batch's KV, so a batch whose KV fits in L2 comes from cache
     // (it implies more than the HBM delivers). In a step each layer reads its own KV from
     // HBM: at least its bytes at the effective HBM bandwidth, as every memory-bound op.
-    double kv_tokens = 0;
-    for (const DecodeRequest& r : step.decode) kv_tokens += std::min(d(r.progress_index) + 1, cap);
     const double hbm_us = kv_tokens * kv_bytes / c.hbm_bytes_per_s * 1e6;
     decode_var = std::max(std::max(0.0, shares / batch - c.decode_fixed_us), hbm_us);
     fixed = c.decode_fixed_us;

@@ -25,7 +25,10 @@ namespace stepcalc {
 /// Attention time of one layer in microseconds. `out` (may be null) receives the
 /// split (fixed, decode, prefill); with `detail` also the FLOPs, bytes and the lookups
 /// (requests grouped by length), which allocates. Without `detail` nothing allocates.
-double attention_layer_us(const MeasuredPlan& plan, const Step& step, AttentionCost* out, bool detail = false);
+/// `spots` (a simulation's, one per plan): where the decodes' KV lengths fall in the decode
+/// table, kept across steps (the same double).
+double attention_layer_us(const MeasuredPlan& plan, const Step& step, AttentionCost* out, bool detail = false,
+                          DecodeKvSpots* spots = nullptr);
 
 /// One decode-table kernel time (us) for `batch` sequences at `kv_len`, on the plan's
 /// attention path (MLA module projections removed, stand-in scaled); `kernel` gets the cells.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "base/index_sort.h"
 #include "base/input_limits.h"
 #include "json/json_writer.h"
 
@@ -170,9 +171,14 @@ const std::string_view* first_repeat(std::vector<std::string_view>* keys, const 
     return repeat;
   }
   keys->insert(keys->end(), few, few + n);
-  std::sort(keys->begin(), keys->end());
-  const auto dup = std::adjacent_find(keys->begin(), keys->end());
-  return dup == keys->end() ? nullptr : &*dup;
+  const std::vector<uint32_t> order =
+      sorted_indices(keys->size(), keys->data(), [](const void* context, uint32_t a, uint32_t b) {
+        const auto* k = static_cast<const std::string_view*>(context);
+        return k[a] < k[b];
+      });
+  for (size_t i = 1; i < order.size(); ++i)  // the smallest key that repeats
+    if ((*keys)[order[i]] == (*keys)[order[i - 1]]) return &(*keys)[order[i]];
+  return nullptr;
 }
 
 }  // namespace

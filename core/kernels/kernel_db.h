@@ -134,12 +134,38 @@ struct GridSpot {
   double y0 = 0, y1 = 0;
 };
 
+/// The decode table's rows' values at each KV length a DecodeAttentionRow read, kept
+/// across a simulation's steps: a row's value at a KV length does not depend on the batch
+/// (only the interpolation between two rows does), and the rows read change only when the
+/// batch crosses a measured batch size, so a KV length is interpolated along a row once,
+/// not once per step. One per KernelDb and attention shape (a serving plan).
+class DecodeKvSpots {
+ public:
+  struct Slot {
+    uint32_t node = UINT32_MAX;  ///< the row whose value `us` is; UINT32_MAX: none
+    double us = 0;
+  };
+  /// The 4 slots of `kv_len` (the KV dtype's table and bf16's, each at the row and the row
+  /// before), or null for a length that is not a whole number >= 0. Direct-mapped on the
+  /// length (at most kEntries lengths kept; another length in a slot takes it over).
+  Slot* at(double kv_len);
+
+ private:
+  static constexpr size_t kEntries = size_t{1} << 17;  ///< a power of two
+  struct Entry {
+    double kv = -1;  ///< the length the slots are for; -1: none
+    Slot slots[4];
+  };
+  std::vector<Entry> entries_;
+};
+
 /// Decode attention at one batch size and head configuration for many KV lengths (a
 /// serving step's decodes): us(kv) is KernelDb::decode_attention(batch, kv, ...).us to the
-/// bit, with the table searches done once. Valid while its KernelDb lives.
+/// bit, with the table searches done once (and with `spots`, the KV lengths' searches
+/// kept across steps). Valid while its KernelDb lives.
 class DecodeAttentionRow {
  public:
-  double us(double kv_len) const;
+  double us(double kv_len, DecodeKvSpots* spots = nullptr) const;
 
  private:
   friend class KernelDb;
@@ -147,10 +173,11 @@ class DecodeAttentionRow {
     const MeasuredTable* table = nullptr;
     GridSpot spot;
     double scale = 1;
-    bool missing = true;  ///< no table or no measured shape: NaN, as a missing lookup
-    bool zero = false;    ///< arguments a lookup answers with 0
+    bool proportional_batch = false;  ///< beyond the largest batch: proportional (module tables), else linear
+    bool missing = true;              ///< no table or no measured shape: NaN, as a missing lookup
+    bool zero = false;                ///< arguments a lookup answers with 0
   };
-  double part_us(const Part& p, double kv_len) const;
+  double part_us(const Part& p, double kv_len, DecodeKvSpots::Slot* slots) const;
   Part low_, bf16_;  ///< the KV cache's dtype, and bf16 to compare with when it is not bf16
   bool compare_ = false;
   double batch_ = 0;
@@ -198,6 +225,9 @@ class KernelDb {
   /// `length` the sequence (prefill) or the KV length (decode). Bilinear in batch and length;
   /// beyond the longest length MLA prefill grows quadratically, the others linearly.
   KernelTime attention_module(KernelTable table, double batch, double length, int heads, KernelDtype kv_dtype) const;
+  /// attention_module(kind, batch, tokens, heads, kv_dtype).us at `batch` for any `tokens`,
+  /// searched once (a decode step's requests: kMlaDecode or kDsaDecode).
+  DecodeAttentionRow attention_module_row(KernelTable kind, double batch, int heads, KernelDtype kv_dtype) const;
   KernelTime mla_prefill(double batch, double seq, int heads, KernelDtype kv_dtype) const {
     return attention_module(KernelTable::kMlaPrefill, batch, seq, heads, kv_dtype);
   }

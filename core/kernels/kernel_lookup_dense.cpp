@@ -4,6 +4,7 @@
 // envelope, efficiency (not time) interpolated between measured (n, k) in log n and
 // log k; attention bilinear in batch and tokens for the measured head configuration,
 // else the nearest one scaled; all-reduce piecewise-linear in message size.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -218,16 +219,45 @@ DecodeAttentionRow KernelDb::decode_attention_row(double batch, int heads, int k
   return row;
 }
 
-double DecodeAttentionRow::part_us(const Part& p, double kv_len) const {
-  if (p.missing) return std::numeric_limits<double>::quiet_NaN();
-  if (p.zero || !(kv_len >= 0)) return 0;
-  return grid_us(*p.table, p.spot, batch_, kv_len, BeyondRule::kLinear, BeyondRule::kLinear) * p.scale;
+DecodeKvSpots::Slot* DecodeKvSpots::at(double kv_len) {
+  if (!(kv_len >= 0 && kv_len < 9e15) || kv_len != std::floor(kv_len)) return nullptr;
+  const auto k = static_cast<uint64_t>(kv_len);
+  if (k >= entries_.size() && entries_.size() < kEntries) {  // grows with the lengths seen, to kEntries
+    size_t size = std::max<size_t>(entries_.size(), 1024);
+    while (size <= k && size < kEntries) size *= 2;
+    entries_.resize(size);
+  }
+  Entry& e = entries_[k & (entries_.size() - 1)];
+  if (e.kv != kv_len) {
+    e.kv = kv_len;
+    for (Slot& s : e.slots) s.node = UINT32_MAX;
+  }
+  return e.slots;
 }
 
-double DecodeAttentionRow::us(double kv_len) const {
-  const double low = part_us(low_, kv_len);
+double DecodeAttentionRow::part_us(const Part& p, double kv_len, DecodeKvSpots::Slot* slots) const {
+  if (p.missing) return std::numeric_limits<double>::quiet_NaN();
+  if (p.zero || !(kv_len >= 0)) return 0;
+  if (slots == nullptr)
+    return grid_us(*p.table, p.spot, batch_, kv_len,
+                   p.proportional_batch ? BeyondRule::kProportional : BeyondRule::kLinear, BeyondRule::kLinear) *
+           p.scale;
+  const auto row_us = [&](DecodeKvSpots::Slot& s, uint32_t node) {  // as grid_us reads its rows
+    if (s.node != node) s.node = node, s.us = rows_us(*p.table, node, kv_len, BeyondRule::kLinear, p.table->latency_us);
+    return s.us;
+  };
+  const double at = row_us(slots[0], p.spot.row);
+  const double before = grid_reads_before(p.spot) ? row_us(slots[1], p.spot.row - 1) : at;
+  return grid_combine(p.spot, batch_, p.proportional_batch ? BeyondRule::kProportional : BeyondRule::kLinear, before,
+                      at) *
+         p.scale;
+}
+
+double DecodeAttentionRow::us(double kv_len, DecodeKvSpots* spots) const {
+  DecodeKvSpots::Slot* slots = spots != nullptr ? spots->at(kv_len) : nullptr;
+  const double low = part_us(low_, kv_len, slots);
   if (!compare_ || low_.missing || bf16_.missing) return low;  // as no_slower_than_bf16
-  const double bf16 = part_us(bf16_, kv_len);
+  const double bf16 = part_us(bf16_, kv_len, slots != nullptr ? slots + 2 : nullptr);
   return bf16 < low ? bf16 : low;
 }
 

@@ -96,4 +96,24 @@ KernelTime KernelDb::attention_module(KernelTable kind, double batch, double tok
   return kernel_time(s, kind, kv_dtype);
 }
 
+DecodeAttentionRow KernelDb::attention_module_row(KernelTable kind, double batch, int heads,
+                                                  KernelDtype kv_dtype) const {
+  DecodeAttentionRow row;  // as attention_module of a decode table (KV beyond the grid: linear)
+  row.batch_ = batch;
+  DecodeAttentionRow::Part& p = row.low_;
+  const MeasuredTable* t = impl_->table(kind, kv_dtype);
+  if (t == nullptr) return row;  // missing: NaN
+  p.missing = false;
+  if (!(batch > 0) || heads <= 0) {
+    p.zero = true;
+    return row;
+  }
+  const uint32_t node = t->nearest_top(heads);
+  p.table = t;
+  p.proportional_batch = true;
+  p.scale = t->levels[0].value[node] == heads ? 1 : heads / static_cast<double>(t->levels[0].value[node]);
+  p.spot = locate_grid(*t, node, batch);
+  return row;
+}
+
 }  // namespace stepcalc

@@ -195,8 +195,12 @@ static double combine_grid(const GridSpot& g, double y, BeyondRule beyond_y, dou
 double grid_us(const MeasuredTable& t, const GridSpot& g, double y, double x, BeyondRule beyond_y,
                BeyondRule beyond_x) {
   const double row = rows_us(t, g.row, x, beyond_x, t.latency_us);
-  const bool two = g.kind == GridSpot::kBetween || (g.kind == GridSpot::kBeyond && g.has_before);
-  return combine_grid(g, y, beyond_y, two ? rows_us(t, g.row - 1, x, beyond_x, t.latency_us) : row, row);
+  return combine_grid(g, y, beyond_y, grid_reads_before(g) ? rows_us(t, g.row - 1, x, beyond_x, t.latency_us) : row,
+                      row);
+}
+
+double grid_combine(const GridSpot& g, double y, BeyondRule beyond_y, double before_us, double row_us) {
+  return combine_grid(g, y, beyond_y, before_us, row_us);
 }
 
 Sample interpolate_grid(const MeasuredTable& t, uint32_t node, double y, double x, BeyondRule beyond_y,

@@ -83,6 +83,14 @@ GridSpot locate_grid(const MeasuredTable& t, uint32_t node, double y);
 /// interpolate_grid's value at (y, x) for y located once: lookups at one y and many x.
 double grid_us(const MeasuredTable& t, const GridSpot& g, double y, double x, BeyondRule beyond_y, BeyondRule beyond_x);
 
+/// Whether grid_us at `g` reads the row before g.row too.
+inline bool grid_reads_before(const GridSpot& g) {
+  return g.kind == GridSpot::kBetween || (g.kind == GridSpot::kBeyond && g.has_before);
+}
+/// grid_us from its rows' values at x: `row_us` under g.row, `before_us` under g.row - 1
+/// (read when grid_reads_before(g)), each rows_us(t, node, x, beyond_x, t.latency_us).
+double grid_combine(const GridSpot& g, double y, BeyondRule beyond_y, double before_us, double row_us);
+
 /// The measured key values of level d under `node`, for coverage and nearest-shape choices.
 std::vector<int64_t> child_values(const MeasuredTable& t, int d, uint32_t node);
 

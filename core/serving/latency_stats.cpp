@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/index_sort.h"
+
 namespace stepcalc {
 namespace {
 
@@ -40,9 +42,14 @@ LatencyStats summarize_runs(std::vector<GapRun>* runs, double scale) {
   // A total order (gap, then count): equal gaps with different counts otherwise land in an
   // order the sort implementation picks, and the sum below, so the mean's last bits, would
   // differ between the native build and Wasm.
-  std::sort(runs->begin(), runs->end(), [](const GapRun& a, const GapRun& b) {
-    return a.gap_us < b.gap_us || (a.gap_us == b.gap_us && a.count < b.count);
-  });
+  const std::vector<uint32_t> order =
+      sorted_indices(runs->size(), runs->data(), [](const void* context, uint32_t a, uint32_t b) {
+        const auto* r = static_cast<const GapRun*>(context);
+        return r[a].gap_us < r[b].gap_us || (r[a].gap_us == r[b].gap_us && r[a].count < r[b].count);
+      });
+  std::vector<GapRun> sorted(runs->size());
+  for (size_t i = 0; i < order.size(); ++i) sorted[i] = (*runs)[order[i]];
+  runs->swap(sorted);
   int64_t n = 0;
   double sum = 0;
   for (const GapRun& r : *runs) {

@@ -16,6 +16,9 @@ struct LiveRequest {
   int64_t input = 0, target_output = 0, cached = 0;
   int64_t computed = 0, generated = 0, blocks = 0;
   int64_t covered = 0;  ///< tokens the blocks hold (full-attention-only caches; 0 otherwise)
+  /// With sliding windows: a decode up to `decode_until` tokens needs no other blocks while
+  /// the request still holds `decode_blocks` (its blocks change only with the block count).
+  int64_t decode_until = 0, decode_blocks = -1;
   double arrive_us = 0, last_token_us = 0;
   Phase phase = Phase::kPending;
 };
@@ -189,16 +192,22 @@ class Simulation {
     // Without sliding windows a request's blocks only grow, so tokens that fit in
     // the blocks it holds need none (most decode steps): no division.
     if (tokens <= r.covered) return true;
+    if (new_tokens == 1 && tokens <= r.decode_until && r.blocks == r.decode_blocks) return true;
     // Negative when a sliding window moved past blocks: they are freed.
     const int64_t need = request_kv_blocks(s_, tokens, r.cached, new_tokens) - r.blocks;
     if (need > free_blocks_) return false;
     free_blocks_ -= need, r.blocks += need;
-    if (s_.kv_sliding_groups == 0) r.covered = (tokens + s_.block_size - 1) / s_.block_size * s_.block_size;
+    const int64_t block_end = (tokens + s_.block_size - 1) / s_.block_size * s_.block_size;
+    if (s_.kv_sliding_groups == 0) {
+      r.covered = block_end;
+    } else if (new_tokens == 1) {  // request_kv_blocks of a decode depends on the block count only
+      r.decode_until = block_end, r.decode_blocks = r.blocks;
+    }
     trace_.peak_kv_blocks_used = std::max(trace_.peak_kv_blocks_used, s_.kv_cache_blocks - free_blocks_);
     return true;
   }
 
-  void release(LiveRequest& r) { free_blocks_ += r.blocks, r.blocks = 0, r.covered = 0; }
+  void release(LiveRequest& r) { free_blocks_ += r.blocks, r.blocks = 0, r.covered = 0, r.decode_blocks = -1; }
 
   /// Preempts the most recently admitted running request (vLLM's FCFS policy).
   size_t preempt_last() {
@@ -218,10 +227,13 @@ class Simulation {
     scheduled_.push_back({index, tokens});
     const LiveRequest& r = live_[index];
     const bool decode = tokens == 1 && r.generated > 0 && r.computed == r.input + r.generated - 1;
-    if (decode)
-      step_.decode.push_back({r.computed, 1});
-    else
-      step_.prefill.push_back({r.computed, tokens});
+    if (decode) {  // fields stored one by one: a 16-byte copy through the stack stalls on store forwarding
+      DecodeRequest& q = step_.decode.emplace_back();
+      q.progress_index = r.computed;
+    } else {
+      PrefillRequest& q = step_.prefill.emplace_back();
+      q.progress_index = r.computed, q.new_tokens = tokens;
+    }
   }
 
   /// Builds the next step; returns the number of tokens scheduled.

@@ -357,3 +357,52 @@ TEST_CASE("a decode row answers decode_attention to the bit at every KV length")
   CHECK(std::isnan(fp8_alone));
   CHECK(std::isnan(bf16_only->decode_attention_row(8, 32, 8, 128, KernelDtype::kFp8).us(100)));
 }
+
+TEST_CASE("a decode row with its row values kept across batches answers to the bit") {
+  // A simulation keeps each KV length's value along a table row (DecodeKvSpots) across its
+  // steps, while the batch moves between rows: one keeper per shape, batches and lengths
+  // visited in an order that revisits lengths under other rows. MLA and DSA module rows too.
+  const auto bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  const double kBatches[] = {1, 3, 8, 100, 7, 1024, 5000, 2, 64, 63, 65};
+  const double kLengths[] = {-1, 0, 1, 15, 16, 100, 511, 1000, 4095, 65536, 131071, 131072, 300000, 2.5};
+  auto db = test::load_kernels("B200", "vllm-0.24.0", {"attention-bf16", "attention-fp8", "mla", "dsa"});
+  int checked = 0, nonzero = 0;
+  for (KernelDtype dtype : {KernelDtype::kBf16, KernelDtype::kFp8})
+    for (const std::array<int, 3>& shape : {std::array<int, 3>{32, 8, 128}, {28, 4, 128}, {64, 8, 96}}) {
+      DecodeKvSpots kept;
+      for (int round = 0; round < 2; ++round)
+        for (double batch : kBatches) {
+          const DecodeAttentionRow row = db->decode_attention_row(batch, shape[0], shape[1], shape[2], dtype);
+          for (double kv : kLengths) {
+            CAPTURE(batch);
+            CAPTURE(kv);
+            const double want = db->decode_attention(batch, kv, shape[0], shape[1], shape[2], dtype).us;
+            CHECK(bits(row.us(kv, &kept), want));
+            ++checked;
+            nonzero += want > 0;
+          }
+        }
+    }
+  for (KernelTable table : {KernelTable::kMlaDecode, KernelTable::kDsaDecode})
+    for (KernelDtype dtype : {KernelDtype::kBf16, KernelDtype::kFp8})
+      for (int heads : {128, 64, 16, 20, 0}) {
+        DecodeKvSpots kept;
+        for (int round = 0; round < 2; ++round)
+          for (double batch : {0.0, 1.0, 3.0, 64.0, 7.0, 512.0, 4096.0, 2.0}) {
+            const DecodeAttentionRow row = db->attention_module_row(table, batch, heads, dtype);
+            for (double kv : kLengths) {
+              CAPTURE(batch);
+              CAPTURE(kv);
+              CAPTURE(heads);
+              const double want = db->attention_module(table, batch, kv, heads, dtype).us;
+              CHECK(bits(row.us(kv, &kept), want));
+              CHECK(bits(row.us(kv), want));
+              ++checked;
+              nonzero += want > 0;
+            }
+          }
+      }
+  CHECK(checked == 2 * 3 * 2 * 11 * 14 + 2 * 2 * 5 * 2 * 8 * 14);
+  CHECK(nonzero > checked / 2);
+  CHECK(std::isnan(db->attention_module_row(KernelTable::kMlaDecode, 8, 128, KernelDtype::kNvfp4).us(100)));
+}

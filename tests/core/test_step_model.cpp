@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The step model's own rules: bucketing, phases, overhead, the 1 us floor, rounding,
 // validation, and the warnings that accompany approximations.
+#include <cstring>
 #include <string>
 
 #include "doctest.h"
@@ -168,34 +169,63 @@ TEST_CASE("bandwidth efficiency 0 means none: the raw peak bandwidth is used") {
   CHECK(ratio == doctest::Approx(1 / 0.82));
 }
 
-TEST_CASE("decode terms remembered across steps belong to their own setup") {
-  // One scratch prices the same decode steps for two models in turn: the terms kept
-  // for one model's (batch, KV) must never price the other's.
-  const std::string step = R"({"decode_requests":[{"progress_index":700},{"progress_index":900}]})";
-  const Request small = request(step);
-  const Request large = test::request_or_fail(R"({"model":"llama-2-70b-hf","tp":4,"step":)" + step + "}");
-  auto small_setup = prepare_pricing(small, embedded_h100_tables());
-  auto large_setup = prepare_pricing(large, embedded_h100_tables());
-  REQUIRE(small_setup.ok());
-  REQUIRE(large_setup.ok());
-  PricingScratch shared;
-  shared.remember_decode_terms = true;
-  for (int round = 0; round < 3; ++round) {
-    for (const auto* pair : {&small, &large}) {
-      const PricingSetup& setup = pair == &small ? small_setup.value() : large_setup.value();
+TEST_CASE("decode terms kept across a simulation's steps price every step to the bit") {
+  // A simulation's scratch keeps each KV length's batch-independent terms and, per step, the
+  // table along the batch (DecodeKvCache). Steps of changing batch sizes and KV lengths
+  // (inside, below and beyond the table, on and between its points, where corners are
+  // missing and the MFU falls back) for two models priced in turn through one scratch must
+  // match a fresh scratch that keeps nothing: times to the bit and the same warnings, in
+  // blis-v2, corrected and blis-v2 with only the latency or harmonic-mean switch.
+  const auto bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  const char* const kModes[] = {R"("mode":"blis-v2",)", R"("mode":"corrected",)",
+                                R"("mode":"blis-v2","corrected":{"switches":{"decode_attention_latency":true}},)",
+                                R"("mode":"blis-v2","corrected":{"switches":{"decode_harmonic_mean":true}},)"};
+  for (const char* mode : kModes) {
+    CAPTURE(mode);
+    const Request small = test::request_or_fail(std::string(R"({"model":"llama-3.1-8b-instruct",)") + mode +
+                                                R"("step":{"decode_requests":[{"progress_index":1}]}})");
+    const Request large = test::request_or_fail(std::string(R"({"model":"llama-2-70b-hf","tp":4,)") + mode +
+                                                R"("step":{"decode_requests":[{"progress_index":1}]}})");
+    auto small_setup = prepare_pricing(small, embedded_h100_tables());
+    auto large_setup = prepare_pricing(large, embedded_h100_tables());
+    REQUIRE(small_setup.ok());
+    REQUIRE(large_setup.ok());
+    PricingScratch kept;
+    kept.remember_decode_terms = true;
+    uint64_t state = 12345;
+    const auto next = [&state](uint64_t n) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      return (state >> 33) % n;
+    };
+    int steps = 0;
+    WarningSet seen;
+    for (int i = 0; i < 160; ++i) {
+      const bool use_large = i % 5 == 4;
+      Request r = use_large ? large : small;
+      const PricingSetup& setup = use_large ? large_setup.value() : small_setup.value();
+      const size_t batch = 1 + next(i % 3 == 0 ? 1500 : 300);
+      const int64_t base = static_cast<int64_t>(next(i % 4 == 0 ? 140000 : 9000));
+      r.step.decode.clear();
+      for (size_t k = 0; k < batch; ++k)  // runs of equal lengths, some repeated later
+        r.step.decode.push_back({base + static_cast<int64_t>(next(3) == 0 ? k / 3 : next(2 * batch)), 1});
+      if (i % 7 == 0) r.step.prefill.push_back({static_cast<int64_t>(next(4000)), 1 + static_cast<int64_t>(next(900))});
       PricingScratch fresh;
-      auto kept = price_full(setup, *pair, &shared);
-      auto alone = price_full(setup, *pair, &fresh);
-      REQUIRE(kept.ok());
-      REQUIRE(alone.ok());
-      CHECK(kept->step_time_us == alone->step_time_us);
-      CHECK(kept->decode.attn_core_time_s == alone->decode.attn_core_time_s);
-      CHECK(kept->decode.memory_s == alone->decode.memory_s);
-      REQUIRE(kept->decode.attn_groups.size() == alone->decode.attn_groups.size());
-      for (size_t g = 0; g < kept->decode.attn_groups.size(); ++g) {
-        CHECK(kept->decode.attn_groups[g].count == alone->decode.attn_groups[g].count);
-        CHECK(kept->decode.attn_groups[g].lookup.mfu == alone->decode.attn_groups[g].lookup.mfu);
-      }
+      auto a = price_summary(setup, r, &kept);
+      auto b = price_summary(setup, r, &fresh);
+      REQUIRE(a.ok());
+      REQUIRE(b.ok());
+      CAPTURE(i);
+      CHECK(a->step_time_us == b->step_time_us);
+      CHECK(bits(a->total_us, b->total_us));
+      CHECK(bits(a->decode_s, b->decode_s));
+      CHECK(bits(a->prefill_s, b->prefill_s));
+      CHECK(a->warnings == b->warnings);
+      seen |= b->warnings;
+      ++steps;
     }
+    CHECK(steps == 160);
+    // The cases the terms must carry: KV beyond the table and an MFU from the nearest cell.
+    CHECK(seen.has(kWarnDecodeOutsideTable));
+    if (std::string(mode).find("corrected") == std::string::npos) CHECK(seen.has(kWarnDecodeMfuFallback));
   }
 }

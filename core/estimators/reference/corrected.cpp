@@ -25,14 +25,18 @@ double cell_latency_us(const DecodeTable& t, size_t ib, size_t ik) {
   return 0;
 }
 
+}  // namespace
+
 /// Batch latency at measured KV index `ik`, interpolated (or scaled) in batch.
-double latency_at_kv(const DecodeTable& t, double batch, size_t ik) {
+double decode_latency_at_kv(const DecodeTable& t, double batch, size_t ik) {
   const size_t last = t.bs_axis.size() - 1;
   if (batch >= t.bs_axis[last]) return cell_latency_us(t, last, ik) * batch / t.bs_axis[last];
   const Bracket b = bracket(t.bs_axis.data(), t.bs_axis.size(), batch);
   const double a = cell_latency_us(t, b.i0, ik);
   return b.degenerate() ? a : lerp(a, cell_latency_us(t, b.i1, ik), b.t);
 }
+
+namespace {
 
 /// Prefill efficiency (fraction of `peak_flops`) measured at sequence length row i.
 double prefill_efficiency(const PrefillTable& t, size_t i, double peak_flops) {
@@ -81,15 +85,20 @@ double overhead_us(const CorrectedSettings& sw, const Request& r) {
 double decode_batch_latency_us(const DecodeTable& t, double batch, double kv) {
   if (t.bs_axis.empty() || t.kv_axis.empty()) return 0;
   const size_t last = t.kv_axis.size() - 1;
-  if (kv >= t.kv_axis[last]) return latency_at_kv(t, batch, last) * kv / t.kv_axis[last];
+  if (kv >= t.kv_axis[last]) return decode_latency_at_kv(t, batch, last) * kv / t.kv_axis[last];
   const Bracket b = bracket(t.kv_axis.data(), t.kv_axis.size(), kv);
-  const double a = latency_at_kv(t, batch, b.i0);
-  return b.degenerate() ? a : lerp(a, latency_at_kv(t, batch, b.i1), b.t);
+  const double a = decode_latency_at_kv(t, batch, b.i0);
+  return b.degenerate() ? a : lerp(a, decode_latency_at_kv(t, batch, b.i1), b.t);
 }
 
 double decode_latency_mfu(const Request& r, const DecodeTable& t, const PrefillTable& config, double batch, double kv,
                           double flops, double peak_flops) {
-  const double share_s = decode_batch_latency_us(t, batch, kv) * 1e-6 / batch;
+  return decode_latency_mfu_of(r, t, config, batch, decode_batch_latency_us(t, batch, kv), flops, peak_flops);
+}
+
+double decode_latency_mfu_of(const Request& r, const DecodeTable& t, const PrefillTable& config, double batch,
+                             double batch_latency_us, double flops, double peak_flops) {
+  const double share_s = batch_latency_us * 1e-6 / batch;
   // Heads x head dim of the model over the measured config's; its heads are split over t.tp GPUs.
   const double model_width =
       static_cast<double>(r.model.num_heads) * static_cast<double>(r.model.hidden_size / r.model.num_heads);

@@ -4,6 +4,7 @@
 // "blis-v2"; these functions are only called for a switch that is on.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,14 @@ double decode_latency_mfu(const Request& r, const DecodeTable& table, const Pref
 /// batch at that KV by batch size; beyond the longest KV it scales linearly with KV;
 /// below the shortest it reads the shortest (fixed kernel cost).
 double decode_batch_latency_us(const DecodeTable& table, double batch, double kv);
+
+/// The batch latency (us) at measured KV index `ik` (decode_batch_latency_us's value on
+/// the KV axis), for a caller that interpolates along KV itself.
+double decode_latency_at_kv(const DecodeTable& table, double batch, size_t ik);
+
+/// decode_latency_mfu from the batch latency decode_batch_latency_us gave.
+double decode_latency_mfu_of(const Request& r, const DecodeTable& table, const PrefillTable& config, double batch,
+                             double batch_latency_us, double flops, double peak_flops);
 
 /// `prefill_attention_length`: one prefill chunk (prefix `progress`, `new_tokens`)
 /// in seconds on ONE GPU holding every head (the caller divides by tp): causal

@@ -70,39 +70,34 @@ class DecodeKvGroups {
   bool indexed_ = false;
 };
 
-/// The terms of the decode groups priced before, kept across steps: a simulation's
-/// steps share most KV lengths with the step before (each running request is one
-/// token longer), so most groups are found here instead of looked up again.
-/// Direct-mapped on (setup, batch, KV length); an entry holds exactly what
-/// pricing it computed, so results are bit-identical with or without it.
-class DecodeTermMemo {
- public:
-  /// The terms priced for (`setup`, `batch`, `kv_len`), or null.
-  const DecodeKvGroup* find(uint64_t setup, int64_t batch, int64_t kv_len) const {
-    if (entries_.empty()) return nullptr;
-    const Entry& e = entries_[slot_of(batch, kv_len)];
-    return e.setup == setup && e.batch == batch && e.terms.kv_len == kv_len ? &e.terms : nullptr;
-  }
-  /// Keeps `terms` (count ignored) for (`setup`, `batch`, terms.kv_len).
-  void store(uint64_t setup, int64_t batch, const DecodeKvGroup& terms) {
-    if (entries_.empty()) entries_.resize(kEntries);
-    Entry& e = entries_[slot_of(batch, terms.kv_len)];
-    e.setup = setup, e.batch = batch, e.terms = terms;
-  }
-
- private:
-  static constexpr size_t kEntries = 4096;  ///< a power of two; ~0.5 MB once used
-  struct Entry {
-    uint64_t setup = 0;  ///< 0: empty (setup ids start at 1)
-    int64_t batch = 0;
-    DecodeKvGroup terms;
+/// What a simulation's decode pricing keeps across its steps (PricingScratch::
+/// remember_decode_terms). Each running request is one token longer every step and the
+/// batch size changes often, so what is kept is what does not depend on the batch: per KV
+/// length its bracket on the table's KV axis, FLOPs and bytes; and, within one step, the
+/// table's MFU (and `corrected`'s batch latency) along the batch at each measured KV
+/// length. A group's MFU is then one interpolation between two of those: the same IEEE
+/// operations as decode_mfu in the same order, so results are bit-identical with or
+/// without it.
+struct DecodeKvCache {
+  /// The batch-independent terms of one decode request at a KV length.
+  struct KvTerms {
+    bool known = false;
+    int clamped = 0;          ///< the KV bracket's clamp
+    uint32_t i0 = 0, i1 = 0;  ///< the KV bracket
+    double t = 0;
+    double flops = 0, dynamic_bytes = 0, kv_read = 0, kv_write = 0, activations = 0;
   };
-  static size_t slot_of(int64_t batch, int64_t kv_len) {
-    const uint64_t h =
-        (static_cast<uint64_t>(kv_len) + static_cast<uint64_t>(batch) * 0x9E3779B1ull) * 0x9E3779B97F4A7C15ull;
-    return static_cast<size_t>(h >> 52);  // the top 12 bits: kEntries slots
-  }
-  std::vector<Entry> entries_;
+  /// One measured KV length's values along the batch, valid in step `step`.
+  struct Column {
+    uint64_t step = 0, latency_step = 0;
+    bool missing = false;  ///< a corner read has no measurement
+    double mfu = 0, latency_us = 0;
+  };
+  static constexpr int64_t kMaxKv = int64_t{1} << 18;  ///< longer KV lengths are priced without it
+  uint64_t setup = 0;                                  ///< the setup the terms belong to (0: none yet)
+  uint64_t step = 0;                                   ///< the current step's stamp
+  std::vector<KvTerms> by_kv;
+  std::vector<Column> columns;
 };
 
 }  // namespace stepcalc

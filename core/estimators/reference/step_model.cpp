@@ -8,10 +8,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "estimators/reference/corrected.h"
 #include "estimators/reference/gemm_times.h"
 #include "estimators/reference/warnings.h"
+
+// The serving simulation's decode path is built for size in the first-view Wasm module
+// (clang's minsize: -Oz for that function within the -O2 pricing); natively it is -O3 like
+// the rest.
+#if defined(__EMSCRIPTEN__)
+#define STEPCALC_WASM_SMALL __attribute__((minsize, noinline))
+#else
+#define STEPCALC_WASM_SMALL
+#endif
 
 namespace stepcalc {
 
@@ -71,19 +82,114 @@ void decode_terms(const PricingSetup& s, const Request& r, const Bracket& bs_bra
   g->activations = b.activations * d.tp_scaling;
 }
 
+/// decode_terms from what `c` keeps (DecodeKvCache): the same values, bit for bit; the
+/// lookup carries the MFU, the brackets and the provenance the warnings read.
+STEPCALC_WASM_SMALL void cached_decode_terms(const PricingSetup& s, const Request& r, const Bracket& bs, double batch,
+                                             DecodeKvCache* c, DecodeKvGroup* g) {
+  const ModelConstants& d = s.constants;
+  const DecodeTable& t = *s.decode_table;
+  DecodeKvCache::KvTerms local;
+  const bool kept = g->kv_len >= 0 && g->kv_len < static_cast<int64_t>(c->by_kv.size());
+  DecodeKvCache::KvTerms& k = kept ? c->by_kv[static_cast<size_t>(g->kv_len)] : local;
+  const double kv = static_cast<double>(g->kv_len);
+  if (!k.known) {
+    const Bracket b = bracket(t.kv_axis.data(), t.kv_axis.size(), kv);
+    k.i0 = static_cast<uint32_t>(b.i0), k.i1 = static_cast<uint32_t>(b.i1), k.t = b.t, k.clamped = b.clamped;
+    k.flops = attn_flops(d, 1, kv) * d.layers;
+    const RequestBytes rb = request_bytes(d, kv, 1);
+    k.dynamic_bytes = rb.dynamic * d.tp_scaling;
+    k.kv_write = rb.growth * d.tp_scaling;
+    k.kv_read = rb.access * d.tp_scaling;
+    k.activations = rb.activations * d.tp_scaling;
+    k.known = true;
+  }
+  auto column = [&](size_t ik) -> DecodeKvCache::Column& {
+    DecodeKvCache::Column& col = c->columns[ik];
+    if (col.step != c->step) {  // as decode_mfu reads the corners along the batch
+      col.step = c->step;
+      const double q0 = t.cell_mfu(bs.i0, ik);
+      col.missing = t.cell_row(bs.i0, ik) < 0 || (!bs.degenerate() && t.cell_row(bs.i1, ik) < 0);
+      col.mfu = bs.degenerate() ? q0 : lerp(q0, t.cell_mfu(bs.i1, ik), bs.t);
+    }
+    return col;
+  };
+  DecodeLookup& out = g->lookup;  // set field by field: what the warnings read, and the brackets
+  out.bs = bs;
+  out.kv = Bracket{k.i0, k.i1, k.t, k.clamped};
+  Provenance& p = out.provenance;
+  p.exact = false, p.fallback = false, p.floor = false, p.row = -1;
+  p.clamped_low = bs.clamped < 0 || k.clamped < 0;
+  p.clamped_high = bs.clamped > 0 || k.clamped > 0;
+  const DecodeKvCache::Column& c0 = column(k.i0);
+  p.missing_corner = c0.missing;
+  out.mfu = c0.mfu;
+  if (!out.kv.degenerate()) {
+    const DecodeKvCache::Column& c1 = column(k.i1);
+    p.missing_corner |= c1.missing;
+    out.mfu = lerp(c0.mfu, c1.mfu, k.t);
+  }
+  if (out.mfu < kMinMfu) {
+    const int row = nearest_decode_row(t, batch, kv);
+    p.fallback = row >= 0;
+    p.floor = row < 0;
+    p.row = row;
+    out.mfu = row >= 0 ? t.file_mfu[row] : kMinMfu;
+  }
+  double mfu = out.mfu;
+  if (s.corrected.has(kDecodeAttentionLatency)) {  // decode_latency_mfu, its latency along KV from the columns
+    auto latency = [&](size_t ik) {
+      DecodeKvCache::Column& col = c->columns[ik];
+      if (col.latency_step != c->step) col.latency_step = c->step, col.latency_us = decode_latency_at_kv(t, batch, ik);
+      return col.latency_us;
+    };
+    const size_t last = t.kv_axis.size() - 1;
+    const double us = kv >= t.kv_axis[last] ? latency(last) * kv / t.kv_axis[last]
+                      : out.kv.degenerate() ? latency(k.i0)
+                                            : lerp(latency(k.i0), latency(k.i1), k.t);
+    mfu = decode_latency_mfu_of(r, t, *s.attn, batch, us, k.flops, d.peak_flops);
+  }
+  g->flops = k.flops;
+  g->weighted = k.flops * mfu;
+  // Only the harmonic mean sums the requests' times (a division each, worth skipping).
+  g->time_s = s.corrected.has(kDecodeHarmonicMean) && mfu > 0 ? k.flops / (d.peak_flops * mfu) : 0;
+  g->dynamic_bytes = k.dynamic_bytes;
+  g->kv_write = k.kv_write;
+  g->kv_read = k.kv_read;
+  g->activations = k.activations;
+}
+
+/// Starts a step of `c` for setup `s` (the terms kept belong to one setup).
+STEPCALC_WASM_SMALL DecodeKvCache* start_cached_step(const PricingSetup& s, int64_t longest_kv, DecodeKvCache* c) {
+  const DecodeTable& t = *s.decode_table;
+  if (t.bs_axis.empty() || t.kv_axis.empty()) return nullptr;
+  if (c->setup != s.id) {
+    c->setup = s.id;
+    c->by_kv.clear();
+    c->columns.assign(t.kv_axis.size(), DecodeKvCache::Column{});
+  }
+  const int64_t size = std::min(longest_kv + 1, DecodeKvCache::kMaxKv);
+  if (size > static_cast<int64_t>(c->by_kv.size())) c->by_kv.resize(static_cast<size_t>(size));
+  ++c->step;
+  return c;
+}
+
 void price_decode(const PricingSetup& s, const Request& r, PricingScratch* scratch, bool bytes, PhaseResult* phase,
                   DecodeResult* full, bool detail, WarningSet* codes) {
   DecodeKvGroups* groups = &scratch->decode;
-  DecodeTermMemo* memo = scratch->remember_decode_terms ? &scratch->decode_terms : nullptr;
   const ModelConstants& d = s.constants;
   const CorrectedSettings& sw = s.corrected;
   const std::vector<DecodeRequest>& reqs = r.step.decode;
   const double batch = static_cast<double>(reqs.size());
-  const auto batch_size = static_cast<int64_t>(reqs.size());
   phase->present = true;
   const double gemm_s = gemm_set_s(s, batch, full != nullptr ? &full->gemms : nullptr, codes);
   const Bracket bs_bracket = bracket(s.decode_table->bs_axis.data(), s.decode_table->bs_axis.size(), batch);
   groups->reset(reqs.size());
+  DecodeKvCache* cache = nullptr;  // the summary of a simulation's step (the breakdown looks each group up)
+  if (scratch->remember_decode_terms && full == nullptr) {
+    int64_t longest = 0;
+    for (const DecodeRequest& q : reqs) longest = std::max(longest, q.progress_index);
+    cache = start_cached_step(s, longest, &scratch->decode_terms);
+  }
   double flops = 0, weighted = 0, dynamic = 0, per_request_s = 0;
   DecodeKvGroup* g = nullptr;
   for (const DecodeRequest& q : reqs) {  // request order: the reference's summation order
@@ -91,14 +197,10 @@ void price_decode(const PricingSetup& s, const Request& r, PricingScratch* scrat
       bool created = false;
       g = &groups->find_or_add(q.progress_index, &created);
       if (created) {
-        const DecodeKvGroup* known = memo != nullptr ? memo->find(s.id, batch_size, q.progress_index) : nullptr;
-        if (known != nullptr) {
-          *g = *known;
-          g->count = 0;
-        } else {
+        if (cache != nullptr)
+          cached_decode_terms(s, r, bs_bracket, batch, cache, g);
+        else
           decode_terms(s, r, bs_bracket, batch, g);
-          if (memo != nullptr) memo->store(s.id, batch_size, *g);
-        }
       }
     }
     ++g->count;
@@ -141,10 +243,19 @@ void price_decode(const PricingSetup& s, const Request& r, PricingScratch* scrat
   full->batch_size = static_cast<int64_t>(reqs.size());
   full->attn_effective_mfu = effective_mfu;
   if (!detail) return;
-  full->attn_groups.reserve(groups->size());
-  for (const DecodeKvGroup& k : *groups) full->attn_groups.push_back({k.kv_len, k.count, k.lookup});
-  std::sort(full->attn_groups.begin(), full->attn_groups.end(),
-            [](const DecodeAttnGroup& a, const DecodeAttnGroup& b) { return a.kv_len < b.kv_len; });
+  // By KV length (distinct per group, whole numbers < 2^53): the lengths sorted as doubles
+  // (libc++'s one sort of doubles, which the module has anyway; a sort of the groups was
+  // 1.5 KB of the first view gzipped), each group found again by its length.
+  std::vector<double> lengths;
+  lengths.reserve(groups->size());
+  for (const DecodeKvGroup& k : *groups) lengths.push_back(static_cast<double>(k.kv_len));
+  std::sort(lengths.begin(), lengths.end());
+  full->attn_groups.reserve(lengths.size());
+  for (double kv : lengths) {
+    bool created = false;
+    const DecodeKvGroup& k = groups->find_or_add(static_cast<int64_t>(kv), &created);
+    full->attn_groups.push_back({k.kv_len, k.count, k.lookup});
+  }
 }
 
 void price_prefill(const PricingSetup& s, const Request& r, bool bytes, PhaseResult* phase, int64_t* new_tokens,

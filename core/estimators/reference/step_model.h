@@ -18,11 +18,12 @@ namespace stepcalc {
 /// pricings after the largest step seen allocate nothing.
 struct PricingScratch {
   DecodeKvGroups decode;
-  /// Set by a caller whose steps follow one another (the serving simulation): each
-  /// decode group's terms are kept in `decode_terms` for the steps after. Off for
-  /// one-off and repeated pricing, where it would only cost its memory.
+  /// Set by a caller whose steps follow one another (the serving simulation): the
+  /// summary's decode terms that do not depend on the batch are kept in `decode_terms`
+  /// for the steps after. Off for one-off and repeated pricing, where it would only cost
+  /// its memory.
   bool remember_decode_terms = false;
-  DecodeTermMemo decode_terms;  ///< the decode groups' terms by (setup, batch, KV), when remembered
+  DecodeKvCache decode_terms;
 };
 
 /// Prices `request.step` in `request.mode` against `tables`. Never throws; an error
