@@ -5,7 +5,11 @@
 //              budget's measure, whatever the browser negotiated)
 //   first      navigation start -> first step time shown (data-testid="step-time-us"),
 //              a fresh browser context (cold cache) per repeat; beside it the same for a
-//              blank page (one static number in the HTML), loads interleaved
+//              blank page (one static number in the HTML), loads interleaved; the budget's
+//              figure is the page's over the blank page's (first_over_blank_ms, the median of
+//              each pair's difference). Nothing is evaluated in the page before its number: an
+//              injected observer notes it and says so on the console (Playwright's polling
+//              would run its own script on the page's thread meanwhile)
 //   edit       the bench:c step (512 decodes, via a #json= link): one decode row's KV
 //              edited -> the number changes; the reprice + render work of that frame
 //              including the style and layout it causes (`drawn`); and -> the next frame
@@ -33,13 +37,22 @@ const BLANK_HTML = '<!doctype html><html lang="en"><meta charset="utf-8"><title>
   + '<p><data data-testid="step-time-us" value="1">1 µs</data></p></html>\n';
 
 // Injected before any page script: notes when the step time first shows a number
-// (the whole microseconds are the element's `value`, its text the formatted time).
+// (the whole microseconds are the element's `value`, its text the formatted time), or the
+// page's error instead, and says which on the console (FIRST_SEEN, or FIRST_SEEN and the error).
+const FIRST_SEEN = 'bench:first-seen';
 const OBSERVE_FIRST = `(() => {
   const check = () => {
     const el = document.querySelector('${STEP}');
     if (el && /^\\d+$/.test(el.getAttribute('value') ?? el.textContent) && !window.__firstPricedMs) {
       window.__firstPricedMs = performance.now();
       observer.disconnect();
+      console.debug('${FIRST_SEEN}');
+      return;
+    }
+    const error = document.querySelector('[data-testid="error"]');
+    if (error && !el) {
+      observer.disconnect();
+      console.debug('${FIRST_SEEN}', error.textContent);
     }
   };
   const observer = new MutationObserver(check);
@@ -66,15 +79,15 @@ async function routeDist(page, dist) {
   });
 }
 
-/** Waits for the first priced number; throws the page's error text when it shows one. */
-async function waitPriced(page, timeoutMs) {
-  const handle = await page.waitForFunction((sel) => {
-    if (window.__firstPricedMs) return { ok: true };
-    const error = document.querySelector('[data-testid="error"]');
-    return error && !document.querySelector(sel) ? { ok: false, error: error.textContent } : null;
-  }, STEP, { timeout: timeoutMs });
-  const state = await handle.jsonValue();
-  if (!state.ok) throw new Error(`the page shows an error: ${state.error.trim().slice(0, 300)}`);
+/**
+ * Opens `url` and waits for its first priced number (OBSERVE_FIRST's message: nothing runs in
+ * the page before it); throws the page's error text when it shows one instead.
+ */
+async function gotoPriced(page, url, timeoutMs) {
+  const seen = page.waitForEvent('console', { predicate: (m) => m.text().startsWith(FIRST_SEEN), timeout: timeoutMs });
+  await page.goto(url, { waitUntil: 'commit' });
+  const error = (await seen).text().slice(FIRST_SEEN.length).trim();
+  if (error) throw new Error(`the page shows an error: ${error.slice(0, 300)}`);
 }
 
 /**
@@ -92,8 +105,7 @@ async function runBigStep(browser, base, { repeats, timeoutMs, dist }) {
     await routeDist(page, dist);
     await page.addInitScript(OBSERVE_LONG_TASKS);
     await page.addInitScript(OBSERVE_FIRST);
-    await page.goto(`${base}${BIG_LINK}`);
-    await waitPriced(page, timeoutMs);
+    await gotoPriced(page, `${base}${BIG_LINK}`, timeoutMs);
     firsts.push(await page.evaluate(() => window.__firstPricedMs));
     const drawn = (n) => page.waitForFunction((k) => performance.getEntriesByName('stepcalc:secondary').length >= k,
       n, { timeout: timeoutMs });
@@ -140,8 +152,7 @@ export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.e
       const blankContext = await browser.newContext();
       const blank = await blankContext.newPage();
       await blank.addInitScript(OBSERVE_FIRST);
-      await blank.goto(`${base}${BLANK}`);
-      await waitPriced(blank, timeoutMs);
+      await gotoPriced(blank, `${base}${BLANK}`, timeoutMs);
       blanks.push(await blank.evaluate(() => window.__firstPricedMs));
       await blankContext.close();
 
@@ -161,8 +172,7 @@ export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.e
         });
       }
       await page.addInitScript(OBSERVE_FIRST);
-      await page.goto(base);
-      await waitPriced(page, timeoutMs);
+      await gotoPriced(page, base, timeoutMs);
       firsts.push(await page.evaluate(() => window.__firstPricedMs));
       if (i === 0) {
         await page.waitForLoadState('networkidle');

@@ -155,8 +155,9 @@ issue's, measured on a 2-core machine of this kind.`);
   if (page?.measured) {
     rows.push(['Page, all bytes of a cold load, gzipped', kb(page.gzip_bytes), '< 120 KB',
       met(page.gzip_bytes < 120 * 1024)]);
-    rows.push(['Page, navigation -> first priced result', `${page.first_priced_ms.median.toFixed(0)} ms`, '< 150 ms',
-      met(page.first_priced_ms.median < 150)]);
+    // Issue 25's measure: the first number after a blank page's load in the same browser, cold cache.
+    rows.push(['Page, first number after a blank page\'s load (cold cache)',
+      `${page.first_over_blank_ms.toFixed(0)} ms`, '<= 150 ms', met(page.first_over_blank_ms <= 150)]);
     rows.push(['Page, edit of a 512-request step -> new number in the DOM', `${page.edit_512.updated_ms.toFixed(1)} ms`,
       '<= 16 ms', met(page.edit_512.updated_ms <= 16)]);
     if (page.big_step) {
@@ -240,7 +241,10 @@ ${table(['Setting', '.wasm raw', '.wasm gzip', 'glue gzip', 'total gzip', 'prici
 - Cold load, all responses: ${kb(page.raw_bytes)} raw, **${kb(page.gzip_bytes)} gzipped** (gzip -6 per
   response, as a compressing server would send; the dev server sends them raw).
 - Navigation start -> first step time shown: **${page.first_priced_ms.median.toFixed(0)} ms** median of
-  ${page.first_priced_ms.all.length} cold loads (${page.first_priced_ms.all.map((x) => x.toFixed(0)).join(', ')} ms).
+  ${page.first_priced_ms.all.length} cold loads (${page.first_priced_ms.all.map((x) => x.toFixed(0)).join(', ')} ms);
+  a blank page (its number in the HTML) loaded before each in the same browser:
+  ${page.blank_ms.median.toFixed(0)} ms; the first number after the blank page's:
+  **${page.first_over_blank_ms.toFixed(0)} ms** (median of the differences).
 - bench:c step (512 decodes) opened from a \`#json=\` link; one decode row's KV edited
   (an \`input\` event): the new number was in the DOM after **${page.edit_512.updated_ms.toFixed(1)} ms** (median of
   ${page.edit_512.repeats} edits). The page prices in the next animation frame, so this includes waiting up to

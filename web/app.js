@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The calculator page: loads the module, prices the linked (or default) step and shows
-// its number first, then builds the panels; reprices on every edit (coalesced to one
-// animation frame). The page's state lives in one store (store.js); this file wires
-// the parts to it: pricing (pricing.js; a big step in the pricing worker, pricer.js), the
-// number and what follows it (result-view.js), the address bar (address.js) and the panels.
+// its number first (in the measured mode once its GPU's kernel tables, preloaded by
+// index.html, are in), then, after that paint, builds the panels, reads docs/accuracy.json
+// and loads the serving bundle; reprices on every edit (coalesced to one animation frame).
+// The page's state lives in one store (store.js); this file wires the parts to it: pricing
+// (pricing.js; a big step in the pricing worker, pricer.js), the number and what follows it
+// (result-view.js), the address bar (address.js) and the panels.
 import { load } from '../wasm/stepcalc.js';
 import { $ } from './dom.js';
 import { FieldRegistry } from './errors.js';
@@ -32,7 +34,8 @@ const nextPaint = () => new Promise((resolve) => requestAnimationFrame(() => set
 /**
  * The module, its facts and the store, with pricing, the result view and the address
  * bar subscribed to it. `panels.now` are told of each price in its frame, `panels.later`
- * in the follow-up tasks (they price more); both are empty until built.
+ * in the follow-up tasks (they price more); both are empty until built. `contextOf()` is the
+ * panels' context, made on its first call (after the first number: it parses the presets).
  */
 async function setUp() {
   const baseUrl = new URL('wasm/', document.baseURI);
@@ -40,11 +43,10 @@ async function setUp() {
   const { calc } = pricer; // notes a big step priced on this thread (it should be in the worker)
   useCatalogue(calc.catalogue()); // throws when the page names a mode the core lacks
   hardwareKeys(); // the link's hardware keys against the core's fields: a mismatch stops here
-  const presets = calc.presets();
   const store = createStore();
   const fields = new FieldRegistry($('#errors'));
   const pricing = createPricing({ calc, pricer, store, fields });
-  const results = resultView({ calc, pricer, presets, embed });
+  const results = resultView({ calc, pricer, embed });
   const address = addressBar({ calc, pricer, store, embed, priceNow: pricing.priceNow });
   /** @type {{now: import('./store.js').Panel[], later: import('./store.js').Panel[]}} */
   const panels = { now: [], later: [] };
@@ -62,13 +64,19 @@ async function setUp() {
     if (change === 'replaced') for (const panel of [...panels.now, ...panels.later]) panel.render?.();
     pricing.reprice();
   });
-  /** @type {import('./store.js').PanelContext} */
-  const context = Object.freeze({ calc, pricer, presets, store, fields, fetchKernels: pricing.fetchKernels });
-  return { context, pricing, results, address, panels };
+  /** @type {import('./store.js').PanelContext | undefined} */
+  let context;
+  const contextOf = () => (context ??= Object.freeze({ calc, pricer, presets: calc.presets(), store, fields,
+    fetchKernels: pricing.fetchKernels }));
+  return { contextOf, pricing, results, address, panels };
 }
 
-/** Builds the panels (after the first number is painted) and prices with them in place. */
-function buildPanels({ context, pricing, results, panels }) {
+/**
+ * Builds the panels (after the first number is painted) and shows the priced state with them
+ * in place: the first result again when it is still the state's, else the state priced now.
+ */
+function buildPanels({ contextOf, pricing, results, panels }) {
+  const context = contextOf();
   panels.now.push(modelPanel(context, $('#model-panel')), setupPanel(context, $('#setup-panel')),
     stepEditor(context, $('#step-panel')), ioPanel(context, $('#share'), $('#io-panel')));
   panels.later.push(comparePanel(context, $('#compare-controls'), $('#compare')), modesSection(context, $('#modes')));
@@ -78,7 +86,9 @@ function buildPanels({ context, pricing, results, panels }) {
     about: () => aboutExport({ what: 'breakdown', title: 'where the time goes', good: context.store.good,
       version: context.calc.version() }) }));
   for (const panel of [...panels.now, ...panels.later]) panel.render?.();
-  pricing.priceNow();
+  const { store } = context;
+  if (store.good && store.good.state === store.state) store.setGood(store.good);
+  else pricing.priceNow();
 }
 
 /**
@@ -116,16 +126,18 @@ async function main() {
   window.addEventListener('hashchange', () => page.address.fromLocation(false));
   await page.address.fromLocation(true); // a big link is checked in the pricing worker first
   if (embed) {
-    if (view === 'serving') loadServing(page.context);
-    if (view === 'plan') loadPlanOnOpen(page.context);
+    if (view === 'serving') loadServing(page.contextOf());
+    if (view === 'plan') loadPlanOnOpen(page.contextOf());
     return;
   }
-  await nextPaint(); // the number is on screen: build the panels after it has been painted
+  await page.pricing.first; // the number (or why there is none) is on screen, its GPU's tables read first
+  await nextPaint(); // build the panels after it has been painted
   buildPanels(page);
-  loadServing(page.context); // after the first view: the strip's TTFT and TPOT come from it
+  const context = page.contextOf();
+  loadServing(context); // after the first view: the strip's TTFT and TPOT come from it
   loadOnOpen($('#calibrate'), $('#calibrate-body'),
-    (body) => import('./calibrate-panel.js').then((m) => m.calibratePanel(page.context, body)), 'calibration');
-  loadPlanOnOpen(page.context);
+    (body) => import('./calibrate-panel.js').then((m) => m.calibratePanel(context, body)), 'calibration');
+  loadPlanOnOpen(context);
 }
 
 document.documentElement.classList.add('ran'); // hides the "opened from a file?" note

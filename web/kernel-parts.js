@@ -10,12 +10,13 @@ export const MODEL_PARTS = ['gdn', 'dsa', 'kda'];
 
 /**
  * The parts of `gpu`'s `version` (default when absent) to load on try `tries` (1, 2): the
- * dense ones first, then every part but MODEL_PARTS the error `message` does not name.
- * @param {any} calc @param {string} gpu @param {string | undefined} version @param {number} tries
+ * dense ones first, then every part but MODEL_PARTS the error `message` does not name;
+ * undefined when `kernels` (the kernel sets of calc.catalogue() or calc.presets()) has no such set.
+ * @param {any[]} kernels @param {string} gpu @param {string | undefined} version @param {number} tries
  * @param {string} [message] the kernels_not_loaded error's message ("The dsa tables of ...")
  */
-export function partsToLoad(calc, gpu, version, tries, message = '') {
-  const set = calc.presets().kernels.find((/** @type {any} */ k) => k.gpu.toUpperCase() === String(gpu).toUpperCase() &&
+export function partsToLoad(kernels, gpu, version, tries, message = '') {
+  const set = kernels.find((/** @type {any} */ k) => k.gpu.toUpperCase() === String(gpu).toUpperCase() &&
     (version ? k.version === version : k.default));
   const names = set?.parts.map((/** @type {any} */ p) => p.name);
   if (tries !== 1) {

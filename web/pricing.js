@@ -5,12 +5,13 @@
 // good result is kept, marked stale. A GPU's measured kernel tables are fetched on
 // first use and the state is priced again when they are in. A big step is priced in the
 // pricing worker (web/pricer.js): its last result stays on screen, dimmed, until the new
-// one arrives, and a reply for a state edited since is never shown.
+// one arrives, and a reply for a state edited since is never shown. `first` settles when the
+// first price is on screen (its number, or why there is none): the page builds the rest after it.
 import { $, h, withDocLinks } from './dom.js';
 import { toRequest } from './state.js';
 import { inUserWords } from './words.js';
 import { partsToLoad } from './kernel-parts.js';
-import { MODE } from './catalogue.js';
+import { MODE, catalogue } from './catalogue.js';
 
 /**
  * @param {{calc: any, pricer: ReturnType<typeof import('./pricer.js').createPricer>,
@@ -19,6 +20,10 @@ import { MODE } from './catalogue.js';
 export function createPricing({ calc, pricer, store, fields }) {
   let frame = 0; // the animation frame a reprice waits for, or 0
   let firstDone = false;
+  /** @type {(value?: any) => void} */
+  let firstShown = () => {};
+  /** Resolves once the first price is shown: its result, or its errors (no kernel tables on their way). */
+  const first = new Promise((resolve) => { firstShown = resolve; });
   const fetching = new Map(); // gpu|version -> {tries, busy}
   /** @type {import('./state.js').State | null} the state the worker is pricing */
   let asking = null;
@@ -30,6 +35,7 @@ export function createPricing({ calc, pricer, store, fields }) {
     const started = performance.now();
     const { state } = store;
     const request = toRequest(state);
+    if (!store.good && request.mode === MODE.measured && tablesFirst(request)) return; // priced when they are in
     if (pricer.big(request)) {
       inWorker(state, request, started);
       return;
@@ -105,13 +111,29 @@ export function createPricing({ calc, pricer, store, fields }) {
       $('#headline').replaceChildren(h('p', { class: 'field-error', role: 'alert', 'data-testid': 'headline-error' },
         'Not priced: ', ...withDocLinks(words[0].message)));
     }
-    if (!result) return;
+    if (!result) {
+      firstShown();
+      return;
+    }
     store.setGood(priced); // everything shown of it is drawn by the store's subscribers
     performance.measure('stepcalc:update', { start: started });
     if (!firstDone) {
       firstDone = true;
       performance.mark('stepcalc:first-result');
     }
+    firstShown();
+  }
+
+  /**
+   * Before the first price in the measured mode: starts loading its GPU's dense tables (those
+   * index.html preloads for the default step), so that the first call prices instead of failing
+   * for them; false when they are loading or loaded already, or the catalogue has no such set
+   * (the price then says why).
+   */
+  function tablesFirst(request) {
+    if (fetching.has(`${request.gpu}|${request.kernels ?? ''}`)) return false;
+    if (!partsToLoad(catalogue.kernels, request.gpu, request.kernels, 1)) return false;
+    return fetchKernels(request, { message: '' });
   }
 
   /** Prices the state in the next animation frame, once for all the edits before it. */
@@ -131,19 +153,26 @@ export function createPricing({ calc, pricer, store, fields }) {
     if (entry.tries >= 2) return false;
     entry.tries += 1;
     entry.busy = true;
-    $('#stale').textContent = `Loading the measured kernel tables for ${request.gpu}…`;
-    calc.loadKernels(request.gpu, request.kernels, partsToLoad(calc, request.gpu, request.kernels, entry.tries,
-      error.message))
+    // Before the first number, in the headline's "Loading…" (nothing moves when the number replaces it).
+    const words = `Loading the measured kernel tables for ${request.gpu}…`;
+    const loading = store.good ? null : $('#headline > p.muted');
+    if (loading) loading.textContent = words;
+    else $('#stale').textContent = words;
+    const parts = partsToLoad(catalogue.kernels, request.gpu, request.kernels, entry.tries, error.message);
+    calc.loadKernels(request.gpu, request.kernels, parts)
       .then(() => {
         entry.busy = false;
-        reprice();
+        // The first number at once (nothing on screen waits for its frame); an edit's in the next frame.
+        if (store.good) reprice();
+        else priceNow();
       }, (failure) => {
         entry.busy = false;
         fields.show([{ path: failure.path || error.path || 'gpu', message: failure.message }]);
         $('#stale').textContent = `The kernel tables for ${request.gpu} did not load.`;
+        firstShown();
       });
     return true;
   }
 
-  return { priceNow, reprice, fetchKernels };
+  return { priceNow, reprice, fetchKernels, first };
 }

@@ -6,7 +6,7 @@
 // them is handled at once and a newer edit cancels the rest. For a big step those tasks
 // post their pricing to the pricing worker (web/pricer.js) and the next task waits for it.
 import { $, h, timeUs } from './dom.js';
-import { MODE } from './catalogue.js';
+import { MODE, catalogue } from './catalogue.js';
 import { headline, accuracyFacts, accuracyLine, contextLine, renderDetails } from './results.js';
 import { noFitWords } from './summary-strip.js';
 import { breakdownChart } from './charts.js';
@@ -14,11 +14,14 @@ import { sweepTasks } from './sweeps.js';
 import { renderRoofline } from './roofline.js';
 import { aboutExport } from './export-about.js';
 
+/** The GPU's specification in the core's catalogue (interconnect, peaks), or undefined. */
+const gpuSpec = (name) => (catalogue.gpu_specs || []).find((g) => g.name === name);
+
 /**
- * @param {{calc: any, pricer: ReturnType<typeof import('./pricer.js').createPricer>, presets: any,
+ * @param {{calc: any, pricer: ReturnType<typeof import('./pricer.js').createPricer>,
  *   embed: boolean}} options `embed`: only the number and the bars that bind, no follow-up work.
  */
-export function resultView({ calc, pricer, presets, embed }) {
+export function resultView({ calc, pricer, embed }) {
   // Chart widths come from a ResizeObserver, so drawing after an edit never forces a
   // layout to measure them; only the very first draw reads the width once.
   const widths = new Map();
@@ -66,7 +69,7 @@ export function resultView({ calc, pricer, presets, embed }) {
     const { request, state, result, lookups, token } = good;
     secondaryStart = performance.now();
     drawn.sweeps = widthOf($('#sweeps'));
-    const spec = (presets.gpu_specs || []).find((g) => g.name === state.gpu);
+    const spec = gpuSpec(state.gpu);
     const priced = good;
     const version = calc.version();
     /** The About of an export of this priced state (web/export-about.js). */
@@ -82,27 +85,34 @@ export function resultView({ calc, pricer, presets, embed }) {
   // Beside any other mode, the reference model's figure for the same step (it prices
   // every GPU from the H100 tables, so it may refuse what the shown mode accepts); the
   // pricing worker gives it with a big step's result.
+  // The first number's at full detail: a summary names its warnings from the presets, whose JSON
+  // (~10 ms on the page's thread) the first view does not need yet.
+  let shown = false;
   function referenceOf({ request, reference }) {
     if (reference !== undefined) return reference;
     if (request.mode === MODE.reference) return null;
+    const detail = shown ? { detail: 'summary' } : undefined;
+    shown = true;
     try {
-      return calc.price({ ...request, mode: MODE.reference, corrected: undefined }, { detail: 'summary' });
+      return calc.price({ ...request, mode: MODE.reference, corrected: undefined }, detail);
     } catch {
       return null;
     }
   }
 
-  // The step-level error of each mode (docs/accuracy.json, 0.5 KB): read once, in parallel
-  // with the first price; the headline gains its line when it arrives (not in an embed, whose
-  // 480 x 440 holds the number and the bars that bind).
+  // The step-level error of each mode (docs/accuracy.json, 0.5 KB): read once, after the first
+  // number (followUp), with the panels; the headline gains its line, under the number, when it
+  // arrives (not in an embed, whose 480 x 440 holds the number and the bars that bind).
   let accuracy = null;
-  if (!embed) accuracyFacts().then((a) => {
-    accuracy = a;
-    if (!good || !a) return;
-    const line = accuracyLine(good.result.mode, a);
-    const old = document.querySelector('#headline [data-testid="step-accuracy"]');
-    if (line && !old) $('#headline .headline')?.append(line);
-  });
+  function readAccuracy() {
+    accuracyFacts().then((a) => {
+      accuracy = a;
+      if (!good || !a) return;
+      const line = accuracyLine(good.result.mode, a);
+      const old = document.querySelector('#headline [data-testid="step-accuracy"]');
+      if (line && !old) $('#headline .headline')?.append(line);
+    });
+  }
 
   /** Shows `priced` (the store's good): the number now, the rest in follow-up tasks. */
   function show(priced) {
@@ -113,14 +123,17 @@ export function resultView({ calc, pricer, presets, embed }) {
     const noFit = noFitWords(result);
     $('#sticky').replaceChildren(h('strong', { text: timeUs(result.step_time_us) }), noFit ? ` ${noFit}` : '',
       ` · ${context}`);
-    const gpu = (presets.gpu_specs || []).find((g) => g.name === state.gpu);
-    $('#headline').replaceChildren(headline(result, referenceOf(priced), accuracy, gpu));
+    $('#headline').replaceChildren(headline(result, referenceOf(priced), accuracy, gpuSpec(state.gpu)));
     renderCharts();
   }
 
-  /** From now on the `panels` (each with priced(good)) are priced in the follow-up tasks too. */
+  /**
+   * From now on the `panels` (each with priced(good)) are priced in the follow-up tasks too, and
+   * the headline has its accuracy line (called once the first number is on screen).
+   */
   function followUp(panels) {
     later = panels;
+    if (!embed) readAccuracy();
   }
 
   const observer = new ResizeObserver((entries) => {

@@ -26,7 +26,7 @@ async function serve(request, onProgress) {
     } catch (error) {
       if (error.code !== 'kernels_not_loaded' || tries > 2) throw error;
       await calc.loadKernels(request.gpu, request.kernels,
-        partsToLoad(calc, request.gpu, request.kernels, tries, error.message));
+        partsToLoad(calc.presets().kernels, request.gpu, request.kernels, tries, error.message));
     }
   }
 }
