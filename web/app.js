@@ -7,7 +7,7 @@
 // (pricing.js; a big step in the pricing worker, pricer.js), the number and what follows it
 // (result-view.js), the address bar (address.js) and the panels.
 import { load } from '../wasm/stepcalc.js';
-import { $ } from './dom.js';
+import { $, int } from './dom.js';
 import { FieldRegistry } from './errors.js';
 import { useCatalogue } from './catalogue.js';
 import { hardwareKeys } from './state.js';
@@ -39,6 +39,9 @@ const nextPaint = () => new Promise((resolve) => requestAnimationFrame(() => set
  */
 async function setUp() {
   const baseUrl = new URL('wasm/', document.baseURI);
+  // The module compiles off the page's thread; the number's formatting (the page's first is slow)
+  // is made meanwhile if the thread is idle, else when the number is drawn.
+  window.requestIdleCallback?.(() => int(0));
   const pricer = createPricer(await load({ baseUrl }), baseUrl.href);
   const { calc } = pricer; // notes a big step priced on this thread (it should be in the worker)
   useCatalogue(calc.catalogue()); // throws when the page names a mode the core lacks

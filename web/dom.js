@@ -54,9 +54,11 @@ export function field(label, props = {}, hint) {
 
 // One number format everywhere: en-US grouping ("55,011"), times in µs below 1 ms and
 // in ms (or s) above, three significant digits unless the value is whole microseconds.
-const group = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+// Made on first use, not while the page's script is evaluated: a page's first NumberFormat sets
+// up the browser's number formatting (~10 ms; web/app.js has it made while the module compiles).
+let group;
 /** 55011 -> "55,011". */
-export const int = (n) => group.format(n);
+export const int = (n) => (group ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })).format(n);
 // One formatter per number of decimals, made once: toLocaleString with options makes a new one
 // on every call, which took most of the time of drawing a 2,000-row lookup table.
 const decimals = [];
