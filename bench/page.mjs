@@ -18,8 +18,17 @@
 //              thread (Chromium's 'longtask' entries) from navigation until the modes, lookups and
 //              sweeps are drawn, and while one decode row's KV is edited and all of that redrawn;
 //              navigation -> its first number, and edit -> its new number
+//   plan       issue 24's default search in the Plan panel (runPagePlan): a cold load, the panel
+//              opened with docs/PLAN.md's question (the model chosen, the rest the panel's
+//              defaults: every GPU with measured tables at its price, TP 1-8), Plan pressed:
+//              click -> recommendation in the DOM (the panel's data-run 'done'), the first plan
+//              (planner module fetched and compiled in the worker) and a second one in the same
+//              page; the longest task of the page's thread meanwhile; the recommendation beside
+//              `build/stepcalc plan`'s for the request the panel sent and for bench/plan.mjs's
 // `dist` (or STEPCALC_WASM_DIST) serves wasm/dist/* from another build of the module.
-// Usage: node bench/page.mjs [REPEATS]; prints JSON. Imported by bench/run.mjs.
+// Usage: node bench/page.mjs [REPEATS] (everything) or node bench/page.mjs plan [REPEATS] (the plan
+// only); prints JSON. Imported by bench/run.mjs.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +37,7 @@ import { chromium } from 'playwright-core';
 import { createServer, listen, PAGE_FILES } from '../scripts/serve.mjs';
 import { buildPage } from '../scripts/build-page.mjs';
 import { benchCases, median } from './wasm.mjs';
+import { planBenchRequest } from './plan.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const STEP = '[data-testid="step-time-us"]';
@@ -129,8 +139,119 @@ async function runBigStep(browser, base, { repeats, timeoutMs, dist }) {
     edit_ms: median(edited), loads, edits, repeats };
 }
 
-export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.env.STEPCALC_WASM_DIST } = {}) {
-  if (!readFileSync(path.join(root, 'index.html'), 'utf8').includes('web/')) return { measured: false, why: 'no page' };
+// Injected before any page script, for the Plan panel: the time of each press of Plan (a
+// capturing listener, before the panel's own), the time its root's data-run next leaves
+// 'running' (a MutationObserver: right after the task that drew the result) and the frame
+// after it, said on the console (PLAN_SEEN and the state); when its progress bar first moves
+// (the worker has the planner's module and the tables, and simulates); the plan request the
+// panel sent its worker. Nothing polls the page meanwhile.
+const PLAN_SEEN = 'bench:plan';
+const OBSERVE_PLAN = `(() => {
+  window.__plans = [];
+  document.addEventListener('click', (event) => {
+    if (event.target.closest?.('[data-testid="plan-run"]')) window.__plans.push({ click: performance.now() });
+  }, true);
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, ...rest) {
+    if (message?.request?.slo && message?.request?.search) window.__planRequest = message.request;
+    return post.call(this, message, ...rest);
+  };
+  new MutationObserver((records) => {
+    const plan = window.__plans.at(-1);
+    for (const r of records) {
+      if (plan && !plan.progress && r.attributeName === 'value' && Number(r.target.getAttribute('value')) > 0) {
+        plan.progress = performance.now();
+      }
+      const state = r.target.dataset.run;
+      if (!plan || plan.done || r.target.id !== 'plan-body' || state === 'running' || state === 'idle') continue;
+      plan.done = performance.now();
+      plan.state = state;
+      requestAnimationFrame(() => {
+        plan.frame = performance.now();
+        console.debug('${PLAN_SEEN}', state);
+      });
+    }
+  }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-run', 'value'] });
+})();`;
+
+/** `stepcalc plan` of `request`: its recommendation's layout and summary (null when none). */
+function nativeRecommendation(request) {
+  const cli = path.join(root, 'build/stepcalc');
+  const r = JSON.parse(execFileSync(cli, ['plan', '-'], { input: JSON.stringify(request) }).toString());
+  const rec = r.recommended;
+  return rec ? { gpu: rec.gpu, tp: rec.tp, dp: rec.dp, ep: rec.ep, replicas: rec.replicas, summary: rec.summary,
+    candidates: r.search.candidates, simulations: r.search.simulations } : null;
+}
+
+/**
+ * Issue 24's default search in the page's Plan panel, `repeats` cold loads in fresh contexts, two
+ * plans each (the first after the load, then another in the same page): {cold_ms, warm_ms} (click
+ * -> recommendation in the DOM, medians), the longest task of the page's thread while the worker
+ * planned (`during`) and the task that drew the result (`draw`), and the recommendation beside the
+ * native one.
+ */
+export async function runPagePlan(browser, base, { repeats = 3, timeoutMs = 60000, dist } = {}) {
+  const plans = { cold: [], warm: [] };
+  let shown;
+  let request;
+  for (let i = 0; i < repeats; i++) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await routeDist(page, dist);
+    await page.addInitScript(OBSERVE_LONG_TASKS);
+    await page.addInitScript(OBSERVE_FIRST);
+    await page.addInitScript(OBSERVE_PLAN);
+    await gotoPriced(page, base, timeoutMs);
+    await page.click('#plan > summary'); // loads the panel's bundle
+    await page.getByTestId('plan-run').waitFor({ timeout: timeoutMs });
+    await page.getByTestId('plan-model').selectOption(planBenchRequest.model);
+    for (const kind of ['cold', 'warm']) {
+      const seen = page.waitForEvent('console', { predicate: (m) => m.text().startsWith(PLAN_SEEN),
+        timeout: timeoutMs });
+      await page.getByTestId('plan-run').click();
+      const state = (await seen).text().slice(PLAN_SEEN.length).trim();
+      if (state !== 'done') {
+        throw new Error(`the plan ended '${state}': ${await page.getByTestId('plan-errors').textContent()}`);
+      }
+      await page.waitForTimeout(200); // the long tasks' entries are delivered after them
+      plans[kind].push(await page.evaluate(() => {
+        const p = window.__plans.at(-1);
+        const tasks = window.__longTasks.filter(([start, duration]) => start + duration > p.click && start < p.done);
+        const drawing = ([start, duration]) => start <= p.done && p.done <= start + duration;
+        const longest = (list) => Math.max(0, ...list.map(([, duration]) => duration));
+        return { ms: p.done - p.click, frame_ms: p.frame - p.click, progress_ms: (p.progress ?? p.done) - p.click,
+          page_long_tasks: window.__longTasks.length,
+          during_longest_ms: longest(tasks.filter((t) => !drawing(t))), draw_ms: longest(tasks.filter(drawing)),
+          tasks: tasks.length };
+      }));
+    }
+    if (i === 0) {
+      request = await page.evaluate(() => window.__planRequest);
+      const summary = page.getByTestId('plan-summary');
+      const candidate = Number(await summary.getAttribute('data-candidate'));
+      const row = await page.locator(`[data-testid="plan-table"] tr[data-candidate="${candidate}"] td`).first()
+        .textContent();
+      shown = { summary: await summary.textContent(), row,
+        status: await page.getByTestId('plan-status').textContent() };
+    }
+    await context.close();
+  }
+  const pick = (kind, key) => median(plans[kind].map((p) => p[key]));
+  const asked = nativeRecommendation(request);
+  const bench = nativeRecommendation(planBenchRequest);
+  const same = (n) => Boolean(n) && n.summary === shown.summary;
+  return {
+    repeats, cold_ms: pick('cold', 'ms'), warm_ms: pick('warm', 'ms'),
+    cold_frame_ms: pick('cold', 'frame_ms'), warm_frame_ms: pick('warm', 'frame_ms'),
+    cold_progress_ms: pick('cold', 'progress_ms'), warm_progress_ms: pick('warm', 'progress_ms'),
+    during_longest_ms: Math.max(...[...plans.cold, ...plans.warm].map((p) => p.during_longest_ms)),
+    draw_ms: Math.max(...[...plans.cold, ...plans.warm].map((p) => p.draw_ms)), plans, request, shown, native: asked,
+    matches_native: same(asked), matches_bench_request: same(bench), bench_request_native: bench,
+  };
+}
+
+/** `measure(browser, base)` with the page built, served from this tree and opened in headless Chromium. */
+async function withPage(measure) {
   await buildPage({ ifStale: true });
   mkdirSync(path.join(root, 'build/bench'), { recursive: true });
   writeFileSync(path.join(root, BLANK), BLANK_HTML);
@@ -143,6 +264,16 @@ export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.e
       '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
   try {
+    return await measure(browser, base);
+  } finally {
+    await browser.close();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.env.STEPCALC_WASM_DIST } = {}) {
+  if (!readFileSync(path.join(root, 'index.html'), 'utf8').includes('web/')) return { measured: false, why: 'no page' };
+  return withPage(async (browser, base) => {
     const out = { measured: true, url: base, repeats, dist: dist || 'wasm/dist' };
 
     // Cold loads: bytes and time to the first priced result, each beside a blank page.
@@ -242,14 +373,20 @@ export async function runPage({ repeats = 7, timeoutMs = 15000, dist = process.e
     await context.close();
 
     out.big_step = await runBigStep(browser, base, { repeats: Math.min(repeats, 3), timeoutMs: timeoutMs * 8, dist });
+    try {
+      out.plan = await runPagePlan(browser, base, { repeats: Math.min(repeats, 3), timeoutMs: timeoutMs * 4, dist });
+    } catch (error) {
+      out.plan_error = error.message.split('\n')[0]; // the page's other figures stay
+    }
     return out;
-  } finally {
-    await browser.close();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const result = await runPage({ repeats: Number(process.argv[2] ?? 7) });
+  const planOnly = process.argv[2] === 'plan';
+  const repeats = Number(process.argv[planOnly ? 3 : 2] ?? (planOnly ? 3 : 7));
+  const result = planOnly
+    ? await withPage((browser, base) => runPagePlan(browser, base, { repeats, dist: process.env.STEPCALC_WASM_DIST }))
+    : await runPage({ repeats });
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }

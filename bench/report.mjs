@@ -43,6 +43,27 @@ function bigStepLine(b) {
 `;
 }
 
+/**
+ * The Planner section's paragraph on the plan in the page (bench/page.mjs runPagePlan). Chromium
+ * reports tasks of 50 ms or more: 0 is none.
+ */
+function pagePlanLine(p) {
+  const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
+  const all = (kind) => p.plans[kind].map((x) => (x.ms / 1000).toFixed(2)).join(', ');
+  const task = (x) => (x ? `${x.toFixed(0)} ms` : 'none of 50 ms or more');
+  const same = (yes) => (yes ? 'yes' : '**no**');
+  return `In the page (headless Chromium, bench/page.mjs): the Plan panel opened on a cold load with this question
+(the model chosen, the panel's defaults otherwise: every GPU with measured tables at its price, TP 1-8), Plan
+pressed, until the recommendation is in the DOM: the first plan after the load (the worker started, the
+planner's module fetched and compiled, every GPU's tables fetched) **${s(p.cold_ms)}** (${all('cold')} s;
+its progress first moved after ${s(p.cold_progress_ms)}); a second plan in the same page **${s(p.warm_ms)}**
+(${all('warm')} s). Medians of ${p.repeats} cold loads. The longest task of the page's thread while the worker
+planned: ${task(p.during_longest_ms)}; drawing the result: ${task(p.draw_ms)}. The page's
+recommendation: ${p.shown.summary} (${p.shown.status}) The same as \`stepcalc plan\`'s for the request the
+panel sent: ${same(p.matches_native)}; for bench/plan.mjs's request (the core's default GPUs and prices):
+${same(p.matches_bench_request)}.`;
+}
+
 export function writeReport(r) {
   const n = (name) => r.native.results[name]?.cpu_ns;
   const shipped = r.opt_levels.find((o) => o.opt === 'shipped') ?? r.opt_levels[0];
@@ -152,6 +173,14 @@ issue's, measured on a 2-core machine of this kind.`);
       `${(r.plan.wasmMs / 1000).toFixed(1)} s (native ${(r.plan.nativeMs / 1000).toFixed(1)} s)`, '<= 3 s',
       met(r.plan.wasmMs <= 3000)]);
   }
+  if (page?.plan) {
+    rows.push(['Planner, default search, in the page (Web Worker), click -> recommendation',
+      `${(page.plan.cold_ms / 1000).toFixed(1)} s the first plan after a cold load (a second plan ` +
+      `${(page.plan.warm_ms / 1000).toFixed(1)} s)`, '<= 3 s', met(page.plan.cold_ms <= 3000)]);
+  } else if (page?.plan_error) {
+    rows.push(['Planner, default search, in the page (Web Worker), click -> recommendation',
+      `not measured: ${page.plan_error}`, '<= 3 s', 'not measured']);
+  }
   if (page?.measured) {
     rows.push(['Page, all bytes of a cold load, gzipped', kb(page.gzip_bytes), '< 120 KB',
       met(page.gzip_bytes < 120 * 1024)]);
@@ -207,7 +236,8 @@ candidates, ${r.plan.search.simulations} simulations of ${r.plan.search.requests
 Natively \`stepcalc plan\` (wall, packs read from disk included): **${seconds(r.plan.nativeMs)}**;
 in Wasm, \`calc.plan\` under node on the planner's module (wasm/dist/stepcalc-plan.*, tables loaded
 before timing): **${seconds(r.plan.wasmMs)}**, ${ratio(r.plan.wasmMs, r.plan.nativeMs)} native. Wall-clock medians
-of ${r.quick ? 1 : 3} runs (bench/plan.mjs), load average ${r.plan.load}. Recommended: ${r.plan.recommended}.`);
+of ${r.quick ? 1 : 3} runs (bench/plan.mjs), load average ${r.plan.load}. Recommended: ${r.plan.recommended}.${
+  page?.plan ? `\n\n${pagePlanLine(page.plan)}` : ''}`);
   }
 
   const sweepRows = [['sweep_a_decode_kv', 'bench:a (1 decode), decode_kv = 16, 32, ... 16000', 0],
@@ -275,6 +305,7 @@ npm run bench            # install, build, then node bench/run.mjs (3 min with w
 node bench/run.mjs --quick --no-opt-levels   # a fast look, after npm run build
 node bench/wasm.mjs      # the shipped module through the loader only
 node bench/page.mjs 9    # the page only
+node bench/page.mjs plan 3   # the plan in the page only
 \`\`\`
 
 Native benchmarks alone: \`cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DSTEPCALC_BENCH=ON
