@@ -129,6 +129,9 @@ async function main() {
   window.addEventListener('hashchange', () => page.address.fromLocation(false));
   await page.address.fromLocation(true); // a big link is checked in the pricing worker first
   if (embed) {
+    // The serving view simulates the priced step: once it is priced (else a price landing
+    // after the first simulation started would serve, and redraw its cards, again).
+    if (view === 'serving') await page.pricing.first;
     if (view === 'serving') loadServing(page.contextOf());
     if (view === 'plan') loadPlanOnOpen(page.contextOf());
     return;

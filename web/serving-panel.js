@@ -358,6 +358,7 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
     curveTitle, h('label', { class: 'serve-curve-axis' }, curveAxis), curve);
   let points = [];
   let main = null;
+  let shownMain = null; // the result whose cards are on screen
   let shownKind = curveKind(local); // the axis of the points shown
   let curvePending = !runner.run?.result; // no figures yet: placeholders keep their room
   if (curvePending) {
@@ -495,6 +496,7 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
   };
 
   const showResult = () => {
+    shownMain = main;
     fill(serveError);
     for (const input of Object.values(inputs)) if (!input.dataset.path.startsWith('target.')) {
       input.removeAttribute('aria-invalid');
@@ -535,9 +537,10 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
       if (run.status === 'error') {
         showError(run.error);
         results.replaceChildren();
+        shownMain = null;
         curve.replaceChildren();
-      } else if (main && event !== 'point' && event !== 'curve' && event !== 'compare') {
-        showResult();
+      } else if (main && event !== 'point' && event !== 'curve' && event !== 'compare' && main !== shownMain) {
+        showResult(); // once per result: a run's later events ('done') leave its cards as they are
       }
       // A new request keeps the last figures on screen until its own arrive.
       if (main || event !== 'start') {
