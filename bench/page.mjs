@@ -90,6 +90,20 @@ async function routeDist(page, dist) {
 }
 
 /**
+ * A page in a fresh browser context (a cold cache), the module routed to `dist` (if given) and
+ * `scripts` injected before any of the page's.
+ * @param {import('playwright-core').Browser} browser @param {string | undefined} dist
+ * @param {string[]} scripts
+ */
+async function coldPage(browser, dist, ...scripts) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await routeDist(page, dist);
+  for (const script of scripts) await page.addInitScript(script);
+  return { context, page };
+}
+
+/**
  * Opens `url` and waits for its first priced number (OBSERVE_FIRST's message: nothing runs in
  * the page before it); throws the page's error text when it shows one instead.
  */
@@ -110,11 +124,7 @@ async function runBigStep(browser, base, { repeats, timeoutMs, dist }) {
   const firsts = [];
   const edited = [];
   for (let i = 0; i < repeats; i++) {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await routeDist(page, dist);
-    await page.addInitScript(OBSERVE_LONG_TASKS);
-    await page.addInitScript(OBSERVE_FIRST);
+    const { context, page } = await coldPage(browser, dist, OBSERVE_LONG_TASKS, OBSERVE_FIRST);
     await gotoPriced(page, `${base}${BIG_LINK}`, timeoutMs);
     firsts.push(await page.evaluate(() => window.__firstPricedMs));
     const drawn = (n) => page.waitForFunction((k) => performance.getEntriesByName('stepcalc:secondary').length >= k,
@@ -195,12 +205,7 @@ export async function runPagePlan(browser, base, { repeats = 3, timeoutMs = 6000
   let shown;
   let request;
   for (let i = 0; i < repeats; i++) {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await routeDist(page, dist);
-    await page.addInitScript(OBSERVE_LONG_TASKS);
-    await page.addInitScript(OBSERVE_FIRST);
-    await page.addInitScript(OBSERVE_PLAN);
+    const { context, page } = await coldPage(browser, dist, OBSERVE_LONG_TASKS, OBSERVE_FIRST, OBSERVE_PLAN);
     await gotoPriced(page, base, timeoutMs);
     await page.click('#plan > summary'); // loads the panel's bundle
     await page.getByTestId('plan-run').waitFor({ timeout: timeoutMs });
