@@ -74,7 +74,8 @@ void decode_terms(const PricingSetup& s, const Request& r, const Bracket& bs_bra
     mfu = decode_latency_mfu(r, *s.decode_table, *s.attn, batch, kv, f, d.peak_flops);
   g->flops = f;
   g->weighted = f * mfu;
-  g->time_s = mfu > 0 ? f / (d.peak_flops * mfu) : 0;  // harmonic: the sum of the requests' times
+  // Only the harmonic mean sums the requests' times (a division each, worth skipping).
+  g->time_s = s.corrected.has(kDecodeHarmonicMean) && mfu > 0 ? f / (d.peak_flops * mfu) : 0;
   const RequestBytes b = request_bytes(d, kv, 1);
   g->dynamic_bytes = b.dynamic * d.tp_scaling;
   g->kv_write = b.growth * d.tp_scaling;
