@@ -91,23 +91,16 @@ double decode_batch_latency_us(const DecodeTable& t, double batch, double kv) {
   return b.degenerate() ? a : lerp(a, decode_latency_at_kv(t, batch, b.i1), b.t);
 }
 
-double decode_latency_mfu(const Request& r, const DecodeTable& t, const PrefillTable& config, double batch, double kv,
-                          double flops, double peak_flops) {
-  return decode_latency_mfu_of(r, t, config, batch, decode_batch_latency_us(t, batch, kv), flops, peak_flops);
-}
-
-double decode_latency_mfu_of(const Request& r, const DecodeTable& t, const PrefillTable& config, double batch,
-                             double batch_latency_us, double flops, double peak_flops) {
-  const double share_s = batch_latency_us * 1e-6 / batch;
-  // Heads x head dim of the model over the measured config's; its heads are split over t.tp GPUs.
+DecodeLatencyShare decode_latency_share(const Request& r, const DecodeTable& t, const PrefillTable& config,
+                                        double batch) {
   const double model_width =
       static_cast<double>(r.model.num_heads) * static_cast<double>(r.model.hidden_size / r.model.num_heads);
   const double table_width = static_cast<double>(config.heads) * static_cast<double>(config.head_dim);
-  if (!(table_width > 0)) return 0;
-  const double unsharded_s =
-      share_s * static_cast<double>(r.model.num_layers) * model_width / table_width * static_cast<double>(t.tp);
-  if (!(unsharded_s > 0) || !(flops > 0)) return 0;
-  return flops / (peak_flops * unsharded_s);
+  DecodeLatencyShare share;
+  if (table_width > 0 && batch > 0)
+    share.factor =
+        1e-6 / batch * static_cast<double>(r.model.num_layers) * model_width / table_width * static_cast<double>(t.tp);
+  return share;
 }
 
 double prefill_chunk_attn_s(const Request& r, const PrefillTable& t, double progress, double new_tokens,

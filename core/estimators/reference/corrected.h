@@ -31,14 +31,6 @@ std::vector<std::string> mode_names();
 /// tp, or with `cpu_overhead` cpu_step_us + cpu_per_request_us * requests.
 double overhead_us(const CorrectedSettings& sw, const Request& r);
 
-/// `decode_attention_latency`: the MFU (relative to `peak_flops`) of one decode
-/// request of KV length `kv` in a batch of `batch`, derived from the measured
-/// kernel latency so that flops / (peak_flops * mfu) / tp is its share of the
-/// kernel time on one GPU. `flops` is the request's attention FLOPs over all layers;
-/// `config` is the measured attention config (heads, head dim) of `table`.
-double decode_latency_mfu(const Request& r, const DecodeTable& table, const PrefillTable& config, double batch,
-                          double kv, double flops, double peak_flops);
-
 /// Batch kernel latency (us) of `batch` sequences at KV `kv` from the measured
 /// cells: bilinear where measured; an unmeasured cell scales the largest measured
 /// batch at that KV by batch size; beyond the longest KV it scales linearly with KV;
@@ -49,9 +41,27 @@ double decode_batch_latency_us(const DecodeTable& table, double batch, double kv
 /// the KV axis), for a caller that interpolates along KV itself.
 double decode_latency_at_kv(const DecodeTable& table, double batch, size_t ik);
 
-/// decode_latency_mfu from the batch latency decode_batch_latency_us gave.
-double decode_latency_mfu_of(const Request& r, const DecodeTable& table, const PrefillTable& config, double batch,
-                             double batch_latency_us, double flops, double peak_flops);
+/// `decode_attention_latency`: a decode request's time is its share of the measured kernel,
+/// latency(B, kv) / B, over all layers, on one GPU holding every head (the caller multiplies by
+/// the TP scaling): the model's heads x head dim over the measured config's, whose heads are
+/// split over the table's TP GPUs. The share is the batch latency times a factor of the batch.
+struct DecodeLatencyShare {
+  double factor = 0;  ///< seconds of a request's share per microsecond of batch latency; 0: no config
+  /// The share, seconds; 0 when it is not positive.
+  double of(double batch_latency_us) const {
+    const double s = batch_latency_us * factor;
+    return s > 0 ? s : 0;
+  }
+};
+/// The share's factor for `batch` sequences of request `r` on `table` (measured with `config`).
+DecodeLatencyShare decode_latency_share(const Request& r, const DecodeTable& table, const PrefillTable& config,
+                                        double batch);
+
+/// The MFU (relative to `peak_flops`) a share of `share_s` seconds gives `flops`: 0 when either
+/// is not positive (the FLOP-weighted mean's term; the harmonic mean sums the shares).
+inline double decode_share_mfu(double flops, double share_s, double peak_flops) {
+  return share_s > 0 && flops > 0 ? flops / (peak_flops * share_s) : 0;
+}
 
 /// `prefill_attention_length`: one prefill chunk (prefix `progress`, `new_tokens`)
 /// in seconds on ONE GPU holding every head (the caller divides by tp): causal

@@ -63,19 +63,37 @@ int prefill_bucket_index(int64_t tokens) {
   return index;
 }
 
+/// A group's attention terms from its FLOPs `f` and MFU `mfu` (the table's), or with
+/// `decode_attention_latency` (`share` set) from its share of the batch's kernel latency
+/// `latency_us`: under the harmonic mean its time is that share.
+void attention_terms(const PricingSetup& s, const DecodeLatencyShare* share, double latency_us, double f, double mfu,
+                     DecodeKvGroup* g) {
+  const double peak = s.constants.peak_flops;
+  const bool harmonic = s.corrected.has(kDecodeHarmonicMean);
+  g->flops = f;
+  if (share != nullptr) {
+    const double share_s = share->of(latency_us);
+    if (harmonic) {  // the sum of the requests' times is all the step reads
+      g->time_s = f > 0 ? share_s : 0;
+      g->weighted = 0;
+      return;
+    }
+    mfu = decode_share_mfu(f, share_s, peak);
+  }
+  g->weighted = f * mfu;
+  // Only the harmonic mean sums the requests' times (a division each, worth skipping).
+  g->time_s = harmonic && mfu > 0 ? f / (peak * mfu) : 0;
+}
+
 /// The terms of one decode request at the group's KV length.
-void decode_terms(const PricingSetup& s, const Request& r, const Bracket& bs_bracket, double batch, DecodeKvGroup* g) {
+void decode_terms(const PricingSetup& s, const DecodeLatencyShare* share, const Bracket& bs_bracket, double batch,
+                  DecodeKvGroup* g) {
   const ModelConstants& d = s.constants;
   const double kv = static_cast<double>(g->kv_len);
   const double f = attn_flops(d, 1, kv) * d.layers;
   g->lookup = decode_mfu(*s.decode_table, bs_bracket, batch, kv);
-  double mfu = g->lookup.mfu;
-  if (s.corrected.has(kDecodeAttentionLatency))
-    mfu = decode_latency_mfu(r, *s.decode_table, *s.attn, batch, kv, f, d.peak_flops);
-  g->flops = f;
-  g->weighted = f * mfu;
-  // Only the harmonic mean sums the requests' times (a division each, worth skipping).
-  g->time_s = s.corrected.has(kDecodeHarmonicMean) && mfu > 0 ? f / (d.peak_flops * mfu) : 0;
+  attention_terms(s, share, share != nullptr ? decode_batch_latency_us(*s.decode_table, batch, kv) : 0, f,
+                  g->lookup.mfu, g);
   const RequestBytes b = request_bytes(d, kv, 1);
   g->dynamic_bytes = b.dynamic * d.tp_scaling;
   g->kv_write = b.growth * d.tp_scaling;
@@ -85,8 +103,8 @@ void decode_terms(const PricingSetup& s, const Request& r, const Bracket& bs_bra
 
 /// decode_terms from what `c` keeps (DecodeKvCache): the same values, bit for bit; the
 /// lookup carries the MFU, the brackets and the provenance the warnings read.
-STEPCALC_WASM_SMALL void cached_decode_terms(const PricingSetup& s, const Request& r, const Bracket& bs, double batch,
-                                             DecodeKvCache* c, DecodeKvGroup* g) {
+STEPCALC_WASM_SMALL void cached_decode_terms(const PricingSetup& s, const DecodeLatencyShare* share, const Bracket& bs,
+                                             double batch, DecodeKvCache* c, DecodeKvGroup* g) {
   const ModelConstants& d = s.constants;
   const DecodeTable& t = *s.decode_table;
   DecodeKvCache::KvTerms local;
@@ -136,23 +154,19 @@ STEPCALC_WASM_SMALL void cached_decode_terms(const PricingSetup& s, const Reques
     p.row = row;
     out.mfu = row >= 0 ? t.file_mfu[row] : kMinMfu;
   }
-  double mfu = out.mfu;
-  if (s.corrected.has(kDecodeAttentionLatency)) {  // decode_latency_mfu, its latency along KV from the columns
+  double latency_us = 0;
+  if (share != nullptr) {  // decode_batch_latency_us, its latency along KV from the columns
     auto latency = [&](size_t ik) {
       DecodeKvCache::Column& col = c->columns[ik];
       if (col.latency_step != c->step) col.latency_step = c->step, col.latency_us = decode_latency_at_kv(t, batch, ik);
       return col.latency_us;
     };
     const size_t last = t.kv_axis.size() - 1;
-    const double us = kv >= t.kv_axis[last] ? latency(last) * kv / t.kv_axis[last]
-                      : out.kv.degenerate() ? latency(k.i0)
-                                            : lerp(latency(k.i0), latency(k.i1), k.t);
-    mfu = decode_latency_mfu_of(r, t, *s.attn, batch, us, k.flops, d.peak_flops);
+    latency_us = kv >= t.kv_axis[last] ? latency(last) * kv / t.kv_axis[last]
+                 : out.kv.degenerate() ? latency(k.i0)
+                                       : lerp(latency(k.i0), latency(k.i1), k.t);
   }
-  g->flops = k.flops;
-  g->weighted = k.flops * mfu;
-  // Only the harmonic mean sums the requests' times (a division each, worth skipping).
-  g->time_s = s.corrected.has(kDecodeHarmonicMean) && mfu > 0 ? k.flops / (d.peak_flops * mfu) : 0;
+  attention_terms(s, share, latency_us, k.flops, out.mfu, g);
   g->dynamic_bytes = k.dynamic_bytes;
   g->kv_write = k.kv_write;
   g->kv_read = k.kv_read;
@@ -191,7 +205,13 @@ void price_decode(const PricingSetup& s, const Request& r, PricingScratch* scrat
     for (const DecodeRequest& q : reqs) longest = std::max(longest, q.progress_index);
     cache = start_cached_step(s, longest, &scratch->decode_terms);
   }
+  DecodeLatencyShare latency_share;
+  const DecodeLatencyShare* share = nullptr;
+  if (sw.has(kDecodeAttentionLatency))
+    latency_share = decode_latency_share(r, *s.decode_table, *s.attn, batch), share = &latency_share;
   double flops = 0, weighted = 0, dynamic = 0, per_request_s = 0;
+  // Summed in registers (through the phase in memory, each request's sum waited on the last's store)
+  double kv_write = phase->bytes.kv_write, kv_read = phase->bytes.kv_read, activations = phase->bytes.activations;
   DecodeKvGroup* g = nullptr;
   for (const DecodeRequest& q : reqs) {  // request order: the reference's summation order
     if (g == nullptr || g->kv_len != q.progress_index) {
@@ -199,9 +219,9 @@ void price_decode(const PricingSetup& s, const Request& r, PricingScratch* scrat
       g = &groups->find_or_add(q.progress_index, &created);
       if (created) {
         if (cache != nullptr)
-          cached_decode_terms(s, r, bs_bracket, batch, cache, g);
+          cached_decode_terms(s, share, bs_bracket, batch, cache, g);
         else
-          decode_terms(s, r, bs_bracket, batch, g);
+          decode_terms(s, share, bs_bracket, batch, g);
       }
     }
     ++g->count;
@@ -210,11 +230,12 @@ void price_decode(const PricingSetup& s, const Request& r, PricingScratch* scrat
     per_request_s += g->time_s;
     dynamic += g->dynamic_bytes;
     if (bytes) {
-      phase->bytes.kv_write += g->kv_write;
-      phase->bytes.kv_read += g->kv_read;
-      phase->bytes.activations += g->activations;
+      kv_write += g->kv_write;
+      kv_read += g->kv_read;
+      activations += g->activations;
     }
   }
+  phase->bytes.kv_write = kv_write, phase->bytes.kv_read = kv_read, phase->bytes.activations = activations;
   phase->attn_core_flops = flops;
   double attn_s = 0, effective_mfu = 0;
   if (flops > 0 && weighted / flops > 0) {
