@@ -55,7 +55,7 @@ TEST_CASE("a bound given to run_serve is kept: while running, or up front") {
 
 TEST_CASE("the requests of one document share the bound") {
   // Each takes about 0.6 of a bound of 200,000 units: the first is served, the second is
-  // refused in its slot (limits::kMaxServeWork in use: 10 million).
+  // refused in its slot (limits::kMaxServeWork in use: 8 million).
   const std::string one = llama8b(1000, 64, 640);
   auto doc = serve_document("[" + one + "," + one + "]", "", no_kernels(), nullptr, 2e5);
   REQUIRE(doc.ok());
