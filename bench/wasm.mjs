@@ -79,7 +79,7 @@ async function apiFor(dist) {
   const core = await create({ wasmBinary: readFileSync(path.join(dist, 'stepcalc-core.wasm')) });
   const unwrap = (o) => {
     if (!o.ok) throw new Error(`${o.code} ${o.path}: ${o.message}`);
-    return JSON.parse(o.json);
+    return JSON.parse(new TextDecoder().decode(o.json)); // a view of the JSON in module memory
   };
   return {
     price: (request) => unwrap(core.price(typeof request === 'string' ? request : JSON.stringify(request))),

@@ -7,25 +7,38 @@
 #include <emscripten/bind.h>
 
 #include <string>
+#include <utility>
 
 #include "api/api.h"
 
 namespace stepcalc::wasm {
 
-/// What every call returns: the JSON text, or an error (code, path, message).
+/// What every call returns: the JSON text, or an error (code, path, message). The text
+/// crosses as a Uint8Array view of its UTF-8 bytes in the module's memory (outcome_text),
+/// valid until the next call into the module: the loader decodes it at once, in one
+/// TextDecoder call (a std::string field crosses by a JavaScript loop over its bytes).
 struct Outcome {
   bool ok = false;
-  std::string json;
+  emscripten::val json = emscripten::val::null();
   std::string code;
   std::string path;
   std::string message;
 };
 
-inline Outcome from(const Expected<std::string>& r) {
+/// The last outcome's JSON text (what Outcome::json views).
+inline std::string& outcome_text() {
+  static std::string text;
+  return text;
+}
+
+inline Outcome from(Expected<std::string> r) {
   Outcome out;
   out.ok = r.ok();
   if (r.ok()) {
-    out.json = r.value();
+    std::string& text = outcome_text();
+    text = std::move(r).value();
+    out.json = emscripten::val(
+        emscripten::typed_memory_view(text.size(), reinterpret_cast<const unsigned char*>(text.data())));
   } else {
     out.code = r.error().code;
     out.path = r.error().path;

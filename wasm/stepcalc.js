@@ -22,6 +22,8 @@ export class StepCalcError extends Error {
 }
 
 const inNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
+/** Decodes the modules' JSON results (Outcome.json: a view of the result's UTF-8 bytes in module memory). */
+const utf8 = new TextDecoder();
 let instance;
 // Kernel pack bytes by URL, shared by every instance and every concurrent loadKernels.
 const packCache = new Map();
@@ -273,7 +275,7 @@ function wrap(core, drop, kernelsUrl, instantiatePlannerCore, wasmModule) {
     }
     if (outcome && typeof outcome === 'object' && 'ok' in outcome) {
       if (!outcome.ok) throw new StepCalcError(outcome.code, outcome.path, outcome.message);
-      return JSON.parse(outcome.json);
+      return JSON.parse(utf8.decode(outcome.json));
     }
     return outcome;
   }
@@ -566,7 +568,7 @@ function summaryPath(core, limits, bounds, guard, codeNames) {
       }
       const outcome = guard(() => core.prepare(slot, json));
       if (!outcome.ok) return null;
-      entry = { json, slot, snap: JSON.parse(json), head: JSON.parse(outcome.json) };
+      entry = { json, slot, snap: JSON.parse(json), head: JSON.parse(utf8.decode(outcome.json)) };
       slots.push(entry);
     }
     entry.used = ++clock;
@@ -665,7 +667,7 @@ function summaryPath(core, limits, bounds, guard, codeNames) {
       const entry = slotFor(request);
       if (!entry || !writeStep(request.step, counts, true)) return undefined;
       const outcome = guard(() => core.priceSlotFull(entry.slot, counts[0], counts[1]));
-      return outcome.ok ? JSON.parse(outcome.json) : undefined;
+      return outcome.ok ? JSON.parse(utf8.decode(outcome.json)) : undefined;
     },
     /** The binding's columns as the API's: bound names and warning codes per entry. */
     columns(c) {
