@@ -59,11 +59,15 @@ async function compileCore(options, base) {
     // (emcc 3.1.6 would fetch() a file path under Node.)
     return WebAssembly.compile(options.wasmBinary ?? await (await import('node:fs/promises')).readFile(file));
   }
-  const response = await fetch(new URL('dist/stepcalc-core.wasm', base));
+  const url = new URL('dist/stepcalc-core.wasm', base);
+  // Compiled as it downloads, started before load() returns (no wait for the page's thread); a
+  // response that is not ok or not application/wasm is fetched again: compiled from its bytes or refused.
+  try {
+    return await WebAssembly.compileStreaming(fetch(url));
+  } catch { /* below */ }
+  const response = await fetch(url);
   if (!response.ok) throw new Error(`HTTP ${response.status} for ${response.url}`);
-  // Compiled as it downloads when served as application/wasm.
-  return /^application\/wasm/.test(response.headers.get('content-type'))
-    ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer());
+  return WebAssembly.compile(await response.arrayBuffer());
 }
 
 async function instantiate(options, drop) {

@@ -39,10 +39,12 @@ const nextPaint = () => new Promise((resolve) => requestAnimationFrame(() => set
  */
 async function setUp() {
   const baseUrl = new URL('wasm/', document.baseURI);
-  // The module compiles off the page's thread; the number's formatting (the page's first is slow)
-  // is made meanwhile if the thread is idle, else when the number is drawn.
-  window.requestIdleCallback?.(() => int(0));
-  const pricer = createPricer(await load({ baseUrl }), baseUrl.href);
+  // load() starts compiling the module off the page's thread before it returns; meanwhile this
+  // thread makes the number's formatting, whose first use sets up the browser's (~10-15 ms, once;
+  // it was on the first number's path: requestIdleCallback found no idle time before it).
+  const loading = load({ baseUrl });
+  int(0);
+  const pricer = createPricer(await loading, baseUrl.href);
   const { calc } = pricer; // notes a big step priced on this thread (it should be in the worker)
   useCatalogue(calc.catalogue()); // throws when the page names a mode the core lacks
   hardwareKeys(); // the link's hardware keys against the core's fields: a mismatch stops here

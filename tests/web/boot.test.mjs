@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The first view's boot order (docs/PAGE.md, "How the first view loads"): the measured step's
-// number is drawn before anything else is built or read (the panels, docs/accuracy.json, the
-// serving bundle), its kernel packs are requested before app.js runs (index.html preloads them),
-// and nothing that is built or filled in after the number moves it. Checked by the order of
-// events in the page and by the number's box, never by a duration.
+// The first view's boot order (docs/PAGE.md, "How the first view loads"): the module compiles
+// while the page sets up its number format; the measured step's number is drawn before anything
+// else is built or read (the panels, docs/accuracy.json, the serving bundle), its kernel packs are
+// requested before app.js runs (index.html preloads them), and nothing that is built or filled in
+// after the number moves it. Checked by the order of events in the page and by the number's box,
+// never by a duration.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startForTests } from './helpers.mjs';
@@ -19,6 +20,22 @@ const OBSERVE = `(() => {
   window.fetch = function (url, ...rest) {
     at('fetch ' + new URL(String(url), document.baseURI).pathname);
     return fetch.call(this, url, ...rest);
+  };
+  // The module's compile and instantiation, and the page's first number format (its first use sets
+  // up the browser's number formatting, ~10-15 ms): it is made while the module compiles.
+  const { compileStreaming, instantiate } = WebAssembly;
+  WebAssembly.compileStreaming = function (...args) {
+    at('compile');
+    return compileStreaming.apply(this, args);
+  };
+  WebAssembly.instantiate = function (...args) {
+    at('instantiate');
+    return instantiate.apply(this, args);
+  };
+  const NumberFormat = Intl.NumberFormat;
+  Intl.NumberFormat = function (...args) {
+    if (!log.some((e) => e.what === 'number format')) at('number format');
+    return new NumberFormat(...args);
   };
   const seen = new Set();
   const once = (what, when) => { if (!seen.has(what) && when()) { seen.add(what); at(what); } };
@@ -82,6 +99,15 @@ test('the measured first number comes before the panels, docs/accuracy.json and 
   const packStarts = resources.filter((r) => r.path.startsWith('/wasm/dist/kernels/'));
   assert.equal(packStarts.length, packs.length, 'one request per pack: the preload is reused');
   for (const r of packStarts) assert.ok(r.start < appRan, `${r.path} requested before app.js ran`);
+  await page.close();
+});
+
+test('the module compiles while the page sets up its number format, before it is instantiated', async () => {
+  const page = await openSettled({ width: 1366, height: 800 });
+  const order = (await page.evaluate(() => window.__boot)).map((e) => e.what);
+  const at = (what) => order.indexOf(what);
+  assert.ok(at('compile') >= 0 && at('compile') < at('number format'), order.join(', '));
+  assert.ok(at('number format') < at('instantiate'), order.join(', '));
   await page.close();
 });
 
