@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The calculator page: loads the module, prices the linked (or default) step and shows
 // its number first (in the measured mode once its GPU's kernel tables, preloaded by
-// index.html, are in), then, after that paint, builds the panels, reads docs/accuracy.json
+// index.html, are in; while they load, the reference model's figure for the step, labelled:
+// pricing.js), then, after that paint, builds the panels, reads docs/accuracy.json
 // and loads the serving bundle; reprices on every edit (coalesced to one animation frame).
 // The page's state lives in one store (store.js); this file wires the parts to it: pricing
 // (pricing.js; a big step in the pricing worker, pricer.js), the number and what follows it
 // (result-view.js), the address bar (address.js) and the panels.
 import { load } from '../wasm/stepcalc.js';
-import { $, int } from './dom.js';
+import { $, int, nextPaint } from './dom.js';
 import { FieldRegistry } from './errors.js';
 import { useCatalogue } from './catalogue.js';
 import { hardwareKeys } from './state.js';
@@ -29,7 +30,6 @@ import { showSummary } from './summary-strip.js';
 
 const embed = new URLSearchParams(location.search).get('embed') === '1';
 const view = new URLSearchParams(location.search).get('view'); // 'serving', 'plan': an embed of that panel only
-const nextPaint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 
 /**
  * The module, its facts and the store, with pricing, the result view and the address
@@ -50,8 +50,8 @@ async function setUp() {
   hardwareKeys(); // the link's hardware keys against the core's fields: a mismatch stops here
   const store = createStore();
   const fields = new FieldRegistry($('#errors'));
-  const pricing = createPricing({ calc, pricer, store, fields });
   const results = resultView({ calc, pricer, embed });
+  const pricing = createPricing({ calc, pricer, store, fields, results });
   const address = addressBar({ calc, pricer, store, embed, priceNow: pricing.priceNow });
   /** @type {{now: import('./store.js').Panel[], later: import('./store.js').Panel[]}} */
   const panels = { now: [], later: [] };

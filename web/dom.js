@@ -52,6 +52,9 @@ export function field(label, props = {}, hint) {
   return { wrap, input };
 }
 
+/** Resolves after the next paint: a task after the next animation frame's callbacks. */
+export const nextPaint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+
 // One number format everywhere: en-US grouping ("55,011"), times in µs below 1 ms and
 // in ms (or s) above, three significant digits unless the value is whole microseconds.
 // Made on first use, not while the page's script is evaluated: a page's first NumberFormat sets

@@ -7,17 +7,21 @@
 // pricing worker (web/pricer.js): its last result stays on screen, dimmed, until the new
 // one arrives, and a reply for a state edited since is never shown. `first` settles when the
 // first price is on screen (its number, or why there is none): the page builds the rest after it.
-import { $, h, withDocLinks } from './dom.js';
+// Before a fresh page's first price in the measured mode, while its GPU's tables load, the
+// reference model's figure for the step is shown in its place, labelled (result-view.js provisional).
+import { $, h, nextPaint, withDocLinks } from './dom.js';
 import { toRequest } from './state.js';
 import { inUserWords } from './words.js';
+import { referenceFirstLine } from './results.js';
 import { partsToLoad } from './kernel-parts.js';
 import { MODE, catalogue } from './catalogue.js';
 
 /**
  * @param {{calc: any, pricer: ReturnType<typeof import('./pricer.js').createPricer>,
- *   store: import('./store.js').Store, fields: import('./errors.js').FieldRegistry}} parts
+ *   store: import('./store.js').Store, fields: import('./errors.js').FieldRegistry,
+ *   results: {provisional: (state: any, request: any, reference: any) => void}}} parts
  */
-export function createPricing({ calc, pricer, store, fields }) {
+export function createPricing({ calc, pricer, store, fields, results }) {
   let frame = 0; // the animation frame a reprice waits for, or 0
   let firstDone = false;
   /** @type {(value?: any) => void} */
@@ -35,7 +39,7 @@ export function createPricing({ calc, pricer, store, fields }) {
     const started = performance.now();
     const { state } = store;
     const request = toRequest(state);
-    if (!store.good && request.mode === MODE.measured && tablesFirst(request)) return; // priced when they are in
+    if (!store.good && request.mode === MODE.measured && tablesFirst(state, request)) return; // priced when in
     if (pricer.big(request)) {
       inWorker(state, request, started);
       return;
@@ -128,12 +132,26 @@ export function createPricing({ calc, pricer, store, fields }) {
    * Before the first price in the measured mode: starts loading its GPU's dense tables (those
    * index.html preloads for the default step), so that the first call prices instead of failing
    * for them; false when they are loading or loaded already, or the catalogue has no such set
-   * (the price then says why).
+   * (the price then says why). Meanwhile the reference model's figure for the step (priced without
+   * tables) is shown, labelled, and painted before the tables are read (decoding the default step's
+   * holds the page's thread ~30 ms); not for a big step (priced in the worker).
    */
-  function tablesFirst(request) {
+  function tablesFirst(state, request) {
     if (fetching.has(`${request.gpu}|${request.kernels ?? ''}`)) return false;
     if (!partsToLoad(catalogue.kernels, request.gpu, request.kernels, 1)) return false;
-    return fetchKernels(request, { message: '' });
+    let reference = null;
+    if (!pricer.big(request)) {
+      try {
+        reference = calc.price({ ...request, mode: MODE.reference, corrected: undefined });
+      } catch { /* no figure first: the headline's "Loading…" stays */ }
+    }
+    if (!fetchKernels(request, { message: '' }, !!reference)) return false;
+    if (reference) {
+      results.provisional(state, request, reference);
+      $('#stale').textContent = ''; // (a link refused before this one said why there)
+      busy(true); // dimmed, and busy for screen readers, until the measured figure replaces it
+    }
+    return true;
   }
 
   /** Prices the state in the next animation frame, once for all the edits before it. */
@@ -143,9 +161,11 @@ export function createPricing({ calc, pricer, store, fields }) {
 
   /**
    * Loads the tables `error` (kernels_not_loaded) asks for, then reprices; false when
-   * two loads did not help (the error is then shown as it is).
+   * two loads did not help (the error is then shown as it is). `referenceFirst`: the reference
+   * figure shown meanwhile says they are loading, and they are read once it is painted.
+   * @param {any} request @param {any} error @param {boolean} [referenceFirst]
    */
-  function fetchKernels(request, error) {
+  function fetchKernels(request, error, referenceFirst = false) {
     const key = `${request.gpu}|${request.kernels ?? ''}`;
     const entry = fetching.get(key) ?? { tries: 0, busy: false };
     fetching.set(key, entry);
@@ -157,9 +177,10 @@ export function createPricing({ calc, pricer, store, fields }) {
     const words = `Loading the measured kernel tables for ${request.gpu}…`;
     const loading = store.good ? null : $('#headline > p.muted');
     if (loading) loading.textContent = words;
-    else $('#stale').textContent = words;
+    else if (!referenceFirst && !$('[data-testid="reference-first"]')) $('#stale').textContent = words; // (its line)
     const parts = partsToLoad(catalogue.kernels, request.gpu, request.kernels, entry.tries, error.message);
-    calc.loadKernels(request.gpu, request.kernels, parts)
+    const load = () => calc.loadKernels(request.gpu, request.kernels, parts);
+    (referenceFirst ? nextPaint().then(load) : load())
       .then(() => {
         entry.busy = false;
         // The first number at once (nothing on screen waits for its frame); an edit's in the next frame.
@@ -169,6 +190,8 @@ export function createPricing({ calc, pricer, store, fields }) {
         entry.busy = false;
         fields.show([{ path: failure.path || error.path || 'gpu', message: failure.message }]);
         $('#stale').textContent = `The kernel tables for ${request.gpu} did not load.`;
+        busy(false);
+        $('[data-testid="reference-first"]')?.replaceWith(referenceFirstLine(request.gpu, true));
         firstShown();
       });
     return true;

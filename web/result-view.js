@@ -7,7 +7,7 @@
 // post their pricing to the pricing worker (web/pricer.js) and the next task waits for it.
 import { $, h, timeUs } from './dom.js';
 import { MODE, catalogue } from './catalogue.js';
-import { headline, accuracyFacts, accuracyLine, contextLine, renderDetails } from './results.js';
+import { headline, accuracyFacts, accuracyLine, contextLine, renderDetails, referenceFirstLine } from './results.js';
 import { noFitWords } from './summary-strip.js';
 import { breakdownChart } from './charts.js';
 import { sweepTasks } from './sweeps.js';
@@ -88,9 +88,15 @@ export function resultView({ calc, pricer, embed }) {
   // The first number's at full detail: a summary names its warnings from the presets, whose JSON
   // (~10 ms on the page's thread) the first view does not need yet.
   let shown = false;
-  function referenceOf({ request, reference }) {
+  /** @type {{state: any, reference: any} | null} the reference figure shown first (provisional) */
+  let first = null;
+  function referenceOf({ state, request, reference }) {
     if (reference !== undefined) return reference;
     if (request.mode === MODE.reference) return null;
+    if (first?.state === state) {
+      shown = true;
+      return first.reference; // priced (at full detail) for the figure shown first
+    }
     const detail = shown ? { detail: 'summary' } : undefined;
     shown = true;
     try {
@@ -128,6 +134,29 @@ export function resultView({ calc, pricer, embed }) {
   }
 
   /**
+   * Before the first number of a step in the measured mode, while its GPU's kernel tables load
+   * (web/pricing.js): `reference`, the reference model's result for the step, labelled as such in
+   * the place of the measured headline's reference line, the rest in the measured headline's
+   * lines, so that nothing moves when show() puts the measured figure in its place. The context
+   * line is the state's (mode measured); the breakdown waits for the measured result.
+   */
+  function provisional(state, request, reference) {
+    first = { state, reference };
+    const context = contextLine(state, request);
+    $('#context').textContent = context;
+    $('#sticky').replaceChildren(h('strong', { text: timeUs(reference.step_time_us) }),
+      ` ${MODE.reference} reference, measured loading · ${context}`);
+    const view = headline(reference, null, null, gpuSpec(state.gpu));
+    const number = /** @type {Element} */ (view.querySelector('[data-testid="step-time-us"]'));
+    number.setAttribute('data-first', 'reference');
+    // Beside the number, where the measured one has its exact microseconds: whose figure it is.
+    if (number.nextElementSibling?.classList.contains('exact')) number.nextElementSibling.remove();
+    number.after(h('span', { class: 'exact', text: ` ${MODE.reference} reference figure` }));
+    view.append(referenceFirstLine(state.gpu));
+    $('#headline').replaceChildren(view);
+  }
+
+  /**
    * From now on the `panels` (each with priced(good)) are priced in the follow-up tasks too, and
    * the headline has its accuracy line (called once the first number is on screen).
    */
@@ -144,5 +173,5 @@ export function resultView({ calc, pricer, embed }) {
   observer.observe($('#breakdown'));
   observer.observe($('#sweeps'));
 
-  return { show, cancel, followUp };
+  return { show, provisional, cancel, followUp };
 }

@@ -95,6 +95,14 @@ export function accuracyLine(mode, accuracy) {
     docLink('ACCURACY', 'Accuracy'));
 }
 
+/**
+ * What the figure shown first is (web/result-view.js provisional): the reference model's, in the
+ * place of the reference line, until `gpu`'s measured tables are in (or, `failed`, did not load).
+ */
+export const referenceFirstLine = (gpu, failed = false) => h('p', { class: 'reference',
+  'data-testid': 'reference-first' }, `Reference model (${MODE.reference}) figure: the measured kernel tables for ` +
+  `${gpu} ${failed ? 'did not load' : 'are loading'}.`);
+
 function referenceLine(result, reference) {
   const ratio = result.step_time_us / reference.step_time_us - 1;
   const diff = Math.abs(ratio) < 0.0005 ? 'the same' : `${pct(Math.abs(ratio))} ${ratio < 0 ? 'lower' : 'higher'}`;

@@ -5,7 +5,7 @@
 // docs/accuracy.json, which the headline and the modes section both show, is read once too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startForTests, openDetails } from './helpers.mjs';
+import { startForTests, openDetails, MEASURED_NUMBER } from './helpers.mjs';
 
 const env = startForTests();
 
@@ -41,8 +41,8 @@ test('index.html preloads exactly the kernel packs the default step reads, and e
   const fetched = [];
   page.context().on('request', (r) => fetched.push(new URL(r.url()).pathname));
   await page.goto(env.base);
-  await page.waitForFunction(() => /^\d+$/.test(document.querySelector('[data-testid="step-time-us"]')
-    ?.getAttribute('value') ?? ''));
+  await page.waitForFunction((sel) => /^\d+$/.test(document.querySelector(sel)?.getAttribute('value') ?? ''),
+    MEASURED_NUMBER);
   const preloaded = await page.locator('link[rel="preload"][href*="kernels/"]').evaluateAll((links) =>
     links.map((l) => new URL(l.href).pathname));
   const packs = fetched.filter((f) => f.startsWith('/wasm/dist/kernels/'));

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { breakdownRows } from '../../web/charts.js';
-import { openPage, shownStepTime, nextStepTime, cliStepTime, pageRequest, root, startForTests } from './helpers.mjs';
+import { openPage, shownStepTime, nextStepTime, cliStepTime, pageRequest, root, startForTests,
+  MEASURED_NUMBER } from './helpers.mjs';
 
 const env = startForTests();
 
@@ -201,7 +202,7 @@ test('a link refused only once its GPU\'s tables are in says why in the headline
     'web/dist/docs/KERNELS.html');
   // Choosing a GPU that measures it prices, and the headline is the number again.
   await page.goto(`${env.base}#v=1&m=gpt-oss-20b&g=H100&tp=1&mode=measured&p=0.2048&d=512~64*64`);
-  await page.getByTestId('step-time-us').waitFor();
+  await page.waitForSelector(MEASURED_NUMBER); // (not the reference model's figure shown first)
   assert.equal(await page.getByTestId('headline-error').count(), 0);
   assert.equal(await page.textContent('#stale'), '');
   await page.close();
