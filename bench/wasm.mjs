@@ -115,6 +115,10 @@ export async function runWasm({ dist, harness, seconds = 0.5 } = {}) {
         ...time(() => { sink += calc.price(r, { detail: 'summary' }).step_time_us; }, seconds) });
       out.api.push({ name: `full/${tag}`,
         ...time(() => { sink += calc.price(r, { detail: 'full' }).step_time_us; }, seconds) });
+      // A large result's attention lookups are parsed when first read: the call and that read.
+      out.api.push({ name: `full-read/${tag}`,
+        ...time(() => { sink += calc.price(r, { detail: 'full' }).phases.decode?.attn_lookups.length ?? 0; },
+          seconds) });
     }
     for (const s of SWEEPS) {
       const request = plain(cases.find((c) => c.tag === s.tag).request);

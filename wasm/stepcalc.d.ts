@@ -914,7 +914,9 @@ export interface Catalogue {
 export interface StepCalc {
   /**
    * Prices one request (object or JSON text). Throws StepCalcError on bad input.
-   * `detail` (default: the request's own, else 'full') chooses the result's detail.
+   * `detail` (default: the request's own, else 'full') chooses the result's detail. A large
+   * full result's `phases.decode.attn_lookups` (one object per KV length) is parsed when first
+   * read: an enumerable accessor that JSON.stringify, structuredClone and assignment treat as data.
    */
   price(request: Request | string, options?: { detail?: 'full' }): Result;
   price(request: Request | string, options: { detail: 'summary' }): SummaryResult;

@@ -671,7 +671,7 @@ function summaryPath(core, limits, bounds, guard, codeNames) {
       const entry = slotFor(request);
       if (!entry || !writeStep(request.step, counts, true)) return undefined;
       const outcome = guard(() => core.priceSlotFull(entry.slot, counts[0], counts[1]));
-      return outcome.ok ? JSON.parse(utf8.decode(outcome.json)) : undefined;
+      return outcome.ok ? parseFull(utf8.decode(outcome.json)) : undefined;
     },
     /** The binding's columns as the API's: bound names and warning codes per entry. */
     columns(c) {
@@ -689,6 +689,27 @@ function summaryPath(core, limits, bounds, guard, codeNames) {
       });
     },
   };
+}
+
+const LOOKUPS = '"attn_lookups":[';
+/**
+ * A full result, its decode's attention lookups (one object per KV length: most of a large
+ * step's text) parsed when first read. In the result's JSON the key is the decode's only
+ * `"attn_lookups":[` (a quote inside a string is escaped) and its array ends at the decode's
+ * following `],"gemms":`; a short array is parsed at once.
+ */
+function parseFull(text) {
+  const at = text.indexOf(LOOKUPS);
+  const start = at + LOOKUPS.length - 1; // its '['
+  const end = at < 0 ? -1 : text.indexOf('],"gemms":', start);
+  if (end - start < 4096) return JSON.parse(text);
+  const result = JSON.parse(text.slice(0, start + 1) + text.slice(end));
+  const decode = result.phases.decode;
+  const list = text.slice(start, end + 1);
+  let lookups;
+  Object.defineProperty(decode, 'attn_lookups', { enumerable: true, configurable: true,
+    get: () => (lookups ??= JSON.parse(list)), set: (v) => { lookups = v; } });
+  return result;
 }
 
 /** One-shot helpers: each awaits load() first. */

@@ -230,3 +230,25 @@ test('a summary without JSON has the JSON path\'s keys in the JSON path\'s order
       JSON.stringify(calc.price(JSON.stringify(r), { detail: 'summary' })), JSON.stringify(r));
   }
 });
+
+test('a large full result parses its attention lookups when first read, equal to the JSON path\'s in every way', () => {
+  const c = cases.find((x) => x.tags.includes('bench:c'));
+  // An id holding the text the loader looks for: inside a string its quotes are escaped.
+  for (const request of [c, { ...c, id: '"attn_lookups":[],"gemms":[' }]) {
+    const viaText = calc.price(JSON.stringify(request));
+    const got = calc.price(request);
+    const held = Object.getOwnPropertyDescriptor(got.phases.decode, 'attn_lookups');
+    assert.equal(typeof held.get, 'function', 'the lookups are parsed on first read');
+    assert.ok(held.enumerable);
+    assert.equal(JSON.stringify(got), JSON.stringify(viaText), 'same keys in the same order, same values');
+    assert.ok(got.phases.decode.attn_lookups.length > 100);
+    assert.equal(got.phases.decode.attn_lookups, got.phases.decode.attn_lookups, 'parsed once');
+    assert.deepEqual(structuredClone(got), viaText);
+    got.phases.decode.attn_lookups = [];
+    assert.deepEqual(got.phases.decode.attn_lookups, []);
+  }
+  // A small step's are parsed at once.
+  const small = cases.find((x) => x.tags.includes('bench:a'));
+  const smallLookups = Object.getOwnPropertyDescriptor(calc.price(small).phases.decode, 'attn_lookups');
+  assert.equal(smallLookups.get, undefined);
+});
