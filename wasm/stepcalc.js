@@ -705,10 +705,15 @@ function parseFull(text) {
   if (end - start < 4096) return JSON.parse(text);
   const result = JSON.parse(text.slice(0, start + 1) + text.slice(end));
   const decode = result.phases.decode;
-  const list = text.slice(start, end + 1);
+  /** @type {string | undefined} */
+  let list = text.slice(start, end + 1); // dropped once parsed (a slice keeps the whole text alive)
   let lookups;
   Object.defineProperty(decode, 'attn_lookups', { enumerable: true, configurable: true,
-    get: () => (lookups ??= JSON.parse(list)), set: (v) => { lookups = v; } });
+    get: () => {
+      if (list !== undefined) lookups = JSON.parse(list), list = undefined;
+      return lookups;
+    },
+    set: (v) => { lookups = v, list = undefined; } });
   return result;
 }
 
