@@ -60,12 +60,14 @@ class CandidateSearch {
     req.workload = w;
     req.gpu_hour_usd = c_.gpu_hour_usd;
     const ProgressFn inner = progress_ ? ProgressFn([this](double) { return progress_(totals_->share); }) : nullptr;
-    auto served = run_serve(req, kernels_, inner);
+    if (totals_->work_left <= kPlanSimulationWork) return out_of_work();
+    auto served = run_serve(req, kernels_, inner, totals_->work_left - kPlanSimulationWork);
+    if (!served && served.error().code == "cancelled") return served.error();
+    if (!served && served.error().code == "too_large") return out_of_work();  // refused, or stopped at the bound
     ++totals_->simulations;
     totals_->simulated_requests += (w.num_requests + c_.request.dp - 1) / c_.request.dp;  // one rank's
     Eval e;
     if (!served) {
-      if (served.error().code == "cancelled") return served.error();
       e.error = served.error();
       e.reason = served.error().code == "does_not_fit" ? PlanReason::kDoesNotFit : PlanReason::kKvBound;
       e.message = served.error().message;
@@ -73,10 +75,23 @@ class CandidateSearch {
     } else {
       e.ok = true;
       e.result = std::move(served).value();
+      totals_->work_left -= e.result.trace.work + kPlanSimulationWork;
       judge(w, &e, percentile);
     }
     if (memo) memo_.push_back({w.request_rate_per_s, w.concurrency, e});
     return e;
+  }
+
+  /// The plan's refusal when its next simulation does not fit in the work it has left.
+  Error out_of_work() const {
+    return make_error("too_large", "search",
+                      "The search needs more simulation work than a plan may take (its simulations together " +
+                          std::to_string(static_cast<int64_t>(totals_->work_limit)) + " units, docs/INPUT.md): after " +
+                          std::to_string(totals_->simulations) + " simulations the next, of " +
+                          c_.request.hardware.gpu + " at TP " + std::to_string(c_.request.tp) +
+                          ", needs more than the " + std::to_string(static_cast<int64_t>(totals_->work_left)) +
+                          " left. Narrow gpus or search (tp, dp, expert_parallel, engine), or send fewer or "
+                          "shorter requests (workload.num_requests, output_tokens).");
   }
 
   void judge(const Workload& w, Eval* e, int percentile = 0) const {
@@ -361,13 +376,15 @@ double plan_percentile(const LatencyStats& s, int percentile) {
   return percentile == 50 ? s.p50 : percentile == 99 ? s.p99 : s.p90;
 }
 
-Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kernels, const ProgressFn& progress) {
+Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kernels, const ProgressFn& progress,
+                              double max_work) {
   if (static_cast<int64_t>(input.candidates.size()) > kMaxPlanCandidates)
     return make_error("too_large", "search",
                       "The search would try " + std::to_string(input.candidates.size()) + " configurations; at most " +
                           std::to_string(kMaxPlanCandidates) +
                           " (narrow gpus, search.tp, search.dp, search.expert_parallel, search.engine, ...).");
   PlanResult result;
+  result.work_limit = result.work_left = max_work;
   const double count = static_cast<double>(std::max<size_t>(1, input.candidates.size()));
   for (size_t i = 0; i < input.candidates.size(); ++i) {
     result.share = static_cast<double>(i) / count;

@@ -22,6 +22,12 @@ namespace stepcalc {
 /// with too_large rather than answered slowly.
 constexpr int64_t kMaxPlanCandidates = 256;  ///< gpus x (tp x layouts) x engine x kv_cache_dtype x quantization
 constexpr int64_t kMaxPlanGpus = 1024;       ///< search.max_gpus
+/// The simulation work of one plan, its simulations together, in serve_work_units (a serve's
+/// own bound, limits::kMaxServeWork): a plan costs about what one serve at the bound does.
+constexpr double kMaxPlanWork = limits::kMaxServeWork;
+/// What one simulation costs besides its steps and requests (setting up its pricer, memory
+/// plan and statistics: about 0.25 ms natively, as many units as 2,000 of its work).
+constexpr double kPlanSimulationWork = 2000;
 /// Requests each simulation of the plan sends when the workload does not say, and the
 /// first of them left out as warm-up (open loop; a closed loop warms up one wave).
 constexpr int64_t kPlanDefaultRequests = 240;
@@ -87,15 +93,18 @@ struct PlanResult {
   double headroom_request_rate = 0;  ///< recommended: total rate at which it stops meeting the target
   int64_t simulations = 0;           ///< run_serve calls
   int64_t simulated_requests = 0;
-  double share = 0;  ///< candidates done / all, for progress during a simulation
+  double share = 0;                  ///< candidates done / all, for progress during a simulation
+  double work_limit = kMaxPlanWork;  ///< the simulation work the plan may take (run_plan's max_work)
+  double work_left = kMaxPlanWork;   ///< what it has left
 };
 
 /// The figure of `s` at `percentile` (50, 90, 99).
 double plan_percentile(const LatencyStats& s, int percentile);
 
 /// Runs the plan. `progress` gets the share of candidates done; returning false cancels
-/// (error "cancelled").
+/// (error "cancelled"). Its simulations together take at most `max_work` units (too_large at
+/// `search` when the next one would not fit in what is left).
 Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kernels,
-                              const ProgressFn& progress = nullptr);
+                              const ProgressFn& progress = nullptr, double max_work = kMaxPlanWork);
 
 }  // namespace stepcalc

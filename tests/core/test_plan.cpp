@@ -304,5 +304,44 @@ TEST_CASE("plan: default prices and model ids") {
   CHECK(preset_hf_id("qwen3-235b-a22b-fp8") == "Qwen/Qwen3-235B-A22B-FP8");
 }
 
+TEST_CASE("plan: its simulations together are bounded by their work (issue 27), refused at search beyond it") {
+  const KernelRegistry kernels = packs({"H100"});
+  auto request = parse_plan_request(R"({"model": "llama-3.1-8b-instruct", "gpus": ["H100"], "search": {"tp": [1, 2]},
+    "workload": {"input_tokens": 512, "output_tokens": 64, "request_rate": 4}, "slo": {"ttft_ms": 500}})");
+  REQUIRE(request);
+  auto whole = run_plan(request->input, kernels);
+  REQUIRE(whole);
+  const double used = whole->work_limit - whole->work_left;
+  CHECK(whole->work_limit == kMaxPlanWork);
+  // Each simulation: its steps and a seventh of its request-steps, and the fixed cost of one.
+  CHECK(used >= static_cast<double>(whole->simulations) * (kPlanSimulationWork + 240.0 * 65 / 7));
+  CHECK(used <= kMaxPlanWork);
+  // With less than that, the plan stops at the simulation that would not fit, with no answer.
+  auto capped = run_plan(request->input, kernels, nullptr, used / 2);
+  REQUIRE_FALSE(capped);
+  CHECK(capped.error().code == "too_large");
+  CHECK(capped.error().path == "search");
+  CHECK(capped.error().message.find(std::to_string(static_cast<int64_t>(used / 2)) + " units") != std::string::npos);
+  // Enough for all of it: the same answer.
+  auto enough = run_plan(request->input, kernels, nullptr, used + 1);
+  REQUIRE(enough);
+  CHECK(enough->recommended == whole->recommended);
+  CHECK(enough->simulations == whole->simulations);
+}
+
+TEST_CASE("plan: a long workload's search is refused within the bound, not run for seconds") {
+  // 8,000 tokens in and 3,000 out at 2 requests/s over every GPU with tables: about 20 million
+  // units of simulation (2.8 s natively) before plans were bounded.
+  const KernelRegistry kernels = packs({"H100", "H200", "B200"});
+  auto r = plan_json(R"({"model": "llama-3.1-70b-instruct", "gpus": ["H100", "H200", "B200"],
+    "workload": {"input_tokens": 8000, "output_tokens": 3000, "request_rate": 2},
+    "slo": {"ttft_ms": 1000, "tpot_ms": 50}})",
+                     kernels);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code == "too_large");
+  CHECK(r.error().path == "search");
+  CHECK(r.error().message.find("Narrow gpus or search") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace stepcalc
