@@ -4,7 +4,7 @@
 // measured tables x TP 1, 2, 4, 8), natively through `stepcalc plan` (wall time, packs read
 // from disk included) and in Wasm through calc.plan (tables loaded before timing). Prints the
 // medians of a few runs; never a timed test. Alone: node bench/plan.mjs
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -15,6 +15,32 @@ export const planBenchRequest = {
   slo: { ttft_ms: 1000, tpot_ms: 50, percentile: 90 },
 };
 const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
+
+// Issue 27: the longest plans the work bound admits (docs/INPUT.md, "Plans"): a MoE model's
+// default search (answered) and the same model's with 1,000 output tokens (refused at the bound
+// after running up to it): wall seconds of `stepcalc plan`, one run each.
+export const boundPlanRequests = {
+  'gpt-oss-120b, 1,000 + 300 tokens at 2 req/s (answered)': {
+    model: 'gpt-oss-120b', workload: { input_tokens: 1000, output_tokens: 300, request_rate: 2 },
+    slo: { ttft_ms: 2000, tpot_ms: 50, percentile: 90 } },
+  'gpt-oss-120b, 1,000 + 1,000 tokens at 2 req/s (refused at the bound)': {
+    model: 'gpt-oss-120b', workload: { input_tokens: 1000, output_tokens: 1000, request_rate: 2 },
+    slo: { ttft_ms: 2000, tpot_ms: 50, percentile: 90 } },
+};
+
+/** Wall seconds and outcome of `stepcalc plan` on boundPlanRequests. */
+export function runBoundPlans() {
+  const cli = path.join(root, 'build/stepcalc');
+  const out = {};
+  for (const [label, request] of Object.entries(boundPlanRequests)) {
+    const t = performance.now();
+    const r = spawnSync(cli, ['plan', '-'], { input: JSON.stringify(request), maxBuffer: 1 << 26 });
+    const result = JSON.parse(r.stdout.toString());
+    out[label] = { seconds: (performance.now() - t) / 1000, outcome: result.error?.code ?? 'answered',
+      simulations: result.search?.simulations };
+  }
+  return out;
+}
 
 /** Median wall ms of `stepcalc plan` and of calc.plan, with the search's counts. */
 export async function runPlanBench({ repeats = 3 } = {}) {
@@ -40,7 +66,7 @@ export async function runPlanBench({ repeats = 3 } = {}) {
     recommended: result.recommended?.summary ?? null };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const r = await runPlanBench();
   console.log(`plan: ${r.search.candidates} candidates, ${r.search.simulations} simulations of ` +
     `${r.search.requests_per_simulation} requests; native ${r.nativeMs.toFixed(0)} ms, ` +

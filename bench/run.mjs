@@ -17,7 +17,7 @@ import { runWasm } from './wasm.mjs';
 import { runPage } from './page.mjs';
 import { writeReport } from './report.mjs';
 import { nativeServing, runBoundNative, runServingWasm } from './serving.mjs';
-import { runPlanBench } from './plan.mjs';
+import { runBoundPlans, runPlanBench } from './plan.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -164,7 +164,7 @@ report.serving = {
 };
 
 log('plan: the default search, natively and through calc.plan');
-report.plan = { load: loadAverage(), ...await runPlanBench({ repeats: quick ? 1 : 3 }) };
+report.plan = { load: loadAverage(), ...await runPlanBench({ repeats: quick ? 1 : 3 }), bound: runBoundPlans() };
 
 if (!process.argv.includes('--no-page')) {
   log('page: headless Chromium');

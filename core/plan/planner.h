@@ -22,9 +22,10 @@ namespace stepcalc {
 /// with too_large rather than answered slowly.
 constexpr int64_t kMaxPlanCandidates = 256;  ///< gpus x (tp x layouts) x engine x kv_cache_dtype x quantization
 constexpr int64_t kMaxPlanGpus = 1024;       ///< search.max_gpus
-/// The simulation work of one plan, its simulations together, in serve_work_units (a serve's
-/// own bound, limits::kMaxServeWork): a plan costs about what one serve at the bound does.
-constexpr double kMaxPlanWork = limits::kMaxServeWork;
+/// The simulation work of one plan, its simulations together, in serve_work_units: twice a
+/// serve's own bound (limits::kMaxServeWork), so that a MoE model's default search (gpt-oss-120b,
+/// ~1.7 s natively) is answered; a longer search is refused within about two serves at the bound.
+constexpr double kMaxPlanWork = 2 * limits::kMaxServeWork;
 /// What one simulation costs besides its steps and requests (setting up its pricer, memory
 /// plan and statistics: about 0.25 ms natively, as many units as 2,000 of its work).
 constexpr double kPlanSimulationWork = 2000;
