@@ -52,7 +52,9 @@ class CandidateSearch {
   }
 
   /// Serves one replica at `w` and judges it at `percentile` (0: the target's); memoised when `memo`.
-  Expected<Eval> eval(const Workload& w, int percentile = 0, bool memo = true) {
+  /// Its bound is what the plan has left; `as_serve`: a serve's own (the settling run, whose figures
+  /// are `stepcalc serve`'s), taken while the plan has any work left and charged to it.
+  Expected<Eval> eval(const Workload& w, int percentile = 0, bool memo = true, bool as_serve = false) {
     if (memo)
       for (const Memo& m : memo_)
         if (m.rate == w.request_rate_per_s && m.clients == w.concurrency) return m.eval;
@@ -60,8 +62,9 @@ class CandidateSearch {
     req.workload = w;
     req.gpu_hour_usd = c_.gpu_hour_usd;
     const ProgressFn inner = progress_ ? ProgressFn([this](double) { return progress_(totals_->share); }) : nullptr;
-    if (totals_->work_left <= kPlanSimulationWork) return out_of_work();
-    auto served = run_serve(req, kernels_, inner, totals_->work_left - kPlanSimulationWork);
+    if (totals_->work_left <= (as_serve ? 0 : kPlanSimulationWork)) return out_of_work();
+    auto served =
+        run_serve(req, kernels_, inner, as_serve ? limits::kMaxServeWork : totals_->work_left - kPlanSimulationWork);
     if (!served && served.error().code == "cancelled") return served.error();
     if (!served && served.error().code == "too_large") return out_of_work();  // refused, or stopped at the bound
     ++totals_->simulations;
@@ -312,7 +315,7 @@ class CandidateSearch {
     Workload w = out->replica_workload;
     w.num_requests = 0;
     if (!in_.warmup_given) w.warmup_requests = -1;
-    auto e = eval(w, 0, false);
+    auto e = eval(w, 0, false, true);
     if (!e) return e.error();
     if (e->ok) {
       out->serve = std::move(e->result);

@@ -327,6 +327,18 @@ TEST_CASE("plan: its simulations together are bounded by their work (issue 27), 
   REQUIRE(enough);
   CHECK(enough->recommended == whole->recommended);
   CHECK(enough->simulations == whole->simulations);
+  // The recommendation's settling run (the last) gets a serve's own bound while the plan has work
+  // left, so its figures stay `stepcalc serve`'s even when the plan has less left than it takes.
+  auto tight = run_plan(request->input, kernels, nullptr, used - 1);
+  REQUIRE(tight);
+  REQUIRE(whole->recommended >= 0);
+  REQUIRE(tight->recommended == whole->recommended);
+  const ServeResult& a = whole->candidates[static_cast<size_t>(whole->recommended)].serve;
+  const ServeResult& b = tight->candidates[static_cast<size_t>(tight->recommended)].serve;
+  CHECK(b.num_requests == a.num_requests);
+  CHECK(b.ttft_ms.mean == a.ttft_ms.mean);
+  CHECK(b.tpot_ms.mean == a.tpot_ms.mean);
+  CHECK(tight->work_left < 0);  // charged to the plan
 }
 
 TEST_CASE("plan: a workload whose one simulation needs more than the plan may take is refused at search") {
