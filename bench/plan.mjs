@@ -4,9 +4,10 @@
 // measured tables x TP 1, 2, 4, 8), natively through `stepcalc plan` (wall time, packs read
 // from disk included) and in Wasm through calc.plan (tables loaded before timing). Prints the
 // medians of a few runs; never a timed test. Alone: node bench/plan.mjs
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { timedCli } from './serving.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const planBenchRequest = {
@@ -30,14 +31,10 @@ export const boundPlanRequests = {
 
 /** Wall seconds and outcome of `stepcalc plan` on boundPlanRequests. */
 export function runBoundPlans() {
-  const cli = path.join(root, 'build/stepcalc');
   const out = {};
   for (const [label, request] of Object.entries(boundPlanRequests)) {
-    const t = performance.now();
-    const r = spawnSync(cli, ['plan', '-'], { input: JSON.stringify(request), maxBuffer: 1 << 26 });
-    const result = JSON.parse(r.stdout.toString());
-    out[label] = { seconds: (performance.now() - t) / 1000, outcome: result.error?.code ?? 'answered',
-      simulations: result.search?.simulations };
+    const { seconds, result } = timedCli('plan', request);
+    out[label] = { seconds, outcome: result.error?.code ?? 'answered', simulations: result.search?.simulations };
   }
   return out;
 }

@@ -46,6 +46,13 @@ export const stepBoundServeRequest = () => ({
   workload: { input_tokens: 1000, output_tokens: 150000, concurrency: 16, num_requests: 104 },
 });
 
+/** `stepcalc COMMAND -` on `request`: wall seconds of the one run and its parsed output. */
+export function timedCli(command, request, bin = path.join(root, 'build/stepcalc')) {
+  const t0 = performance.now();
+  const r = spawnSync(bin, [command, '-'], { input: JSON.stringify(request), maxBuffer: 64 << 20 });
+  return { seconds: (performance.now() - t0) / 1e3, result: JSON.parse(r.stdout.toString()) };
+}
+
 /**
  * The native CLI on boundServeRequest per mode and on stepBoundServeRequest
  * (STEP_BOUND_LABEL): wall seconds of one run each (they take seconds).
@@ -55,11 +62,7 @@ export function runBoundNative(bin = path.join(root, 'build/stepcalc')) {
   const out = {};
   const cases = [...SERVE_MODES.map((mode) => [mode, boundServeRequest(mode)]),
     [STEP_BOUND_LABEL, stepBoundServeRequest()]];
-  const serve = (request) => {
-    const t0 = performance.now();
-    const r = spawnSync(bin, ['serve', '-'], { input: JSON.stringify(request), maxBuffer: 64 << 20 });
-    return { seconds: (performance.now() - t0) / 1e3, result: JSON.parse(r.stdout.toString()) };
-  };
+  const serve = (request) => timedCli('serve', request, bin);
   for (const [label, request] of cases) {
     const { seconds, result } = serve(request);
     if (result.error) throw new Error(`bench/serving: the bound's request was refused: ${result.error.message}`);
