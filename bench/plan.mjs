@@ -17,15 +17,20 @@ export const planBenchRequest = {
 };
 const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
 
-// Issue 27: the longest plans the work bound admits (docs/INPUT.md, "Plans"): a MoE model's
-// default search (answered) and the same model's with 1,000 output tokens (refused at the bound
-// after running up to it): wall seconds of `stepcalc plan`, one run each.
+// Issue 27: the longest plans the bounds admit (docs/INPUT.md, "Plans"): a MoE model's default
+// search (answered), the same model's with 1,000 output tokens (refused at the work bound after
+// running up to it), and one of small batches (a low rate, long outputs: refused at the step
+// bound; within the work bound alone it ran ~10 million steps): wall seconds of `stepcalc plan`,
+// one run each.
 export const boundPlanRequests = {
   'gpt-oss-120b, 1,000 + 300 tokens at 2 req/s (answered)': {
     model: 'gpt-oss-120b', workload: { input_tokens: 1000, output_tokens: 300, request_rate: 2 },
     slo: { ttft_ms: 2000, tpot_ms: 50, percentile: 90 } },
   'gpt-oss-120b, 1,000 + 1,000 tokens at 2 req/s (refused at the bound)': {
     model: 'gpt-oss-120b', workload: { input_tokens: 1000, output_tokens: 1000, request_rate: 2 },
+    slo: { ttft_ms: 2000, tpot_ms: 50, percentile: 90 } },
+  'gpt-oss-120b, 100 + 2,000 tokens at 0.05 req/s (small batches, refused at the step bound)': {
+    model: 'gpt-oss-120b', workload: { input_tokens: 100, output_tokens: 2000, request_rate: 0.05 },
     slo: { ttft_ms: 2000, tpot_ms: 50, percentile: 90 } },
 };
 
@@ -34,7 +39,9 @@ export function runBoundPlans() {
   const out = {};
   for (const [label, request] of Object.entries(boundPlanRequests)) {
     const { seconds, result } = timedCli('plan', request);
-    out[label] = { seconds, outcome: result.error?.code ?? 'answered', simulations: result.search?.simulations };
+    const bound = /(\d+ engine steps|\d+ units)/.exec(result.error?.message ?? '')?.[1];
+    out[label] = { seconds, outcome: result.error?.code ?? 'answered', simulations: result.search?.simulations,
+      ...(bound ? { bound } : {}) };
   }
   return out;
 }

@@ -62,9 +62,10 @@ class CandidateSearch {
     req.workload = w;
     req.gpu_hour_usd = c_.gpu_hour_usd;
     const ProgressFn inner = progress_ ? ProgressFn([this](double) { return progress_(totals_->share); }) : nullptr;
-    if (totals_->work_left <= (as_serve ? 0 : kPlanSimulationWork)) return out_of_work();
-    auto served =
-        run_serve(req, kernels_, inner, as_serve ? limits::kMaxServeWork : totals_->work_left - kPlanSimulationWork);
+    if (totals_->work_left <= (as_serve ? 0 : kPlanSimulationWork) || totals_->steps_left <= 0) return out_of_work();
+    auto served = as_serve ? run_serve(req, kernels_, inner)
+                           : run_serve(req, kernels_, inner, totals_->work_left - kPlanSimulationWork,
+                                       std::min(limits::kMaxServeSteps, totals_->steps_left));
     if (!served && served.error().code == "cancelled") return served.error();
     if (!served && served.error().code == "too_large") return out_of_work();  // refused, or stopped at the bound
     ++totals_->simulations;
@@ -79,6 +80,7 @@ class CandidateSearch {
       e.ok = true;
       e.result = std::move(served).value();
       totals_->work_left -= e.result.trace.work + kPlanSimulationWork;
+      totals_->steps_left -= e.result.trace.steps;  // an open loop's last pass: the settling run's
       judge(w, &e, percentile);
     }
     if (memo) memo_.push_back({w.request_rate_per_s, w.concurrency, e});
@@ -87,12 +89,18 @@ class CandidateSearch {
 
   /// The plan's refusal when its next simulation does not fit in the work it has left.
   Error out_of_work() const {
+    // The bound named is the one with the smaller share left.
+    const bool steps = static_cast<double>(totals_->steps_left) / static_cast<double>(totals_->steps_limit) <
+                       totals_->work_left / totals_->work_limit;
+    const std::string bound = steps ? std::to_string(totals_->steps_limit) + " engine steps"
+                                    : std::to_string(static_cast<int64_t>(totals_->work_limit)) + " units";
+    const std::string left = steps ? std::to_string(std::max<int64_t>(0, totals_->steps_left)) + " steps"
+                                   : std::to_string(static_cast<int64_t>(std::max(0.0, totals_->work_left)));
     return make_error("too_large", "search",
-                      "The search needs more simulation work than a plan may take (its simulations together " +
-                          std::to_string(static_cast<int64_t>(totals_->work_limit)) + " units, docs/INPUT.md): after " +
-                          std::to_string(totals_->simulations) + " simulations the next, of " +
-                          c_.request.hardware.gpu + " at TP " + std::to_string(c_.request.tp) +
-                          ", needs more than the " + std::to_string(static_cast<int64_t>(totals_->work_left)) +
+                      "The search needs more simulation work than a plan may take (its simulations together " + bound +
+                          ", docs/INPUT.md): after " + std::to_string(totals_->simulations) +
+                          " simulations the next, of " + c_.request.hardware.gpu + " at TP " +
+                          std::to_string(c_.request.tp) + ", needs more than the " + left +
                           " left. Narrow gpus or search (tp, dp, expert_parallel, engine), or send fewer or "
                           "shorter requests (workload.num_requests, output_tokens).");
   }
@@ -380,7 +388,7 @@ double plan_percentile(const LatencyStats& s, int percentile) {
 }
 
 Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kernels, const ProgressFn& progress,
-                              double max_work) {
+                              double max_work, int64_t max_steps) {
   if (static_cast<int64_t>(input.candidates.size()) > kMaxPlanCandidates)
     return make_error("too_large", "search",
                       "The search would try " + std::to_string(input.candidates.size()) + " configurations; at most " +
@@ -388,6 +396,7 @@ Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kern
                           " (narrow gpus, search.tp, search.dp, search.expert_parallel, search.engine, ...).");
   PlanResult result;
   result.work_limit = result.work_left = max_work;
+  result.steps_limit = result.steps_left = max_steps;
   const double count = static_cast<double>(std::max<size_t>(1, input.candidates.size()));
   for (size_t i = 0; i < input.candidates.size(); ++i) {
     result.share = static_cast<double>(i) / count;

@@ -26,6 +26,12 @@ constexpr int64_t kMaxPlanGpus = 1024;       ///< search.max_gpus
 /// serve's own bound (limits::kMaxServeWork), so that a MoE model's default search (gpt-oss-120b,
 /// ~1.7 s natively) is answered; a longer search is refused within about two serves at the bound.
 constexpr double kMaxPlanWork = 2 * limits::kMaxServeWork;
+/// The engine steps of one plan, its simulations together: twice a serve's own bound
+/// (limits::kMaxServeSteps). The work above weighs a step as one unit and a request in it as a
+/// seventh; a search of many small batches (a low request rate, long outputs) costs more time per
+/// unit than the large batches the unit was measured on, and this bound stops it after about as
+/// many steps as two serves at their own step bound take (BENCHMARKS.md, "the plans' bounds").
+constexpr int64_t kMaxPlanSteps = 2 * limits::kMaxServeSteps;
 /// What one simulation costs besides its steps and requests (setting up its pricer, memory
 /// plan and statistics: about 0.25 ms natively, as many units as 2,000 of its work).
 constexpr double kPlanSimulationWork = 2000;
@@ -94,18 +100,21 @@ struct PlanResult {
   double headroom_request_rate = 0;  ///< recommended: total rate at which it stops meeting the target
   int64_t simulations = 0;           ///< run_serve calls
   int64_t simulated_requests = 0;
-  double share = 0;                  ///< candidates done / all, for progress during a simulation
-  double work_limit = kMaxPlanWork;  ///< the simulation work the plan may take (run_plan's max_work)
-  double work_left = kMaxPlanWork;   ///< what it has left
+  double share = 0;                     ///< candidates done / all, for progress during a simulation
+  double work_limit = kMaxPlanWork;     ///< the simulation work the plan may take (run_plan's max_work)
+  double work_left = kMaxPlanWork;      ///< what it has left
+  int64_t steps_limit = kMaxPlanSteps;  ///< the engine steps its simulations may take (run_plan's max_steps)
+  int64_t steps_left = kMaxPlanSteps;   ///< what it has left
 };
 
 /// The figure of `s` at `percentile` (50, 90, 99).
 double plan_percentile(const LatencyStats& s, int percentile);
 
 /// Runs the plan. `progress` gets the share of candidates done; returning false cancels
-/// (error "cancelled"). Its simulations together take at most `max_work` units (too_large at
-/// `search` when the next one would not fit in what is left).
+/// (error "cancelled"). Its simulations together take at most `max_work` units and `max_steps`
+/// engine steps (too_large at `search` when the next one would not fit in what is left).
 Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kernels,
-                              const ProgressFn& progress = nullptr, double max_work = kMaxPlanWork);
+                              const ProgressFn& progress = nullptr, double max_work = kMaxPlanWork,
+                              int64_t max_steps = kMaxPlanSteps);
 
 }  // namespace stepcalc

@@ -258,7 +258,7 @@ SteadyState steady_state(const Pass& p, double ranks) {
 }  // namespace
 
 Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& kernels, const ProgressFn& progress,
-                                double max_work) {
+                                double max_work, int64_t max_steps) {
   const Workload base = rank_workload(request.workload, request.dp);
   // An open loop without num_requests runs until its figures settle (docs/SERVING.md).
   const bool settle = base.concurrency == 0 && base.num_requests == 0;
@@ -269,9 +269,9 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
   ServeResult result;
   result.memory = memory.value();
   result.engine = resolve_engine_settings(request.engine, *find_gpu_spec(request.hardware.gpu));
-  if (min_steps(with_requests(base, settle ? kSteadyPassRequests[0] : 0), result.engine) > d(limits::kMaxServeSteps))
+  if (min_steps(with_requests(base, settle ? kSteadyPassRequests[0] : 0), result.engine) > d(max_steps))
     return make_error("too_large", "workload.num_requests",
-                      "This workload takes more than " + std::to_string(limits::kMaxServeSteps) +
+                      "This workload takes more than " + std::to_string(max_steps) +
                           " engine steps to simulate; use fewer requests, shorter outputs or more concurrency.");
   if (!result.memory.fits) return make_error("does_not_fit", "tp", memory_warnings(result.memory, 0)[0].message);
 
@@ -289,7 +289,7 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
   s.warmup_drain = base.warmup_drain;
   result.api_overhead_us = base.api_overhead_us >= 0 ? base.api_overhead_us : kDefaultApiOverheadUs;
   s.api_overhead_us = result.api_overhead_us;
-  s.max_steps = limits::kMaxServeSteps;
+  s.max_steps = max_steps;
   auto pricer = make_step_pricer(request, kernels);
   if (!pricer) return pricer.error();
   const double ranks = d(std::max<int64_t>(1, request.dp));
@@ -302,7 +302,7 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
     next.w = with_requests(base, settle ? kSteadyPassRequests[k] : 0);
     if (k > 0 && !validate_workload(next.w)) break;
     const bool later = k > 0;  // a later pass that would be too large ends the search with the last one
-    if (later && min_steps(next.w, result.engine) > d(limits::kMaxServeSteps)) break;
+    if (later && min_steps(next.w, result.engine) > d(max_steps)) break;
     next.plan = plan_requests(next.w, s.block_size);
     // vLLM refuses (HTTP 400) a request whose prompt and max_tokens exceed max_model_len:
     // it is never served, so it is never simulated (docs/SERVING.md).
@@ -329,10 +329,10 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
                               "): it is never scheduled. Turn chunked prefill on or raise max_num_batched_tokens "
                               "(vLLM requires it to be at least max_model_len without chunked prefill).");
     }
-    if (min_steps_kv(next.plan, result.memory.kv_cache_tokens) > d(limits::kMaxServeSteps)) {
+    if (min_steps_kv(next.plan, result.memory.kv_cache_tokens) > d(max_steps)) {
       if (later) break;
       return make_error("too_large", "workload.num_requests",
-                        "This workload takes more than " + std::to_string(limits::kMaxServeSteps) +
+                        "This workload takes more than " + std::to_string(max_steps) +
                             " engine steps to simulate: its requests' KV cache (" +
                             std::to_string(result.memory.kv_cache_tokens) +
                             " tokens) holds too few of them at once; use fewer or shorter requests, or a larger TP.");

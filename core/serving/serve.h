@@ -107,9 +107,11 @@ struct ServeResult {
 /// (`workload.concurrency`, `tp` for a model that does not fit, ...); `progress` may cancel.
 /// The simulations (an open loop's passes together) take at most `max_work` units of work
 /// (serve_work_units; too_large beyond, refused up front when the workload's least work
-/// exceeds it); the result's trace.work says how much they took.
+/// exceeds it); the result's trace.work says how much they took. Each simulation takes at
+/// most `max_steps` engine steps (the same: refused up front when it needs more).
 Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& kernels = no_kernels(),
-                                const ProgressFn& progress = nullptr, double max_work = limits::kMaxServeWork);
+                                const ProgressFn& progress = nullptr, double max_work = limits::kMaxServeWork,
+                                int64_t max_steps = limits::kMaxServeSteps);
 
 /// The memory plan of `request` (its model, precision, TP, GPU and engine settings,
 /// vLLM's defaults filled in). Errors: a GPU without memory figures, engine settings

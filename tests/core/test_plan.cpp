@@ -341,6 +341,32 @@ TEST_CASE("plan: its simulations together are bounded by their work (issue 27), 
   CHECK(tight->work_left < 0);  // charged to the plan
 }
 
+TEST_CASE("plan: its simulations together are bounded by their engine steps (issue 27), refused at search beyond") {
+  // Small batches cost more time per unit of work than the unit says: the steps are bounded too.
+  const KernelRegistry kernels = packs({"H100"});
+  auto request = parse_plan_request(R"({"model": "llama-3.1-8b-instruct", "gpus": ["H100"], "search": {"tp": [1, 2]},
+    "workload": {"input_tokens": 100, "output_tokens": 500, "request_rate": 0.5}, "slo": {"ttft_ms": 500}})");
+  REQUIRE(request);
+  auto whole = run_plan(request->input, kernels);
+  REQUIRE(whole);
+  CHECK(whole->steps_limit == kMaxPlanSteps);
+  const int64_t used = whole->steps_limit - whole->steps_left;
+  // Every simulation sends 240 requests of 500 tokens: at least 500 steps each.
+  CHECK(used >= whole->simulations * 500);
+  // Half of them: stopped at search, the steps named; the work bound alone would have let it run.
+  auto capped = run_plan(request->input, kernels, nullptr, kMaxPlanWork, used / 2);
+  REQUIRE_FALSE(capped);
+  CHECK(capped.error().code == "too_large");
+  CHECK(capped.error().path == "search");
+  CHECK(capped.error().message.find(std::to_string(used / 2) + " engine steps") != std::string::npos);
+  CHECK(whole->work_limit - whole->work_left < kMaxPlanWork / 2);
+  // Enough: the same answer.
+  auto enough = run_plan(request->input, kernels, nullptr, kMaxPlanWork, used + 1);
+  REQUIRE(enough);
+  CHECK(enough->recommended == whole->recommended);
+  CHECK(enough->simulations == whole->simulations);
+}
+
 TEST_CASE("plan: a workload whose one simulation needs more than the plan may take is refused at search") {
   // 100,000 requests of 2,000 tokens: 28.6 million units in its first simulation, refused before it runs
   // (before plans were bounded, a serve's too_large was a candidate's reason and the search went on).
