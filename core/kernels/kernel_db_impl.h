@@ -17,6 +17,21 @@ namespace stepcalc {
 
 constexpr int kKernelTableCount = static_cast<int>(KernelTable::kNone);
 
+/// The fused-MoE shapes last matched to a table's nearest measured shape (a search of every
+/// shape with six logarithms each, per lookup the memo misses: a model asks for one shape, in
+/// its dtype and in BF16, at every token count). Not thread-safe, as the memo below.
+struct MoeShapeCache {
+  struct Entry {
+    const MeasuredTable* table = nullptr;
+    double want[6] = {};
+    int64_t best = -1;  ///< level-5 entry of the nearest shape, -1: none
+    double distance = 0;
+    double keys[6] = {};
+  };
+  Entry entries[4];
+  unsigned next = 0;  ///< the entry replaced next
+};
+
 struct KernelDb::Impl {
   GpuSpec gpu;
   std::string version;
@@ -39,6 +54,7 @@ struct KernelDb::Impl {
   };
   static constexpr size_t kMemoSize = 4096;
   mutable std::unique_ptr<MemoEntry[]> memo;  ///< kMemoSize entries, made by the first lookup
+  mutable MoeShapeCache moe_shapes;
 
   /// The memo's entry for `key`: holding the answer when `entry->key` equals `key`, else the
   /// slot to keep it in (KernelDb lookups: `if (hit) return; ...; return keep(slot, answer)`).

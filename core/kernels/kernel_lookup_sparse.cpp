@@ -22,19 +22,19 @@ double moe_work(double tokens, double hidden, double inter, double experts, doub
 
 namespace {
 
-KernelTime moe_in(const MeasuredTable* t, KernelDtype dtype, double tokens, int hidden, int intermediate, int experts,
-                  int topk, int moe_tp, int moe_ep) {
-  if (t == nullptr) return missing_time(KernelTable::kMoe, dtype);
-  if (!(tokens > 0) || hidden <= 0 || intermediate <= 0 || experts <= 0 || topk <= 0 || moe_tp <= 0 || moe_ep <= 0) {
-    return KernelTime{};
-  }
-  const double want[6] = {double(hidden), double(intermediate), double(experts),
-                          double(topk),   double(moe_tp),       double(moe_ep)};
+/// The measured shape of `t` nearest `want` (hidden, intermediate, experts, top-k, moe_tp, moe_ep):
+/// the least sum of |log(key / want)| over the six, the first of equals.
+const MoeShapeCache::Entry& nearest_moe_shape(const MeasuredTable* t, const double (&want)[6], MoeShapeCache* cache) {
+  for (const MoeShapeCache::Entry& e : cache->entries)
+    if (e.table == t && std::equal(want, want + 6, e.want)) return e;
+  MoeShapeCache::Entry& out = cache->entries[cache->next];
+  cache->next = (cache->next + 1) % std::size(cache->entries);
+  out.table = t;
+  std::copy(want, want + 6, out.want);
+  out.best = -1;
   // Every measured shape is one entry of level 5 (moe_ep); walk up for its keys.
   const int kShapeLevel = 5;
-  int64_t best = -1;
   double best_distance = std::numeric_limits<double>::infinity();
-  double best_keys[6] = {};
   for (uint32_t i = 0; i < t->levels[kShapeLevel].value.size(); ++i) {
     double keys[6];
     uint32_t node = i;
@@ -46,10 +46,26 @@ KernelTime moe_in(const MeasuredTable* t, KernelDtype dtype, double tokens, int 
     for (int d = 0; d < 6; ++d) distance += std::fabs(std::log(keys[d] / want[d]));
     if (distance < best_distance) {
       best_distance = distance;
-      best = i;
-      std::copy(keys, keys + 6, best_keys);
+      out.best = i;
+      std::copy(keys, keys + 6, out.keys);
     }
   }
+  out.distance = best_distance;
+  return out;
+}
+
+KernelTime moe_in(const MeasuredTable* t, KernelDtype dtype, double tokens, int hidden, int intermediate, int experts,
+                  int topk, int moe_tp, int moe_ep, MoeShapeCache* cache) {
+  if (t == nullptr) return missing_time(KernelTable::kMoe, dtype);
+  if (!(tokens > 0) || hidden <= 0 || intermediate <= 0 || experts <= 0 || topk <= 0 || moe_tp <= 0 || moe_ep <= 0) {
+    return KernelTime{};
+  }
+  const double want[6] = {double(hidden), double(intermediate), double(experts),
+                          double(topk),   double(moe_tp),       double(moe_ep)};
+  const MoeShapeCache::Entry& shape = nearest_moe_shape(t, want, cache);
+  const int64_t best = shape.best;
+  const double best_distance = shape.distance;
+  const double(&best_keys)[6] = shape.keys;
   if (best < 0) return missing_time(KernelTable::kMoe, dtype);
   Sample s = interpolate_rows(*t, static_cast<uint32_t>(best), tokens, BeyondRule::kLinear, t->latency_us);
   if (best_distance > 0) {
@@ -71,11 +87,11 @@ KernelTime KernelDb::moe(KernelDtype dtype, double tokens, int hidden, int inter
   Impl::MemoEntry* slot = impl_->recall(key);
   if (Impl::holds(slot, key)) return slot->time;
   KernelTime t = moe_in(impl_->table(KernelTable::kMoe, dtype), dtype, tokens, hidden, intermediate, experts, topk,
-                        moe_tp, moe_ep);
+                        moe_tp, moe_ep, &impl_->moe_shapes);
   const MeasuredTable* bf16 = impl_->table(KernelTable::kMoe, KernelDtype::kBf16);
   if (dtype != KernelDtype::kBf16 && bf16 != nullptr)
-    t = no_slower_than_bf16(
-        t, moe_in(bf16, KernelDtype::kBf16, tokens, hidden, intermediate, experts, topk, moe_tp, moe_ep));
+    t = no_slower_than_bf16(t, moe_in(bf16, KernelDtype::kBf16, tokens, hidden, intermediate, experts, topk, moe_tp,
+                                      moe_ep, &impl_->moe_shapes));
   return Impl::keep(slot, key, t);
 }
 

@@ -319,6 +319,42 @@ TEST_CASE("the lookup memo answers as the tables do: repeated, colliding and evi
   for (int i = 0; i < n; i += 7) CHECK(same(ask(*cold, i), first[static_cast<size_t>(i)]));
 }
 
+TEST_CASE("fused MoE: the nearest measured shape, kept per table, answers as a fresh search") {
+  // Each MoE lookup the memo misses searched every measured shape (six logarithms each); the
+  // last shapes found are kept. Seven shapes (more than are kept), measured and approximated, in
+  // its dtype and in BF16, asked in turns at token counts the memo has not seen, answer to the
+  // bit as another database asked in the opposite order does.
+  const auto warm = test::load_kernels("H100", "vllm-0.24.0");
+  const auto cold = test::load_kernels("H100", "vllm-0.24.0");
+  struct Shape {
+    KernelDtype dtype;
+    int hidden, inter, experts, topk, tp, ep;
+  };
+  const Shape shapes[] = {
+      {KernelDtype::kBf16, 4096, 14336, 8, 2, 1, 1},      {KernelDtype::kBf16, 4096, 14336, 8, 2, 2, 1},
+      {KernelDtype::kFp8Block, 4096, 1536, 128, 8, 1, 1}, {KernelDtype::kFp8Block, 3072, 1536, 256, 8, 4, 1},
+      {KernelDtype::kMxfp4, 2880, 2880, 128, 4, 1, 1},    {KernelDtype::kMxfp4, 2880, 2880, 128, 4, 2, 1},
+      {KernelDtype::kBf16, 5000, 1000, 64, 6, 1, 1}};
+  const int n = static_cast<int>(std::size(shapes));
+  const auto ask = [&shapes](const KernelDb& db, int i) {
+    const Shape& s = shapes[i % 7];
+    return db.moe(s.dtype, 1 + (i * 53) % 4000, s.hidden, s.inter, s.experts, s.topk, s.tp, s.ep);
+  };
+  std::vector<KernelTime> first;
+  for (int i = 0; i < 20 * n; ++i) first.push_back(ask(*warm, i));
+  int priced = 0;
+  for (int i = 20 * n - 1; i >= 0; --i) {
+    const KernelTime t = ask(*cold, i);
+    const KernelTime& f = first[static_cast<size_t>(i)];
+    CHECK(std::memcmp(&t.us, &f.us, sizeof t.us) == 0);
+    CHECK(t.how == f.how);
+    CHECK(std::equal(std::begin(t.cells), std::end(t.cells), std::begin(f.cells)));
+    CHECK(std::memcmp(&t.outlier_us, &f.outlier_us, sizeof t.outlier_us) == 0);
+    priced += std::isfinite(t.us) && t.us > 0;
+  }
+  CHECK(priced == 20 * n);
+}
+
 TEST_CASE("a decode row answers decode_attention to the bit at every KV length") {
   // A serving step prices its decodes through one row per batch (the searches done once):
   // every value must be decode_attention's, across batches on, between, below and beyond
