@@ -22,6 +22,9 @@ function recordWorkers(page) {
     const post = Worker.prototype.postMessage;
     Worker.prototype.postMessage = function (data, ...rest) {
       if (data && 'curve' in data) window.posted.push(data.request ? JSON.parse(JSON.stringify(data.request)) : null);
+      // A test that must act while a job runs holds it: the job of a request at TP window.holdTp
+      // is never posted, so the worker never answers it (it runs until it is stopped).
+      if (data?.request && data.request.tp === window.holdTp) return undefined;
       return post.call(this, data, ...rest);
     };
     const terminate = Worker.prototype.terminate;
@@ -110,6 +113,8 @@ test('A changed while its simulation runs: that simulation ends, and the compari
   await page.goto(`${env.base}${STEP}&sv=1024_2048_c256_n2000_u0`);
   await page.waitForSelector('[data-testid="step-time-us"]');
   await page.getByTestId('pin-a').click();
+  // A (TP 1) is held: its simulation cannot end before A changes, however slow or fast the machine.
+  await page.evaluate(() => { window.holdTp = 1; });
   await page.fill('#tp', '2');
   // B's own simulation first, then A's: wait for A's.
   await page.waitForFunction(() => /Simulating A for the comparison/.test(
