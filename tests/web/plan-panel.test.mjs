@@ -385,8 +385,9 @@ test('a plan runs in a worker with progress, and Cancel stops it', async () => {
   };
   page.workers().forEach(track);
   page.on('worker', track);
-  // The default search (every GPU, TP 1 to 8) on Llama-3.1-70B: long enough to cancel part-way.
-  await page.getByTestId('plan-model').selectOption('llama-3.1-70b-instruct');
+  // The default search (every GPU, TP 1 to 8, and expert parallelism) on gpt-oss-120b: about three
+  // times Llama-3.1-70B's, so that a loaded machine still cancels it part-way.
+  await page.getByTestId('plan-model').selectOption('gpt-oss-120b');
   await page.getByTestId('plan-run').click();
   await page.waitForFunction(() => Number(document.querySelector('[data-testid="plan-progress"]').value) > 0, null,
     { timeout: 60000 });
