@@ -25,8 +25,11 @@ namespace {
 /// The measured shape of `t` nearest `want` (hidden, intermediate, experts, top-k, moe_tp, moe_ep):
 /// the least sum of |log(key / want)| over the six, the first of equals.
 const MoeShapeCache::Entry& nearest_moe_shape(const MeasuredTable* t, const double (&want)[6], MoeShapeCache* cache) {
+#if !defined(__EMSCRIPTEN__) || defined(STEPCALC_PLAN_MODULE)
+  // Natively and in the planner's module; the first-view module (built for its size) searches.
   for (const MoeShapeCache::Entry& e : cache->entries)
     if (e.table == t && std::equal(want, want + 6, e.want)) return e;
+#endif
   MoeShapeCache::Entry& out = cache->entries[cache->next];
   cache->next = (cache->next + 1) % std::size(cache->entries);
   out.table = t;
