@@ -23,6 +23,14 @@ KernelRegistry packs(std::initializer_list<const char*> gpus) {
   return r;
 }
 
+/// llama-3.1-8b on H100 at TP 1 and 2 with `workload` (JSON) and a 500 ms p90 TTFT target: the
+/// bound tests' plan, small enough to run whole.
+Expected<PlanRequest> small_plan(const std::string& workload) {
+  return parse_plan_request(R"({"model": "llama-3.1-8b-instruct", "gpus": ["H100"], "search": {"tp": [1, 2]},
+    "slo": {"ttft_ms": 500}, "workload": )" +
+                            workload + "}");
+}
+
 const char* const kPlan = R"({"model": "llama-3.1-70b-instruct", "gpus": ["H100", "H200"],
   "gpu_hour_usd": {"H100": 2.5, "H200": 3.5},
   "workload": {"input_tokens": 1000, "output_tokens": 300, "request_rate": 2},
@@ -306,8 +314,7 @@ TEST_CASE("plan: default prices and model ids") {
 
 TEST_CASE("plan: its simulations together are bounded by their work (issue 27), refused at search beyond it") {
   const KernelRegistry kernels = packs({"H100"});
-  auto request = parse_plan_request(R"({"model": "llama-3.1-8b-instruct", "gpus": ["H100"], "search": {"tp": [1, 2]},
-    "workload": {"input_tokens": 512, "output_tokens": 64, "request_rate": 4}, "slo": {"ttft_ms": 500}})");
+  auto request = small_plan(R"({"input_tokens": 512, "output_tokens": 64, "request_rate": 4})");
   REQUIRE(request);
   auto whole = run_plan(request->input, kernels);
   REQUIRE(whole);
@@ -344,8 +351,7 @@ TEST_CASE("plan: its simulations together are bounded by their work (issue 27), 
 TEST_CASE("plan: its simulations together are bounded by their engine steps (issue 27), refused at search beyond") {
   // Small batches cost more time per unit of work than the unit says: the steps are bounded too.
   const KernelRegistry kernels = packs({"H100"});
-  auto request = parse_plan_request(R"({"model": "llama-3.1-8b-instruct", "gpus": ["H100"], "search": {"tp": [1, 2]},
-    "workload": {"input_tokens": 100, "output_tokens": 500, "request_rate": 0.5}, "slo": {"ttft_ms": 500}})");
+  auto request = small_plan(R"({"input_tokens": 100, "output_tokens": 500, "request_rate": 0.5})");
   REQUIRE(request);
   auto whole = run_plan(request->input, kernels);
   REQUIRE(whole);
