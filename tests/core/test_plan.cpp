@@ -23,13 +23,28 @@ KernelRegistry packs(std::initializer_list<const char*> gpus) {
   return r;
 }
 
-/// llama-3.1-8b on H100 at TP 1 and 2 with `workload` (JSON) and a 500 ms p90 TTFT target: the
-/// bound tests' plan, small enough to run whole.
-Expected<PlanRequest> small_plan(const std::string& workload) {
-  return parse_plan_request(R"({"model": "llama-3.1-8b-instruct", "gpus": ["H100"], "search": {"tp": [1, 2]},
-    "slo": {"ttft_ms": 500}, "workload": )" +
-                            workload + "}");
-}
+/// llama-3.1-8b on H100 at TP 1 and 2 with `workload` (JSON) and a 500 ms p90 TTFT target, run
+/// whole under the default bounds (the bound tests' plan, small enough to run whole); `with`
+/// runs it again under other bounds.
+struct SmallPlan {
+  KernelRegistry kernels = packs({"H100"});
+  PlanRequest request;
+  PlanResult whole;
+
+  explicit SmallPlan(const std::string& workload) {
+    auto parsed = parse_plan_request(R"({"model": "llama-3.1-8b-instruct", "gpus": ["H100"], "search": {"tp": [1, 2]},
+      "slo": {"ttft_ms": 500}, "workload": )" +
+                                     workload + "}");
+    REQUIRE(parsed);
+    request = std::move(parsed).value();
+    auto ran = run_plan(request.input, kernels);
+    REQUIRE(ran);
+    whole = std::move(ran).value();
+  }
+  Expected<PlanResult> with(double max_work, int64_t max_steps = kMaxPlanSteps) const {
+    return run_plan(request.input, kernels, nullptr, max_work, max_steps);
+  }
+};
 
 const char* const kPlan = R"({"model": "llama-3.1-70b-instruct", "gpus": ["H100", "H200"],
   "gpu_hour_usd": {"H100": 2.5, "H200": 3.5},
@@ -313,30 +328,27 @@ TEST_CASE("plan: default prices and model ids") {
 }
 
 TEST_CASE("plan: its simulations together are bounded by their work (issue 27), refused at search beyond it") {
-  const KernelRegistry kernels = packs({"H100"});
-  auto request = small_plan(R"({"input_tokens": 512, "output_tokens": 64, "request_rate": 4})");
-  REQUIRE(request);
-  auto whole = run_plan(request->input, kernels);
-  REQUIRE(whole);
+  const SmallPlan plan(R"({"input_tokens": 512, "output_tokens": 64, "request_rate": 4})");
+  const PlanResult* whole = &plan.whole;
   const double used = whole->work_limit - whole->work_left;
   CHECK(whole->work_limit == kMaxPlanWork);
   // Each simulation: its steps and a seventh of its request-steps, and the fixed cost of one.
   CHECK(used >= static_cast<double>(whole->simulations) * (kPlanSimulationWork + 240.0 * 65 / 7));
   CHECK(used <= kMaxPlanWork);
   // With less than that, the plan stops at the simulation that would not fit, with no answer.
-  auto capped = run_plan(request->input, kernels, nullptr, used / 2);
+  auto capped = plan.with(used / 2);
   REQUIRE_FALSE(capped);
   CHECK(capped.error().code == "too_large");
   CHECK(capped.error().path == "search");
   CHECK(capped.error().message.find(std::to_string(static_cast<int64_t>(used / 2)) + " units") != std::string::npos);
   // Enough for all of it: the same answer.
-  auto enough = run_plan(request->input, kernels, nullptr, used + 1);
+  auto enough = plan.with(used + 1);
   REQUIRE(enough);
   CHECK(enough->recommended == whole->recommended);
   CHECK(enough->simulations == whole->simulations);
   // The recommendation's settling run (the last) gets a serve's own bound while the plan has work
   // left, so its figures stay `stepcalc serve`'s even when the plan has less left than it takes.
-  auto tight = run_plan(request->input, kernels, nullptr, used - 1);
+  auto tight = plan.with(used - 1);
   REQUIRE(tight);
   REQUIRE(whole->recommended >= 0);
   REQUIRE(tight->recommended == whole->recommended);
@@ -350,24 +362,21 @@ TEST_CASE("plan: its simulations together are bounded by their work (issue 27), 
 
 TEST_CASE("plan: its simulations together are bounded by their engine steps (issue 27), refused at search beyond") {
   // Small batches cost more time per unit of work than the unit says: the steps are bounded too.
-  const KernelRegistry kernels = packs({"H100"});
-  auto request = small_plan(R"({"input_tokens": 100, "output_tokens": 500, "request_rate": 0.5})");
-  REQUIRE(request);
-  auto whole = run_plan(request->input, kernels);
-  REQUIRE(whole);
+  const SmallPlan plan(R"({"input_tokens": 100, "output_tokens": 500, "request_rate": 0.5})");
+  const PlanResult* whole = &plan.whole;
   CHECK(whole->steps_limit == kMaxPlanSteps);
   const int64_t used = whole->steps_limit - whole->steps_left;
   // Every simulation sends 240 requests of 500 tokens: at least 500 steps each.
   CHECK(used >= whole->simulations * 500);
   // Half of them: stopped at search, the steps named; the work bound alone would have let it run.
-  auto capped = run_plan(request->input, kernels, nullptr, kMaxPlanWork, used / 2);
+  auto capped = plan.with(kMaxPlanWork, used / 2);
   REQUIRE_FALSE(capped);
   CHECK(capped.error().code == "too_large");
   CHECK(capped.error().path == "search");
   CHECK(capped.error().message.find(std::to_string(used / 2) + " engine steps") != std::string::npos);
   CHECK(whole->work_limit - whole->work_left < kMaxPlanWork / 2);
   // Enough: the same answer.
-  auto enough = run_plan(request->input, kernels, nullptr, kMaxPlanWork, used + 1);
+  auto enough = plan.with(kMaxPlanWork, used + 1);
   REQUIRE(enough);
   CHECK(enough->recommended == whole->recommended);
   CHECK(enough->simulations == whole->simulations);
