@@ -80,14 +80,14 @@ class CandidateSearch {
       e.ok = true;
       e.result = std::move(served).value();
       totals_->work_left -= e.result.trace.work + kPlanSimulationWork;
-      totals_->steps_left -= e.result.trace.steps;  // an open loop's last pass: the settling run's
+      totals_->steps_left -= e.result.trace.steps;  // a settling run of several passes: its last pass's
       judge(w, &e, percentile);
     }
     if (memo) memo_.push_back({w.request_rate_per_s, w.concurrency, e});
     return e;
   }
 
-  /// The plan's refusal when its next simulation does not fit in the work it has left.
+  /// The plan's refusal when its next simulation does not fit in the work or steps it has left.
   Error out_of_work() const {
     // The bound named is the one with the smaller share left.
     const bool steps = static_cast<double>(totals_->steps_left) / static_cast<double>(totals_->steps_limit) <
