@@ -5,6 +5,7 @@
 // from disk included) and in Wasm through calc.plan (tables loaded before timing). Prints the
 // medians of a few runs; never a timed test. Alone: node bench/plan.mjs
 import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { timedCli } from './serving.mjs';
@@ -34,14 +35,20 @@ export const boundPlanRequests = {
     slo: { ttft_ms: 2000, tpot_ms: 50, percentile: 90 } },
 };
 
-/** Wall seconds and outcome of `stepcalc plan` on boundPlanRequests. */
+/**
+ * Wall seconds and outcome of `stepcalc plan` on boundPlanRequests, on the machine's cores (the
+ * CLI's default) and on one thread (`--threads 1`): the same outcome, checked.
+ */
 export function runBoundPlans() {
   const out = {};
   for (const [label, request] of Object.entries(boundPlanRequests)) {
     const { seconds, result } = timedCli('plan', request);
+    const one = timedCli('plan', request, undefined, ['--threads', '1']);
+    if (JSON.stringify(one.result) !== JSON.stringify(result))
+      throw new Error(`bench/plan: ${label}: one thread and the default threads differ`);
     const bound = /(\d+ engine steps|\d+ units)/.exec(result.error?.message ?? '')?.[1];
-    out[label] = { seconds, outcome: result.error?.code ?? 'answered', simulations: result.search?.simulations,
-      ...(bound ? { bound } : {}) };
+    out[label] = { seconds, one_thread_seconds: one.seconds, threads: os.availableParallelism(),
+      outcome: result.error?.code ?? 'answered', simulations: result.search?.simulations, ...(bound ? { bound } : {}) };
   }
   return out;
 }
@@ -50,12 +57,15 @@ export function runBoundPlans() {
 export async function runPlanBench({ repeats = 3 } = {}) {
   const cli = path.join(root, 'build/stepcalc');
   const input = JSON.stringify(planBenchRequest);
-  const native = [];
+  const native = [], oneThread = [];
   let result;
   for (let i = 0; i < repeats; ++i) {
-    const t = performance.now();
+    let t = performance.now();
     result = JSON.parse(execFileSync(cli, ['plan', '-'], { input }).toString());
     native.push(performance.now() - t);
+    t = performance.now();
+    execFileSync(cli, ['plan', '--threads', '1', '-'], { input });
+    oneThread.push(performance.now() - t);
   }
   const { load } = await import(pathToFileURL(path.join(root, 'wasm/stepcalc.js')).href);
   const calc = await load();
@@ -66,7 +76,8 @@ export async function runPlanBench({ repeats = 3 } = {}) {
     await calc.plan(planBenchRequest);
     wasm.push(performance.now() - t);
   }
-  return { nativeMs: median(native), wasmMs: median(wasm), search: result.search,
+  return { nativeMs: median(native), nativeOneThreadMs: median(oneThread), threads: os.availableParallelism(),
+    wasmMs: median(wasm), search: result.search,
     recommended: result.recommended?.summary ?? null };
 }
 

@@ -176,8 +176,9 @@ issue's, measured on a 2-core machine of this kind.`);
   }
   for (const [label, b] of Object.entries(r.plan?.bound ?? {})) {
     rows.push([`Native plan at the plans' bounds, ${label}`,
-      `${b.seconds.toFixed(2)} s (${b.outcome}${b.bound ? ` at ${b.bound}` : ''}` +
-      `${b.simulations ? `, ${b.simulations} simulations` : ''})`,
+      `${b.seconds.toFixed(2)} s on ${b.threads ?? 1} threads (${b.outcome}${b.bound ? ` at ${b.bound}` : ''}` +
+      `${b.simulations ? `, ${b.simulations} simulations` : ''}` +
+      `${b.one_thread_seconds ? `; one thread ${b.one_thread_seconds.toFixed(2)} s` : ''})`,
       '<= 1 s', met(b.seconds <= 1)]);
   }
   if (page?.plan) {
@@ -241,7 +242,9 @@ wasm/stepcalc.js on the shipped wasm/dist (${r.shipped.opt}${r.shipped.lto === '
 The default search of docs/PLAN.md's question (Llama-3.1-70B, 2 req/s, 1,000 tokens in / 300 out,
 p90 TTFT <= 1 s, TPOT <= 50 ms; every GPU with measured tables x TP 1-8): ${r.plan.search.candidates}
 candidates, ${r.plan.search.simulations} simulations of ${r.plan.search.requests_per_simulation} requests.
-Natively \`stepcalc plan\` (wall, packs read from disk included): **${seconds(r.plan.nativeMs)}**;
+Natively \`stepcalc plan\` (wall, packs read from disk included): **${seconds(r.plan.nativeMs)}** on the
+machine's ${r.plan.threads ?? 1} threads${r.plan.nativeOneThreadMs
+  ? ` (${seconds(r.plan.nativeOneThreadMs)} on one, \`--threads 1\`)` : ''};
 in Wasm, \`calc.plan\` under node on the planner's module (wasm/dist/stepcalc-plan.*, tables loaded
 before timing): **${seconds(r.plan.wasmMs)}**, ${ratio(r.plan.wasmMs, r.plan.nativeMs)} native. Wall-clock medians
 of ${r.quick ? 1 : 3} runs (bench/plan.mjs), load average ${r.plan.load}. Recommended: ${r.plan.recommended}.${

@@ -47,9 +47,9 @@ export const stepBoundServeRequest = () => ({
 });
 
 /** `stepcalc COMMAND -` on `request`: wall seconds of the one run and its parsed output. */
-export function timedCli(command, request, bin = path.join(root, 'build/stepcalc')) {
+export function timedCli(command, request, bin = path.join(root, 'build/stepcalc'), options = []) {
   const t0 = performance.now();
-  const r = spawnSync(bin, [command, '-'], { input: JSON.stringify(request), maxBuffer: 64 << 20 });
+  const r = spawnSync(bin, [command, ...options, '-'], { input: JSON.stringify(request), maxBuffer: 64 << 20 });
   return { seconds: (performance.now() - t0) / 1e3, result: JSON.parse(r.stdout.toString()) };
 }
 

@@ -3,7 +3,7 @@
 //   stepcalc price [--mode NAME] [--detail full|summary] [FILE|-]
 //                                            result JSON for a request (or an array)
 //   stepcalc serve [--mode NAME] [FILE|-]    serving estimate of a request with a workload (or an array)
-//   stepcalc plan [FILE|-]                   deployment plan: the cheapest configuration meeting a latency target
+//   stepcalc plan [--threads N] [FILE|-]     deployment plan: the cheapest configuration meeting a latency target
 //   stepcalc sweep AXIS V1,V2,... [FILE|-]   step times of variants of one request
 //   stepcalc sweep2d AXIS_X X1,... AXIS_Y Y1,... [FILE|-]
 //                                            a heat map's points as columns (summary)
@@ -25,6 +25,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "api/api.h"
@@ -47,7 +48,8 @@ std::string usage_text() {
   return "usage: stepcalc [--kernels DIR] price [--mode NAME] [--detail full|summary] [FILE|-]\n"
          "       stepcalc [--kernels DIR] serve [--mode NAME] [FILE|-]   (a request with a \"workload\"; "
          "docs/SERVING.md)\n"
-         "       stepcalc [--kernels DIR] plan [FILE|-]   (model, gpus, workload, slo; docs/PLAN.md)\n"
+         "       stepcalc [--kernels DIR] plan [--threads N] [FILE|-]   (model, gpus, workload, slo; docs/PLAN.md;\n"
+         "         N threads search the candidates, default the CPU's cores, the same answer for any N)\n"
          "       stepcalc sweep AXIS V1,V2,... [FILE|-]   (AXIS: " +
          axes +
          ")\n"
@@ -173,8 +175,21 @@ int cmd_document(const std::vector<std::string>& args, const stepcalc::KernelReg
   return 2;
 }
 
-/// plan [FILE|-]: one plan request object (docs/PLAN.md).
-int cmd_plan(const std::vector<std::string>& args, const stepcalc::KernelRegistry& kernels) {
+/// plan [--threads N] [FILE|-]: one plan request object (docs/PLAN.md), its candidates
+/// searched on N threads (default: the CPU's cores, at most kMaxPlanThreads).
+int cmd_plan(std::vector<std::string> args, const stepcalc::KernelRegistry& kernels) {
+  constexpr int kMaxPlanThreads = 64;
+  int threads =
+      static_cast<int>(std::min<unsigned>(kMaxPlanThreads, std::max(1u, std::thread::hardware_concurrency())));
+  if (args.size() >= 2 && args[0] == "--threads") {
+    char* end = nullptr;
+    const long n = std::strtol(args[1].c_str(), &end, 10);
+    if (args[1].empty() || *end != '\0' || n < 1 || n > kMaxPlanThreads)
+      return fail({"invalid_value", "--threads",
+                   "--threads must be a whole number from 1 to " + std::to_string(kMaxPlanThreads) + "."});
+    threads = static_cast<int>(n);
+    args.erase(args.begin(), args.begin() + 2);
+  }
   std::string file = "-";
   if (args.size() > 1) return usage();
   if (!args.empty()) {
@@ -183,7 +198,7 @@ int cmd_plan(const std::vector<std::string>& args, const stepcalc::KernelRegistr
   }
   std::string text;
   if (!read_input(file, &text)) return fail({"io_error", "", "Cannot read " + file + "."});
-  auto planned = stepcalc::plan_json(text, kernels);
+  auto planned = stepcalc::plan_json(text, kernels, nullptr, threads);
   if (!planned) return fail(planned.error());
   std::cout << planned.value() << "\n";
   return 0;

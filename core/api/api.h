@@ -116,9 +116,11 @@ Expected<std::string> serve_json(std::string_view json, const KernelRegistry& ke
 /// Deployment plan (docs/PLAN.md) of one plan request object: every candidate GPU x TP x
 /// engine setting served in the measured mode, the fewest replicas meeting the latency
 /// target, the cheapest recommended with its `vllm serve` line. `progress` gets the share
-/// of candidates done; returning false cancels (error "cancelled").
+/// of candidates done; returning false cancels (error "cancelled"). `workers` > 1 without
+/// `progress`: the candidates are searched on that many threads in a build with them (the
+/// native one), the same document to the byte.
 Expected<std::string> plan_json(std::string_view json, const KernelRegistry& kernels = no_kernels(),
-                                const ServeProgress& progress = nullptr);
+                                const ServeProgress& progress = nullptr, int workers = 1);
 
 /// {"models": [...], "gpus": [{name, TFlopsPeak, ...}], "modes": [...], "warning_codes": [...]}
 std::string presets_json();

@@ -6,10 +6,11 @@
 
 namespace stepcalc {
 
-Expected<std::string> plan_json(std::string_view json, const KernelRegistry& kernels, const ServeProgress& progress) {
+Expected<std::string> plan_json(std::string_view json, const KernelRegistry& kernels, const ServeProgress& progress,
+                                int workers) {
   auto request = parse_plan_request(json);
   if (!request) return request.error();
-  auto result = run_plan(request->input, kernels, progress);
+  auto result = run_plan(request->input, kernels, progress, kMaxPlanWork, kMaxPlanSteps, workers);
   if (!result) return result.error();
   bool all_finite = true;
   std::string out = plan_result_to_json(request.value(), result.value(), &all_finite);

@@ -172,6 +172,16 @@ bool has_expected_keys(const MeasuredTable& t) {
 KernelDb::KernelDb(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 KernelDb::~KernelDb() = default;
 
+std::shared_ptr<const KernelDb> KernelDb::with_own_memo() const {
+  auto impl = std::make_unique<Impl>();
+  impl->gpu = impl_->gpu;
+  impl->version = impl_->version;
+  impl->parts = impl_->parts;
+  for (int k = 0; k < kKernelTableCount; ++k)
+    for (int d = 0; d < kKernelDtypeCount; ++d) impl->tables[k][d] = impl_->tables[k][d];
+  return std::make_shared<KernelDb>(std::move(impl));
+}
+
 Expected<std::shared_ptr<const KernelDb>> KernelDb::unpack(const uint8_t* data, size_t size) {
   return unpack_parts({PackBytes{data, size}});
 }

@@ -242,6 +242,10 @@ class KernelDb {
   /// "gemm bf16 m=64..128 n=8192 k=8192 (rows 1203, 1204)" for the breakdown.
   std::string describe(const KernelTime& t) const;
 
+  /// The same database (its tables shared, not copied) with lookup memos of its own: the
+  /// memos are not thread-safe, so each thread that prices in parallel reads its own copy.
+  std::shared_ptr<const KernelDb> with_own_memo() const;
+
   struct Impl;
   explicit KernelDb(std::unique_ptr<Impl> impl);
   ~KernelDb();

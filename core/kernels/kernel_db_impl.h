@@ -47,7 +47,8 @@ struct KernelDb::Impl {
   /// Lookups already answered: a serving simulation asks the same shapes step after step
   /// (interpolating the tables was half of a plan's time). Direct-mapped: a key replaces the
   /// entry it maps to, so memory stays bounded; the answer is the lookup's, bit for bit.
-  /// Not thread-safe, as nothing in the core runs lookups on two threads.
+  /// Not thread-safe: a thread that prices beside others reads a copy with its own
+  /// (KernelDb::with_own_memo; the planner's threads, docs/PLAN.md).
   struct MemoEntry {
     MemoKey key;
     KernelTime time;

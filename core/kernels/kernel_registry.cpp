@@ -98,6 +98,18 @@ KernelRegistry::~KernelRegistry() = default;
 KernelRegistry::KernelRegistry(KernelRegistry&&) noexcept = default;
 KernelRegistry& KernelRegistry::operator=(KernelRegistry&&) noexcept = default;
 
+KernelRegistry KernelRegistry::with_own_memos() const {
+  KernelRegistry copy;
+  for (const auto& set : sets_) {
+    if (!set->db || !set->deferred.empty()) continue;
+    copy.sets_.push_back(std::make_unique<Set>());
+    copy.sets_.back()->gpu = set->gpu;
+    copy.sets_.back()->version = set->version;
+    copy.sets_.back()->db = set->db->with_own_memo();
+  }
+  return copy;
+}
+
 KernelRegistry::Set& KernelRegistry::set_of(const std::string& gpu, const std::string& version) const {
   for (const auto& set : sets_) {
     if (set->gpu == gpu && set->version == version) return *set;

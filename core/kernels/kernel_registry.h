@@ -63,6 +63,11 @@ class KernelRegistry {
   /// Whether any pack was added.
   bool empty() const { return sets_.empty(); }
 
+  /// A registry of the databases decoded so far (get() answered them), each with lookup
+  /// memos of its own (KernelDb::with_own_memo): for a thread pricing beside others. It
+  /// reads no files and decodes nothing; a set not decoded yet is kernels_not_loaded there.
+  KernelRegistry with_own_memos() const;
+
   /// Where get() reads a GPU and version's packs by name, the first time it is asked
   /// for them (the CLI's --kernels DIR): nothing is read for a request that needs no
   /// measured tables, and only the files of the set it names. A file that is absent

@@ -4,7 +4,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <utility>
+#if STEPCALC_THREADS
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#endif
 
 namespace stepcalc {
 namespace {
@@ -25,6 +33,54 @@ std::string fmt(double v) {
   std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }
+
+/// One simulation a candidate's search ran (or was refused), as the plan's bounds see it.
+struct SimLog {
+  bool refused = false;  ///< too_large under the bounds it ran with
+  bool ok = false;       ///< served (else an error the search judged, e.g. does_not_fit)
+  ServeNeeds needs;      ///< the least bounds its outcome needed
+  double work = 0;       ///< work and steps taken (served)
+  int64_t steps = 0;
+  int64_t requests = 0;  ///< one rank's requests (PlanResult::simulated_requests)
+};
+
+/// The plan's refusal when candidate `c`'s next simulation does not fit in what `totals` has left.
+Error out_of_work(const PlanResult& totals, const PlanCandidateInput& c) {
+  // The bound named is the one with the smaller share left.
+  const bool steps = static_cast<double>(totals.steps_left) / static_cast<double>(totals.steps_limit) <
+                     totals.work_left / totals.work_limit;
+  const std::string bound = steps ? std::to_string(totals.steps_limit) + " engine steps"
+                                  : std::to_string(static_cast<int64_t>(totals.work_limit)) + " units";
+  const std::string left = steps ? std::to_string(std::max<int64_t>(0, totals.steps_left)) + " steps"
+                                 : std::to_string(static_cast<int64_t>(std::max(0.0, totals.work_left)));
+  return make_error("too_large", "search",
+                    "The search needs more simulation work than a plan may take (its simulations together " + bound +
+                        ", docs/INPUT.md): after " + std::to_string(totals.simulations) + " simulations the next, of " +
+                        c.request.hardware.gpu + " at TP " + std::to_string(c.request.tp) + ", needs more than the " +
+                        left +
+                        " left. Narrow gpus or search (tp, dp, expert_parallel, engine), or send fewer or "
+                        "shorter requests (workload.num_requests, output_tokens).");
+}
+
+#if STEPCALC_THREADS
+/// Charges simulation `s` of candidate `c` (run with bounds of its own) to the plan's `totals`
+/// as the plan's own search would have run it: false, with `totals` unchanged, when it would not
+/// have fitted in what was left (its outcome needed more, ServeNeeds) or was refused under its
+/// own bounds (never smaller than the plan's).
+bool charge(const SimLog& s, PlanResult* totals) {
+  if (s.refused || totals->work_left <= kPlanSimulationWork || totals->steps_left <= 0) return false;
+  const double max_work = totals->work_left - kPlanSimulationWork;
+  const int64_t max_steps = std::min(limits::kMaxServeSteps, totals->steps_left);
+  if (s.needs.work > max_work || s.needs.steps > static_cast<double>(max_steps)) return false;
+  ++totals->simulations;
+  totals->simulated_requests += s.requests;
+  if (s.ok) {
+    totals->work_left -= s.work + kPlanSimulationWork;
+    totals->steps_left -= s.steps;
+  }
+  return true;
+}
+#endif
 
 class CandidateSearch {
  public:
@@ -54,6 +110,10 @@ class CandidateSearch {
   /// Serves one replica at `w` and judges it at `percentile` (0: the target's); memoised when `memo`.
   /// Its bound is what the plan has left; `as_serve`: a serve's own (the settling run, whose figures
   /// are `stepcalc serve`'s), taken while the plan has any work left and charged to it.
+  /// Tells `on_sim` of every simulation from now on (a search with bounds of its own, charged to
+  /// the plan's later, in order).
+  void report_to(std::function<void(const SimLog&)> on_sim) { on_sim_ = std::move(on_sim); }
+
   Expected<Eval> eval(const Workload& w, int percentile = 0, bool memo = true, bool as_serve = false) {
     if (memo)
       for (const Memo& m : memo_)
@@ -62,14 +122,27 @@ class CandidateSearch {
     req.workload = w;
     req.gpu_hour_usd = c_.gpu_hour_usd;
     const ProgressFn inner = progress_ ? ProgressFn([this](double) { return progress_(totals_->share); }) : nullptr;
-    if (totals_->work_left <= (as_serve ? 0 : kPlanSimulationWork) || totals_->steps_left <= 0) return out_of_work();
+    SimLog sim;
+    sim.refused = true;
+    if (totals_->work_left <= (as_serve ? 0 : kPlanSimulationWork) || totals_->steps_left <= 0) {
+      if (on_sim_) on_sim_(sim);
+      return out_of_work(*totals_, c_);
+    }
     auto served = as_serve ? run_serve(req, kernels_, inner)
                            : run_serve(req, kernels_, inner, totals_->work_left - kPlanSimulationWork,
-                                       std::min(limits::kMaxServeSteps, totals_->steps_left));
+                                       std::min(limits::kMaxServeSteps, totals_->steps_left), &sim.needs);
     if (!served && served.error().code == "cancelled") return served.error();
-    if (!served && served.error().code == "too_large") return out_of_work();  // refused, or stopped at the bound
+    if (!served && served.error().code == "too_large") {  // refused, or stopped at the bound
+      if (on_sim_) on_sim_(sim);
+      return out_of_work(*totals_, c_);
+    }
+    sim.refused = false;
+    sim.ok = static_cast<bool>(served);
+    sim.requests = (w.num_requests + c_.request.dp - 1) / c_.request.dp;  // one rank's
+    if (sim.ok) sim.work = served->trace.work, sim.steps = served->trace.steps;
+    if (on_sim_) on_sim_(sim);
     ++totals_->simulations;
-    totals_->simulated_requests += (w.num_requests + c_.request.dp - 1) / c_.request.dp;  // one rank's
+    totals_->simulated_requests += sim.requests;
     Eval e;
     if (!served) {
       e.error = served.error();
@@ -85,24 +158,6 @@ class CandidateSearch {
     }
     if (memo) memo_.push_back({w.request_rate_per_s, w.concurrency, e});
     return e;
-  }
-
-  /// The plan's refusal when its next simulation does not fit in the work or steps it has left.
-  Error out_of_work() const {
-    // The bound named is the one with the smaller share left.
-    const bool steps = static_cast<double>(totals_->steps_left) / static_cast<double>(totals_->steps_limit) <
-                       totals_->work_left / totals_->work_limit;
-    const std::string bound = steps ? std::to_string(totals_->steps_limit) + " engine steps"
-                                    : std::to_string(static_cast<int64_t>(totals_->work_limit)) + " units";
-    const std::string left = steps ? std::to_string(std::max<int64_t>(0, totals_->steps_left)) + " steps"
-                                   : std::to_string(static_cast<int64_t>(std::max(0.0, totals_->work_left)));
-    return make_error("too_large", "search",
-                      "The search needs more simulation work than a plan may take (its simulations together " + bound +
-                          ", docs/INPUT.md): after " + std::to_string(totals_->simulations) +
-                          " simulations the next, of " + c_.request.hardware.gpu + " at TP " +
-                          std::to_string(c_.request.tp) + ", needs more than the " + left +
-                          " left. Narrow gpus or search (tp, dp, expert_parallel, engine), or send fewer or "
-                          "shorter requests (workload.num_requests, output_tokens).");
   }
 
   void judge(const Workload& w, Eval* e, int percentile = 0) const {
@@ -349,6 +404,7 @@ class CandidateSearch {
   const KernelRegistry& kernels_;
   const ProgressFn& progress_;
   PlanResult* totals_;
+  std::function<void(const SimLog&)> on_sim_;
   struct Memo {
     double rate;
     int64_t clients;
@@ -387,8 +443,116 @@ double plan_percentile(const LatencyStats& s, int percentile) {
   return percentile == 50 ? s.p50 : percentile == 99 ? s.p99 : s.p90;
 }
 
+namespace {
+
+#if STEPCALC_THREADS
+/// The searches of the candidates `searched` (indices, in order) on `workers` threads, with the
+/// same candidates, counts and refusal as run_plan's search of one after another. Each search
+/// runs with bounds of its own: what the plan has left once what is known of the candidates
+/// before it (their simulations so far) is charged, never less than it would have had in turn.
+/// Its simulations are charged to `result` in the candidates' order as they come (charge);
+/// the first that would not have fitted refuses the plan, and the searches still running stop.
+/// Each thread reads kernel databases of its own (KernelRegistry::with_own_memos).
+Expected<bool> search_in_parallel(const PlanInput& input, const KernelRegistry& kernels,
+                                  const std::vector<size_t>& searched, int workers, std::vector<PlanCandidate>* outs,
+                                  PlanResult* result) {
+  // Every database a search reads, fetched and decoded now (the copies hold only these).
+  for (size_t i : searched) {
+    const Request& r = input.candidates[i].request;
+    if (r.mode == Mode::kMeasured) (void)kernels.get(r.hardware.gpu, r.kernels, "gpu");
+  }
+  struct Slot {
+    std::vector<SimLog> log;
+    bool done = false;
+    PlanCandidate out;
+  };
+  std::vector<Slot> slots(searched.size());  // by position in `searched`
+  std::mutex mutex;                          // guards everything below but `stop` and `next`
+  std::condition_variable over_cv;
+  size_t pos = 0, entry = 0;  // the next simulation to charge: slots[pos].log[entry]
+  bool over = false;
+  Expected<bool> outcome = true;
+  std::atomic<bool> stop{false};
+  std::atomic<size_t> next{0};
+  // Charges what has come in order; called with the mutex held.
+  const auto advance = [&]() {
+    while (!over && pos < slots.size()) {
+      Slot& slot = slots[pos];
+      for (; entry < slot.log.size(); ++entry) {
+        if (!charge(slot.log[entry], result)) {
+          outcome = out_of_work(*result, input.candidates[searched[pos]]);
+          over = true;
+          stop.store(true);
+          over_cv.notify_all();
+          return;
+        }
+      }
+      if (!slot.done) return;
+      (*outs)[searched[pos]] = std::move(slot.out);
+      ++pos;
+      entry = 0;
+    }
+    if (pos == slots.size() && !over) {
+      over = true;
+      over_cv.notify_all();
+    }
+  };
+  // The bounds of the search at `k`: the plan's left, less what is known to come before it.
+  const auto bounds_for = [&](size_t k) {
+    PlanResult own = *result;
+    for (size_t j = pos; j < k; ++j)
+      for (size_t e = j == pos ? entry : 0; e < slots[j].log.size(); ++e) {
+        const SimLog& s = slots[j].log[e];
+        if (s.ok) {
+          own.work_left -= s.work + kPlanSimulationWork;
+          own.steps_left -= s.steps;
+        }
+      }
+    return own;
+  };
+  const auto work = [&]() {
+    const KernelRegistry own_kernels = kernels.with_own_memos();
+    const ProgressFn keep_going = [&stop](double) { return !stop.load(std::memory_order_relaxed); };
+    for (size_t k = next++; k < slots.size() && !stop.load(); k = next++) {
+      PlanCandidate out = (*outs)[searched[k]];
+      PlanResult own;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        own = bounds_for(k);
+      }
+      CandidateSearch search(input, input.candidates[searched[k]], own_kernels, keep_going, &own);
+      search.report_to([&](const SimLog& s) {
+        std::lock_guard<std::mutex> lock(mutex);
+        slots[k].log.push_back(s);
+        advance();
+      });
+      (void)search.run(&out);  // its refusal is in its log; cancelled: the plan is over
+      std::lock_guard<std::mutex> lock(mutex);
+      slots[k].out = std::move(out);
+      slots[k].done = true;
+      advance();
+    }
+  };
+  std::vector<std::thread> threads;
+  try {
+    for (int t = 0; t < workers && static_cast<size_t>(t) < slots.size(); ++t) threads.emplace_back(work);
+  } catch (const std::system_error&) {  // no more threads: the ones started do the rest
+  }
+  if (threads.empty()) work();
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    over_cv.wait(lock, [&] { return over; });
+  }
+  stop.store(true);
+  for (std::thread& t : threads) t.join();
+  return outcome;
+}
+#endif
+
+}  // namespace
+
 Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kernels, const ProgressFn& progress,
-                              double max_work, int64_t max_steps) {
+                              double max_work, int64_t max_steps, int workers) {
   if (static_cast<int64_t>(input.candidates.size()) > kMaxPlanCandidates)
     return make_error("too_large", "search",
                       "The search would try " + std::to_string(input.candidates.size()) + " configurations; at most " +
@@ -397,12 +561,12 @@ Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kern
   PlanResult result;
   result.work_limit = result.work_left = max_work;
   result.steps_limit = result.steps_left = max_steps;
-  const double count = static_cast<double>(std::max<size_t>(1, input.candidates.size()));
+  // Each candidate set up; the ones to search (simulate) noted.
+  std::vector<PlanCandidate> outs(input.candidates.size());
+  std::vector<size_t> searched;
   for (size_t i = 0; i < input.candidates.size(); ++i) {
-    result.share = static_cast<double>(i) / count;
-    if (progress && !progress(result.share)) return make_error("cancelled", "", "The plan was cancelled.");
     const PlanCandidateInput& c = input.candidates[i];
-    PlanCandidate out;
+    PlanCandidate& out = outs[i];
     out.input = c;
     out.replicas = 1;
     out.gpus_total = c.tp * c.dp;
@@ -430,10 +594,30 @@ Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kern
                              " GiB per GPU of a budget of " + fmt(memory->budget_bytes / 1073741824.0) + " GiB";
       } else {
         out.memory = memory.value();
-        CandidateSearch search(input, c, kernels, progress, &result);
-        auto ran = search.run(&out);
-        if (!ran) return ran.error();
+        searched.push_back(i);
       }
+    }
+  }
+#if STEPCALC_THREADS
+  if (workers > 1 && !progress && searched.size() > 1) {
+    auto ran = search_in_parallel(input, kernels, searched, workers, &outs, &result);
+    if (!ran) return ran.error();
+    searched.clear();
+  }
+#else
+  (void)workers;
+#endif
+  const double count = static_cast<double>(std::max<size_t>(1, input.candidates.size()));
+  size_t next = 0;  // into searched
+  for (size_t i = 0; i < outs.size(); ++i) {
+    result.share = static_cast<double>(i) / count;
+    if (progress && !progress(result.share)) return make_error("cancelled", "", "The plan was cancelled.");
+    PlanCandidate& out = outs[i];
+    if (next < searched.size() && searched[next] == i) {
+      ++next;
+      CandidateSearch search(input, input.candidates[i], kernels, progress, &result);
+      auto ran = search.run(&out);
+      if (!ran) return ran.error();
     }
     out.serve.trace.requests.clear();
     out.serve.trace.inter_token_gaps.clear();

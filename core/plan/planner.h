@@ -39,9 +39,9 @@ constexpr double kPlanSimulationWork = 2000;
 /// first of them left out as warm-up (open loop; a closed loop warms up one wave).
 constexpr int64_t kPlanDefaultRequests = 240;
 constexpr int64_t kPlanDefaultWarmup = 40;
-constexpr int kPlanRateBisections = 6;
+constexpr int kPlanRateBisections = 6;  ///< max_request_rate to within 1/64 of its bracket
 /// Requests of the unloaded check (one at a time) that rules a candidate out before the rate search.
-constexpr int64_t kPlanFloorRequests = 8;  ///< max_request_rate to within 1/64 of its bracket
+constexpr int64_t kPlanFloorRequests = 8;
 
 /// The latency target: each of ttft/tpot/e2e (milliseconds, 0 = no target) at `percentile`.
 struct PlanSlo {
@@ -113,8 +113,11 @@ double plan_percentile(const LatencyStats& s, int percentile);
 /// Runs the plan. `progress` gets the share of candidates done; returning false cancels
 /// (error "cancelled"). Its simulations together take at most `max_work` units and `max_steps`
 /// engine steps (too_large at `search` when the next one would not fit in what is left).
+/// `workers` > 1 (and no `progress`): the candidates are searched on that many threads where
+/// the build has them (STEPCALC_THREADS, the native one), with the same result to the bit and
+/// the same refusal as one after another (docs/PLAN.md, "Speed").
 Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kernels,
                               const ProgressFn& progress = nullptr, double max_work = kMaxPlanWork,
-                              int64_t max_steps = kMaxPlanSteps);
+                              int64_t max_steps = kMaxPlanSteps, int workers = 1);
 
 }  // namespace stepcalc

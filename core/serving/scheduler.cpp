@@ -71,6 +71,9 @@ class Simulation {
     trace_.inter_token_gaps.reserve(1024);
   }
 
+  /// The steps and work run so far (after run(), in all: moving the trace out leaves its numbers).
+  SimulationReach reach() const { return {trace_.steps, work_}; }
+
   Expected<SimulationTrace> run(const ProgressFn& progress) {
     const size_t n = live_.size();
     double running_sum = 0, token_sum = 0;
@@ -351,7 +354,7 @@ int64_t request_kv_blocks(const SimulationSettings& s, int64_t tokens, int64_t c
 }
 
 Expected<SimulationTrace> simulate(const std::vector<PlannedRequest>& plan, const SimulationSettings& settings,
-                                   StepPricer* pricer, const ProgressFn& progress) {
+                                   StepPricer* pricer, const ProgressFn& progress, SimulationReach* reached) {
   if (plan.empty()) return SimulationTrace{};
   if (settings.block_size < 1 || settings.max_num_batched_tokens < 1 || settings.max_num_seqs < 1)
     return make_error("invalid_value", "engine", "The engine settings must be positive.");
@@ -368,7 +371,9 @@ Expected<SimulationTrace> simulate(const std::vector<PlannedRequest>& plan, cons
                           " (after the shared prefix); vLLM would refuse to start. Use shorter requests, a larger TP "
                           "or a GPU with more memory.");
   Simulation simulation(plan, settings, pricer);
-  return simulation.run(progress);
+  auto trace = simulation.run(progress);
+  if (reached != nullptr) *reached = simulation.reach();
+  return trace;
 }
 
 }  // namespace stepcalc

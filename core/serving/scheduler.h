@@ -110,7 +110,14 @@ using ProgressFn = std::function<bool(double finished_share)>;
 /// Runs the scheduler over `plan` until every request has finished. Errors: a request
 /// that can never fit the KV cache, a pricing error, more than `max_steps` steps, a
 /// cancellation.
+/// `reached`, when given, receives the steps and work (SimulationTrace::steps, work) run
+/// before it returned, on an error too.
+struct SimulationReach {
+  int64_t steps = 0;
+  double work = 0;
+};
 Expected<SimulationTrace> simulate(const std::vector<PlannedRequest>& plan, const SimulationSettings& settings,
-                                   StepPricer* pricer, const ProgressFn& progress = nullptr);
+                                   StepPricer* pricer, const ProgressFn& progress = nullptr,
+                                   SimulationReach* reached = nullptr);
 
 }  // namespace stepcalc

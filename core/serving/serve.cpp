@@ -258,7 +258,10 @@ SteadyState steady_state(const Pass& p, double ranks) {
 }  // namespace
 
 Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& kernels, const ProgressFn& progress,
-                                double max_work, int64_t max_steps) {
+                                double max_work, int64_t max_steps, ServeNeeds* needs) {
+  ServeNeeds scratch;
+  ServeNeeds& need = needs != nullptr ? *needs : scratch;
+  need = ServeNeeds{};
   const Workload base = rank_workload(request.workload, request.dp);
   // An open loop without num_requests runs until its figures settle (docs/SERVING.md).
   const bool settle = base.concurrency == 0 && base.num_requests == 0;
@@ -269,7 +272,8 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
   ServeResult result;
   result.memory = memory.value();
   result.engine = resolve_engine_settings(request.engine, *find_gpu_spec(request.hardware.gpu));
-  if (min_steps(with_requests(base, settle ? kSteadyPassRequests[0] : 0), result.engine) > d(max_steps))
+  need.steps = min_steps(with_requests(base, settle ? kSteadyPassRequests[0] : 0), result.engine);
+  if (need.steps > d(max_steps))
     return make_error("too_large", "workload.num_requests",
                       "This workload takes more than " + std::to_string(max_steps) +
                           " engine steps to simulate; use fewer requests, shorter outputs or more concurrency.");
@@ -329,7 +333,9 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
                               "): it is never scheduled. Turn chunked prefill on or raise max_num_batched_tokens "
                               "(vLLM requires it to be at least max_model_len without chunked prefill).");
     }
-    if (min_steps_kv(next.plan, result.memory.kv_cache_tokens) > d(max_steps)) {
+    const double kv_steps = min_steps_kv(next.plan, result.memory.kv_cache_tokens);
+    need.steps = std::max(need.steps, kv_steps);
+    if (kv_steps > d(max_steps)) {
       if (later) break;
       return make_error("too_large", "workload.num_requests",
                         "This workload takes more than " + std::to_string(max_steps) +
@@ -340,6 +346,7 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
     // Bounded by its work, refused up front with the estimate (docs/SERVING.md, "Limits").
     s.work_estimate = min_work(next.w, result.engine, next.plan);
     s.max_work = max_work - work;
+    need.work = std::max(need.work, s.work_estimate);
     if (s.work_estimate > s.max_work) {
       if (later) break;
       return make_error("too_large", "workload.num_requests",
@@ -361,7 +368,10 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
     const double lo = settle ? 1 - std::ldexp(1.0, -k) : 0, hi = settle ? 1 - std::ldexp(1.0, -(k + 1)) : 1;
     const ProgressFn scaled =
         progress ? ProgressFn([&progress, lo, hi](double share) { return progress(lo + (hi - lo) * share); }) : nullptr;
-    auto trace = simulate(next.plan, s, pricer.value().get(), scaled);
+    SimulationReach reached;
+    auto trace = simulate(next.plan, s, pricer.value().get(), scaled, &reached);
+    need.steps = std::max(need.steps, d(reached.steps));  // (a run of several passes: the most any took)
+    need.work = std::max(need.work, reached.work);
     if (!trace && later && trace.error().code == "too_large") break;  // the last pass stands
     if (!trace) return trace.error();
     next.trace = std::move(trace).value();

@@ -109,9 +109,20 @@ struct ServeResult {
 /// (serve_work_units; too_large beyond, refused up front when the workload's least work
 /// exceeds it); the result's trace.work says how much they took. Each simulation takes at
 /// most `max_steps` engine steps (the same: refused up front when it needs more).
+///
+/// `needs`, when given, receives the least bounds this call's outcome needed, for a run of
+/// one pass (num_requests given, or a closed loop): the largest work and step figures it
+/// compared with max_work and max_steps before it ended (its estimates, then the steps and
+/// work it ran). With max_work >= needs->work and max_steps >= needs->steps the call gives
+/// the same result or error; with less of either, too_large. (The planner runs candidates
+/// in parallel with bounds of their own and replays them against the plan's, docs/PLAN.md.)
+struct ServeNeeds {
+  double work = 0;
+  double steps = 0;
+};
 Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& kernels = no_kernels(),
                                 const ProgressFn& progress = nullptr, double max_work = limits::kMaxServeWork,
-                                int64_t max_steps = limits::kMaxServeSteps);
+                                int64_t max_steps = limits::kMaxServeSteps, ServeNeeds* needs = nullptr);
 
 /// The memory plan of `request` (its model, precision, TP, GPU and engine settings,
 /// vLLM's defaults filled in). Errors: a GPU without memory figures, engine settings

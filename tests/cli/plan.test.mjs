@@ -100,3 +100,19 @@ test('plan: bad input is one line on stderr and the error JSON, exit 2', () => {
     assert.equal(r.stderr.split('\n').filter(Boolean).length, 1);
   }
 });
+
+test('plan --threads N: the candidates on N threads, the same document as one after another; bad N named', () => {
+  const input = JSON.stringify({ ...plan, search: { tp: [1, 2, 4] } });
+  const one = run(['plan', '--threads', '1', '-'], input);
+  assert.equal(one.status, 0, one.stderr);
+  assert.ok(JSON.parse(one.stdout).search.candidates >= 6);
+  for (const n of ['2', '5']) assert.equal(run(['plan', '--threads', n, '-'], input).stdout, one.stdout);
+  assert.equal(run(['plan', '-'], input).stdout, one.stdout); // the default: the CPU's cores
+  for (const bad of ['0', '65', 'two', '']) {
+    const r = run(['plan', '--threads', bad, '-'], input);
+    assert.equal(r.status, 2, r.stderr);
+    const error = JSON.parse(r.stdout).error;
+    assert.equal(error.code, 'invalid_value');
+    assert.equal(error.path, '--threads');
+  }
+});

@@ -382,6 +382,48 @@ TEST_CASE("plan: its simulations together are bounded by their engine steps (iss
   CHECK(enough->simulations == whole->simulations);
 }
 
+TEST_CASE("plan: searched on several threads, the same document and the same refusals as one after another") {
+  const KernelRegistry kernels = packs({"H100", "H200"});
+  const std::string json = R"({"model": "llama-3.1-8b-instruct", "gpus": ["H100", "H200"], "search": {"tp": [1, 2, 4]},
+    "workload": {"input_tokens": 512, "output_tokens": 64, "request_rate": 4}, "slo": {"ttft_ms": 300}})";
+  auto alone = plan_json(json, kernels);
+  REQUIRE(alone);
+  for (int workers : {2, 3, 8}) CHECK(plan_json(json, kernels, nullptr, workers).value() == alone.value());
+  // Under bounds that run out part-way (each bound's share of what the plan used): the same
+  // refusal, at the same simulation, or the same answer.
+  auto request = parse_plan_request(json);
+  REQUIRE(request);
+  auto whole = run_plan(request->input, kernels);
+  REQUIRE(whole);
+  const double work = whole->work_limit - whole->work_left;
+  const int64_t steps = whole->steps_limit - whole->steps_left;
+  int refused = 0;
+  for (double share : {0.05, 0.3, 0.55, 0.8, 0.97, 1.0}) {
+    const double max_work = share < 1 ? work * share : kMaxPlanWork;
+    for (int64_t max_steps : {static_cast<int64_t>(static_cast<double>(steps) * share), kMaxPlanSteps}) {
+      auto one = run_plan(request->input, kernels, nullptr, max_work, max_steps, 1);
+      auto three = run_plan(request->input, kernels, nullptr, max_work, max_steps, 3);
+      REQUIRE(static_cast<bool>(one) == static_cast<bool>(three));
+      if (!one) {
+        ++refused;
+        CHECK(three.error().message == one.error().message);
+        continue;
+      }
+      CHECK(three->simulations == one->simulations);
+      CHECK(three->simulated_requests == one->simulated_requests);
+      CHECK(three->work_left == one->work_left);
+      CHECK(three->steps_left == one->steps_left);
+      CHECK(three->recommended == one->recommended);
+      REQUIRE(three->candidates.size() == one->candidates.size());
+      for (size_t i = 0; i < one->candidates.size(); ++i) {
+        CHECK(three->candidates[i].max_request_rate == one->candidates[i].max_request_rate);
+        CHECK(three->candidates[i].serve.ttft_ms.p90 == one->candidates[i].serve.ttft_ms.p90);
+      }
+    }
+  }
+  CHECK(refused >= 8);  // every share below 1 of either bound
+}
+
 TEST_CASE("plan: a workload whose one simulation needs more than the plan may take is refused at search") {
   // 100,000 requests of 2,000 tokens: 28.6 million units in its first simulation, refused before it runs
   // (before plans were bounded, a serve's too_large was a candidate's reason and the search went on).

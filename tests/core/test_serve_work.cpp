@@ -3,6 +3,7 @@
 // work exceeds limits::kMaxServeWork is refused before it runs, with the estimate; the
 // requests of one document share the bound; progress comes every 20,000 units of work, so
 // a cancel answers quickly however large the batch.
+#include <cmath>
 #include <string>
 
 #include "api/api.h"
@@ -51,6 +52,41 @@ TEST_CASE("a bound given to run_serve is kept: while running, or up front") {
   REQUIRE_FALSE(stopped.ok());
   CHECK(stopped.error().code == "too_large");
   CHECK(stopped.error().path == "workload");
+}
+
+TEST_CASE("run_serve says the least bounds its outcome needed: with them the same, with less too_large") {
+  // A closed loop (its steps above the estimate) and a slow open loop (run one by one), and a
+  // model that does not fit (an error that needs only the up-front step estimate).
+  const Request loads[] = {test::request_or_fail(llama8b(200, 64, 640)),
+                           test::request_or_fail(R"({"model": "llama-3.1-8b-instruct", "mode": "blis-v2",
+      "workload": {"input_tokens": 16, "output_tokens": 50, "request_rate": 0.01, "num_requests": 40}})"),
+                           test::request_or_fail(R"({"model": "llama-3.1-70b-instruct", "mode": "blis-v2",
+      "workload": {"input_tokens": 16, "output_tokens": 50, "concurrency": 4, "num_requests": 40}})")};
+  for (const Request& q : loads) {
+    ServeNeeds needs;
+    auto whole = run_serve(q, no_kernels(), nullptr, limits::kMaxServeWork, limits::kMaxServeSteps, &needs);
+    CHECK(needs.steps > 0);
+    if (whole) {
+      CHECK(needs.work >= whole->trace.work);
+      CHECK(needs.steps >= static_cast<double>(whole->trace.steps));
+    } else {
+      CHECK(whole.error().code == "does_not_fit");
+      CHECK(needs.work == 0);  // refused before the work was estimated
+    }
+    const auto steps = static_cast<int64_t>(std::ceil(needs.steps));
+    auto same = run_serve(q, no_kernels(), nullptr, needs.work, steps);
+    REQUIRE(static_cast<bool>(same) == static_cast<bool>(whole));
+    if (same) CHECK(same->tpot_ms.mean == whole->tpot_ms.mean);
+    if (!same) CHECK(same.error().message == whole.error().message);
+    if (needs.work > 0) {
+      auto less_work = run_serve(q, no_kernels(), nullptr, std::nextafter(needs.work, 0.0), steps);
+      REQUIRE_FALSE(less_work);
+      CHECK(less_work.error().code == "too_large");
+    }
+    auto fewer_steps = run_serve(q, no_kernels(), nullptr, needs.work > 0 ? needs.work : 1, steps - 1);
+    REQUIRE_FALSE(fewer_steps);
+    CHECK(fewer_steps.error().code == "too_large");
+  }
 }
 
 TEST_CASE("the requests of one document share the bound") {
