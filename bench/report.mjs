@@ -170,8 +170,10 @@ issue's, measured on a 2-core machine of this kind.`);
   rows.push(['First-view module + loader, gzipped (shipped wasm/dist)', kb(r.shipped.sizes.total_gzip), '< 200 KB',
     met(r.shipped.sizes.total_gzip < 200 * 1000)]);
   if (r.plan) {
+    const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
+    const one = r.plan.nativeOneThreadMs ? `, ${s(r.plan.nativeOneThreadMs)} on one` : '';
     rows.push(['Planner, default search (Llama-3.1-70B, 2 req/s), Wasm calc.plan',
-      `${(r.plan.wasmMs / 1000).toFixed(1)} s (native ${(r.plan.nativeMs / 1000).toFixed(1)} s)`, '<= 3 s',
+      `${s(r.plan.wasmMs)} (native ${s(r.plan.nativeMs)} on ${r.plan.threads ?? 1} threads${one})`, '<= 3 s',
       met(r.plan.wasmMs <= 3000)]);
   }
   for (const [label, b] of Object.entries(r.plan?.bound ?? {})) {
@@ -246,7 +248,9 @@ Natively \`stepcalc plan\` (wall, packs read from disk included): **${seconds(r.
 machine's ${r.plan.threads ?? 1} threads${r.plan.nativeOneThreadMs
   ? ` (${seconds(r.plan.nativeOneThreadMs)} on one, \`--threads 1\`)` : ''};
 in Wasm, \`calc.plan\` under node on the planner's module (wasm/dist/stepcalc-plan.*, tables loaded
-before timing): **${seconds(r.plan.wasmMs)}**, ${ratio(r.plan.wasmMs, r.plan.nativeMs)} native. Wall-clock medians
+before timing): **${seconds(r.plan.wasmMs)}**, ${
+  ratio(r.plan.wasmMs, r.plan.nativeOneThreadMs ?? r.plan.nativeMs)} native${
+  r.plan.nativeOneThreadMs ? ' on one thread' : ''}. Wall-clock medians
 of ${r.quick ? 1 : 3} runs (bench/plan.mjs), load average ${r.plan.load}. Recommended: ${r.plan.recommended}.${
   page?.plan ? `\n\n${pagePlanLine(page.plan)}` : ''}`);
   }
