@@ -456,11 +456,6 @@ namespace {
 Expected<bool> search_in_parallel(const PlanInput& input, const KernelRegistry& kernels,
                                   const std::vector<size_t>& searched, int workers, std::vector<PlanCandidate>* outs,
                                   PlanResult* result) {
-  // Every database a search reads, fetched and decoded now (the copies hold only these).
-  for (size_t i : searched) {
-    const Request& r = input.candidates[i].request;
-    if (r.mode == Mode::kMeasured) (void)kernels.get(r.hardware.gpu, r.kernels, "gpu");
-  }
   struct Slot {
     std::vector<SimLog> log;
     bool done = false;
@@ -599,7 +594,21 @@ Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kern
     }
   }
 #if STEPCALC_THREADS
-  if (workers > 1 && !progress && searched.size() > 1) {
+  // Every database the searches read, fetched and decoded first, on this thread: the threads'
+  // copies (KernelRegistry::with_own_memos) hold only these. A set that failed to load other
+  // than by being absent (a corrupt or unreadable pack) keeps its own error only in the
+  // registry itself: such a plan is searched in turn.
+  const auto all_loaded = [&]() {
+    bool loaded = true;
+    for (size_t i : searched) {
+      const Request& r = input.candidates[i].request;
+      if (r.mode != Mode::kMeasured) continue;
+      auto db = kernels.get(r.hardware.gpu, r.kernels, "gpu");
+      loaded = loaded && (db || db.error().code == "kernels_not_loaded");
+    }
+    return loaded;
+  };
+  if (workers > 1 && !progress && searched.size() > 1 && all_loaded()) {
     auto ran = search_in_parallel(input, kernels, searched, workers, &outs, &result);
     if (!ran) return ran.error();
     searched.clear();

@@ -5,7 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import fs, { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -114,5 +116,25 @@ test('plan --threads N: the candidates on N threads, the same document as one af
     const error = JSON.parse(r.stdout).error;
     assert.equal(error.code, 'invalid_value');
     assert.equal(error.path, '--threads');
+  }
+});
+
+test('plan --threads N with a pack that cannot be read: the same document as one thread (its error kept)', () => {
+  const packs = `${root}build/kernels`;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plan-kernels-'));
+  try {
+    for (const f of fs.readdirSync(packs)) {
+      if (/^(h100-vllm-0\.24\.0|a100-vllm-0\.14\.0)-/.test(f)) fs.copyFileSync(path.join(packs, f), path.join(dir, f));
+    }
+    fs.rmSync(path.join(dir, 'a100-vllm-0.14.0-gemm-bf16.bin'));
+    fs.mkdirSync(path.join(dir, 'a100-vllm-0.14.0-gemm-bf16.bin')); // not a regular file: an error, not absent
+    const input = JSON.stringify({ ...plan, gpus: ['H100', 'A100'], search: { tp: [2, 4] } });
+    const one = run(['--kernels', dir, 'plan', '--threads', '1', '-'], input);
+    assert.equal(one.status, 0, one.stderr);
+    const a100 = JSON.parse(one.stdout).candidates.find((c) => c.gpu === 'A100');
+    assert.match(a100.reason_message, /regular file/);
+    assert.equal(run(['--kernels', dir, 'plan', '--threads', '2', '-'], input).stdout, one.stdout);
+  } finally {
+    fs.rmSync(dir, { recursive: true });
   }
 });
