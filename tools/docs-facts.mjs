@@ -84,7 +84,31 @@ function ledgerExample(ctx, model, precision, gpu, tp, isl, osl, c) {
 const accuracy = (ctx) => ctx.readJson('docs/accuracy.json');
 
 /** @type {Record<string, (ctx: DocsContext) => string>} */
+/** docs/PLAN.md's first example: the issue's question over three GPUs at the prices given. */
+const PLAN_EXAMPLE = {
+  model: 'llama-3.1-70b-instruct',
+  gpus: ['H100', 'H200', 'B200'],
+  gpu_hour_usd: { H100: 2.5, H200: 3.5, B200: 5.5 },
+  workload: { input_tokens: 1000, output_tokens: 300, request_rate: 2 },
+  slo: { ttft_ms: 1000, tpot_ms: 50, percentile: 90 },
+};
+
 export const facts = {
+  /** docs/PLAN.md's example: the command, and what `stepcalc plan` answers to it. */
+  'plan-example': (ctx) => {
+    const r = ctx.json(['plan', '-'], PLAN_EXAMPLE);
+    if (r.error || !r.recommended) throw new Error(`the plan example has no answer: ${JSON.stringify(r.error)}`);
+    // One field a line, spaced as a person writes JSON.
+    const fields = Object.entries(PLAN_EXAMPLE).map(([k, v]) =>
+      `"${k}": ${JSON.stringify(v).replace(/([,:])(?=["{\d])/g, '$1 ')}`);
+    const last = fields.length - 1;
+    const echo = fields.map((f, i) => `${i ? '       ' : "echo '{"}${f}${i < last ? ',' : "}' | build/stepcalc plan"}`);
+    return ['```sh', ...echo, '```', '',
+      `gives (${int(r.search.candidates)} candidates, ${int(r.search.simulations)} simulations) \`"summary": ` +
+      `"${r.recommended.summary}"\` and \`${r.recommended.vllm_serve}\`. The figures are the estimate's, not ` +
+      'measurements: each carries `validation`, the accuracy ledger\'s error on runs like it.'].join('\n');
+  },
+
   /** The public conformance cases, every one passing (a failing case is an error, not a count). */
   'conformance-cases': (ctx) => {
     const out = ctx.cli(['conformance', 'tests/data/conformance-cases.json']);
