@@ -324,3 +324,39 @@ export function contradictions(runs) {
   }
   return out.sort((a, b) => (a.run.id < b.run.id ? -1 : 1));
 }
+
+// A closed loop keeps each client's request outstanding all the time, so the requests a run has
+// in flight are its clients. By Little's law the share of a client's cycle its request spends
+// decoding, (osl - 1) x TPOT / (TTFT + (osl - 1) x TPOT), times the clients, is how many were
+// decoding at once. A run whose measured count is below IN_FLIGHT_SHARE of the simulated one (the
+// simulation has the engine's own limits: max_num_seqs, the KV cache) had fewer requests in
+// flight than its clients: a cap its row does not record (the client's or the server's).
+export const IN_FLIGHT_SHARE = 0.5;
+
+/**
+ * Requests decoding at once by Little's law from mean TTFT and TPOT (ms), over `clients`.
+ * @param {number} clients @param {number} outputTokens @param {number} ttftMs @param {number} tpotMs
+ */
+export function decodingAtOnce(clients, outputTokens, ttftMs, tpotMs) {
+  const decoding = (outputTokens - 1) * tpotMs;
+  return clients * decoding / (ttftMs + decoding);
+}
+
+/**
+ * The priced closed-loop runs that decoded fewer requests at once than their clients allow:
+ * measured below IN_FLIGHT_SHARE of simulated (decodingAtOnce). Each with both counts, by id.
+ * @param {Run[]} runs
+ * @returns {{run: Run, measured: number, simulated: number}[]}
+ */
+export function fewerInFlight(runs) {
+  const out = [];
+  for (const r of runs) {
+    const w = /** @type {any} */ (r.request)?.workload;
+    if (r.status !== 'priced' || !(w?.concurrency > 0) || !(w.output_tokens > 1)) continue;
+    const measured = decodingAtOnce(w.concurrency, w.output_tokens, r.silicon_ttft_ms, r.silicon_tpot_ms);
+    const simulated = decodingAtOnce(w.concurrency, w.output_tokens, /** @type {number} */ (r.ttft_ms),
+      /** @type {number} */ (r.tpot_ms));
+    if (measured < IN_FLIGHT_SHARE * simulated) out.push({ run: r, measured, simulated });
+  }
+  return out.sort((a, b) => (a.run.id < b.run.id ? -1 : 1));
+}

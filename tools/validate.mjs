@@ -11,7 +11,7 @@ import { writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ROOT, DATA, LEDGER, BASELINE, PROTOCOL, readRows, readText, priceRows, spreadOf, overall, ttftError, tpotError,
-  contradictions, CONTRADICTION_DROP, CONTRADICTION_CLIENTS,
+  contradictions, CONTRADICTION_DROP, CONTRADICTION_CLIENTS, fewerInFlight, IN_FLIGHT_SHARE,
 } from './validate-ledger.mjs';
 import { ALTERNATIVES_FILE, FIT_PART } from './validate-alternatives.mjs';
 
@@ -42,6 +42,8 @@ const shortReason = (reason) => reason.split(': ').slice(0, 2).join(': ');
 const req = (/** @type {Run} */ r) => /** @type {any} */ (r.request);
 /** @type {Map<string, Run>} the runs contradicting their series (filled once priced), by id */
 const contradicted = new Map();
+/** @type {Map<string, {measured: number, simulated: number}>} the runs with fewer requests in flight, by id */
+const fewer = new Map();
 
 /**
  * The runs whose measured TPOT falls as their clients grow, and the figures without them.
@@ -49,8 +51,10 @@ const contradicted = new Map();
  */
 function contradictionSection(runs) {
   const list = contradictions(runs);
-  if (!list.length) return [];
-  const rest = overall(runs.filter((r) => !contradicted.has(r.id)));
+  const capped = fewerInFlight(runs);
+  if (!list.length && !capped.length) return [];
+  const flagged = new Set([...list.map((c) => c.run.id), ...capped.map((c) => c.run.id)]);
+  const rest = overall(runs.filter((r) => !flagged.has(r.id)));
   return [
     '## Measurements that contradict their series',
     '',
@@ -58,9 +62,7 @@ function contradictionSection(runs) {
       `In these ${list.length} priced runs the measured TPOT is more than ${100 * CONTRADICTION_DROP}% below ` +
       `that of a run of the same model, GPU, precision, layout and lengths at 1/${CONTRADICTION_CLIENTS} of the ` +
       'clients or fewer (the slowest such run is named). One run of each pair measured something its row does ' +
-      'not say; the data cannot tell which. They stay in the ledger and in every figure above; nothing is ' +
-      `fitted to them or left out. Over the other ${rest.priced} priced runs: TTFT MAPE ${rest.ttft_mape}%, ` +
-      `TPOT MAPE ${rest.tpot_mape}% (\`contradicts\` in validation.json names the other run).`,
+      'not say; the data cannot tell which (`contradicts` in validation.json names the other run).',
     '',
     '| run | clients | measured TPOT / TTFT ms | predicted TPOT ms | same setup at | ' +
       'its measured TPOT / TTFT ms |',
@@ -69,6 +71,27 @@ function contradictionSection(runs) {
       `${r.silicon_tpot_ms.toFixed(2)} / ${r.silicon_ttft_ms.toFixed(0)} | ` +
       `${(/** @type {number} */ (r.tpot_ms)).toFixed(2)} | ${req(o).workload.concurrency} | ` +
       `${o.silicon_tpot_ms.toFixed(2)} / ${o.silicon_ttft_ms.toFixed(0)} |`),
+    '',
+    '### Fewer requests in flight than clients',
+    '',
+    'A closed loop keeps every client\'s request outstanding, so a run has as many requests in flight as ' +
+      'clients. By Little\'s law the requests decoding at once are the clients times the share of a cycle a ' +
+      'request spends decoding, (output tokens - 1) x TPOT / (TTFT + (output tokens - 1) x TPOT). The ' +
+      'simulation has the engine\'s own limits (max_num_seqs, the KV cache), and in these ' +
+      `${capped.length} runs the measured count is below ${100 * IN_FLIGHT_SHARE}% of the simulated one: their ` +
+      'requests waited outside the engine, behind a cap on requests in flight their row does not record (the ' +
+      'benchmark client\'s or the server\'s), so they measured fewer clients than they say (`in_flight` in ' +
+      'validation.json).',
+    '',
+    '| run | clients | measured TPOT / TTFT ms | predicted TPOT / TTFT ms | decoding at once, measured | simulated |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...capped.map(({ run: r, measured, simulated }) => `| ${r.id} | ${req(r).workload.concurrency} | ` +
+      `${r.silicon_tpot_ms.toFixed(2)} / ${r.silicon_ttft_ms.toFixed(0)} | ` +
+      `${(/** @type {number} */ (r.tpot_ms)).toFixed(2)} / ${(/** @type {number} */ (r.ttft_ms)).toFixed(0)} | ` +
+      `${measured.toFixed(0)} | ${simulated.toFixed(0)} |`),
+    '',
+    `Both kinds stay in the ledger and in every figure above; nothing is fitted to them or left out. Over the ` +
+      `other ${rest.priced} priced runs: TTFT MAPE ${rest.ttft_mape}%, TPOT MAPE ${rest.tpot_mape}%.`,
     '',
   ];
 }
@@ -100,6 +123,11 @@ function causeOf(r) {
   if (other) {
     out.push(`the measured TPOT contradicts the same setup's at ${req(other).workload.concurrency} clients ` +
       `(${other.silicon_tpot_ms.toFixed(2)} ms; "Measurements that contradict their series")`);
+  }
+  const inFlight = fewer.get(r.id);
+  if (inFlight) {
+    out.push(`the measured run decoded ~${inFlight.measured.toFixed(0)} requests at once of its ${w.concurrency} ` +
+      `clients, the simulation ~${inFlight.simulated.toFixed(0)} ("Fewer requests in flight than clients")`);
   }
   if (f.preemptions > 0 && !out[0].includes('preemptions')) out.push(`${f.preemptions} KV-cache preemptions`);
   if (f.warnings.length) out.push(`warnings: ${f.warnings.join(', ')}`);
@@ -370,10 +398,14 @@ process.stderr.write('\n');
 const subs = subsets(runs);
 const spread = spreadOf(runs);
 for (const { run: r, other } of contradictions(runs)) contradicted.set(r.id, other);
+for (const { run: r, measured, simulated } of fewerInFlight(runs)) fewer.set(r.id, { measured, simulated });
+const round1 = (/** @type {number} */ x) => Math.round(x * 10) / 10;
 const withCause = runs.map((r) => {
   if (r.status !== 'priced') return r;
-  const other = contradicted.get(r.id);
-  return { ...r, cause: causeOf(r), ...(other ? { contradicts: other.id } : {}) };
+  const other = contradicted.get(r.id), inFlight = fewer.get(r.id);
+  const inFlightField = inFlight
+    ? { in_flight: { measured: round1(inFlight.measured), simulated: round1(inFlight.simulated) } } : {};
+  return { ...r, cause: causeOf(r), ...(other ? { contradicts: other.id } : {}), ...inFlightField };
 });
 const { models, runs: compact } = compactModels(withCause);
 const ledger = {

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The accuracy ledger's measurements that contradict their own series (tools/validate-ledger.mjs
 // contradictions): a measured TPOT that falls by more than a fifth while the clients grow 4x or
-// more. The rule on made-up runs, and the committed ledger against the rule.
+// more; and the runs with fewer requests in flight than clients (fewerInFlight: by Little's law,
+// under half the requests decoding at once that the simulation keeps). Each rule on made-up runs,
+// and the committed ledger against the rules.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { contradictions } from '../../tools/validate-ledger.mjs';
+import { contradictions, decodingAtOnce, fewerInFlight } from '../../tools/validate-ledger.mjs';
 
 const run = (id, { clients, tpot, subset = 'M | H100 | bf16 | TP2', isl = 1024, osl = 1024, tp = 2, dp,
   status = 'priced' }) => ({
@@ -45,5 +47,37 @@ test('the committed ledger marks exactly the runs the rule finds, and VALIDATION
   assert.deepEqual(marked, found.map((c) => [c.run.id, c.other.id]));
   const md = readFileSync(fileURLToPath(new URL('../../docs/VALIDATION.md', import.meta.url)), 'utf8');
   const section = md.slice(md.indexOf('## Measurements that contradict their series'));
+  for (const { run: r } of found) assert.ok(section.includes(`| ${r.id} |`), r.id);
+});
+
+test('a run decoding under half the requests at once that its simulation does had fewer in flight than clients', () => {
+  // 512 clients, 1,024 output tokens: 1,023 x 5 ms decoding per cycle.
+  assert.equal(decodingAtOnce(512, 1024, 1023 * 5, 5), 256);
+  const at = (id, ttft, simTtft, { clients = 512, status = 'priced' } = {}) => ({
+    id, subset: 'M | H100 | bf16 | TP2', status, silicon_tpot_ms: 5, silicon_ttft_ms: ttft, tpot_ms: 5,
+    ttft_ms: simTtft, request: { tp: 2, workload: { input_tokens: 1024, output_tokens: 1024, concurrency: clients } },
+  });
+  const runs = [
+    at('capped', 20000, 300), // ~104 decoding at once measured, ~483 simulated
+    at('queued-too', 20000, 15000), // the simulation queues as much (the engine's own limit): not flagged
+    at('near', 5500, 300), // 247 of 483: just above half
+    at('far', 6000, 300), // 235 of 483: below half
+    at('open', 20000, 300, { clients: 0 }), // an open loop has no clients to compare
+    at('unsupported', 20000, 300, { status: 'unsupported' }),
+  ];
+  const found = fewerInFlight(runs);
+  assert.deepEqual(found.map((f) => f.run.id), ['capped', 'far']);
+  assert.ok(Math.abs(found[0].measured - decodingAtOnce(512, 1024, 20000, 5)) < 1e-9);
+});
+
+test('the committed ledger marks exactly the runs with fewer in flight, and VALIDATION.md lists them', () => {
+  const ledger = JSON.parse(readFileSync(fileURLToPath(new URL('../../docs/validation.json', import.meta.url)),
+    'utf8'));
+  const found = fewerInFlight(ledger.runs);
+  assert.ok(found.length > 0);
+  const marked = ledger.runs.filter((r) => r.in_flight).map((r) => r.id).sort();
+  assert.deepEqual(marked, found.map((f) => f.run.id));
+  const md = readFileSync(fileURLToPath(new URL('../../docs/VALIDATION.md', import.meta.url)), 'utf8');
+  const section = md.slice(md.indexOf('### Fewer requests in flight than clients'));
   for (const { run: r } of found) assert.ok(section.includes(`| ${r.id} |`), r.id);
 });
