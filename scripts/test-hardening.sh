@@ -36,7 +36,7 @@ cmake --build "$build" -j"$jobs" --target stepcalc stepcalc_tests stepcalc_fuzz 
 echo "== sanitizers: core tests and conformance under ASan + UBSan"
 ctest --test-dir "$build" --output-on-failure
 
-echo "== fuzzing: stepcalc_fuzz over price_document, price_json and sweep_json"
+echo "== fuzzing: stepcalc_fuzz over price_document, price_json, sweep_json, serve_document and plan_json"
 if [ -n "${STEPCALC_FUZZ_SECONDS:-}" ]; then
   seconds=$STEPCALC_FUZZ_SECONDS
 elif [ "${CI:-}" = "true" ]; then

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer target over the JSON front door: any bytes go to price_document (both
-// modes), price_json, two sweeps and serve_document (under a small work bound, so a
-// run stays short). Beyond "no crash, no sanitizer report", it checks that every
-// answer is valid JSON (so valid UTF-8), that a priced result has a positive integer
-// step time, that a served one has a finite positive TTFT and, for an open loop, a
-// steady_state, and that price_json and price_document agree.
+// modes), price_json, two sweeps, serve_document (under a small work bound, so a
+// run stays short) and plan_json (without kernel tables: the plan request's parser, the
+// candidates' set-up and every candidate's refusal, on one thread and on two). Beyond "no
+// crash, no sanitizer report", it checks that every answer is valid JSON (so valid UTF-8),
+// that a priced result has a positive integer step time, that a served one has a finite
+// positive TTFT and, for an open loop, a steady_state, that price_json and price_document
+// agree, and that a plan is the same document on one thread and on two.
 //   build: scripts/test-hardening.sh (clang, -DSTEPCALC_FUZZ=ON)
 //   run:   build/fuzz/stepcalc_fuzz -dict=tests/fuzz/request.dict CORPUS_COPY
 #include <cstdint>
@@ -70,6 +72,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check_error(served.error(), "serve_document");
   } else {
     check_each(parse_answer(parser, served->json, "serve_document"), served->json, check_served);
+  }
+
+  // Planning, with no kernel tables (the measured mode's every simulation is refused at once).
+  if (auto planned = stepcalc::plan_json(text, stepcalc::no_kernels()); !planned) {
+    check_error(planned.error(), "plan_json");
+  } else {
+    parse_answer(parser, planned.value(), "plan_json");
+    auto threaded = stepcalc::plan_json(text, stepcalc::no_kernels(), nullptr, 2);
+    if (!threaded || threaded.value() != planned.value()) fail("plan_json on two threads differs", planned.value());
   }
 
   for (const char* mode : {"", "corrected"}) {
