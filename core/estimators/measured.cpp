@@ -236,6 +236,11 @@ void add_to_category(MeasuredTotals* t, OpKind kind, double us) {
 /// and filled only without `full`.
 MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* full, MeasuredRowsMemo* memo = nullptr) {
   MeasuredTotals t;
+#if !defined(__EMSCRIPTEN__) || defined(STEPCALC_PLAN_MODULE)
+  DecodeRowCache* const decode_rows = memo != nullptr ? &memo->decode_rows : nullptr;
+#else
+  DecodeRowCache* const decode_rows = nullptr;  // the first view keeps its bytes
+#endif
   const StepRows r = rows_of(p, s);
   t.prefill_tokens = r.prefill_tokens;
   t.decode_tokens = r.decode_tokens;
@@ -288,7 +293,7 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
     } else if (op.kind == OpKind::kAttention) {
       AttentionCost local;
       AttentionCost& a = full != nullptr ? full->attention : local;
-      us_each = attention_layer_us(p, s, &a, full != nullptr, memo != nullptr ? &memo->kv_spots : nullptr);
+      us_each = attention_layer_us(p, s, &a, full != nullptr, memo != nullptr ? &memo->kv_spots : nullptr, decode_rows);
       attention_decode += count * (a.decode_us + a.fixed_us * decode_share);
       attention_prefill += count * (a.prefill_us + a.fixed_us * (1 - decode_share));
       if (p.sliding_share > 0) {  // the sliding layers read only the window's KV
@@ -297,7 +302,7 @@ MeasuredTotals price(const MeasuredPlan& p, const Step& s, MeasuredBreakdown* fu
         if (within_window(s, p.sliding_window, &windowed)) {
           AttentionCost w;
           const double slide_us =
-              attention_layer_us(p, windowed, &w, false, memo != nullptr ? &memo->kv_spots : nullptr);
+              attention_layer_us(p, windowed, &w, false, memo != nullptr ? &memo->kv_spots : nullptr, decode_rows);
           const double share = p.sliding_share;
           us_each = (1 - share) * us_each + share * slide_us;
           attention_decode +=

@@ -163,7 +163,10 @@ class MeasuredRowsMemo {
   /// The entry for these rows (`*hit` true when it holds them), else the slot to fill.
   Entry& slot(double sampled, double padded, bool* hit);
   DecodeKvSpots kv_spots;  ///< where the decodes' KV lengths fall in the decode table
-  Step windowed;           ///< a step's sliding-window copy, its buffers kept
+#if !defined(__EMSCRIPTEN__) || defined(STEPCALC_PLAN_MODULE)
+  DecodeRowCache decode_rows;  ///< the decode table's rows at the last batches (not in the first view)
+#endif
+  Step windowed;  ///< a step's sliding-window copy, its buffers kept
 
  private:
   static constexpr size_t kEntries = 64;

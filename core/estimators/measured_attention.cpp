@@ -124,7 +124,7 @@ double prefill_kernel_us(const MeasuredPlan& p, double batch, double seq, Kernel
 }
 
 double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost* split, bool detail,
-                          DecodeKvSpots* spots) {
+                          DecodeKvSpots* spots, DecodeRowCache* rows) {
   AttentionCost* out = detail ? split : nullptr;
   const MeasuredConstants& c = p.constants;
   const double pair_flops = p.ops.attention.flops_per_pair;
@@ -148,7 +148,24 @@ double attention_layer_us(const MeasuredPlan& p, const Step& step, AttentionCost
     const bool mla = p.attention_path == AttentionPath::kMlaModule;
     double projections_us = 0;
     if (out == nullptr && !mla) {
+#if !defined(__EMSCRIPTEN__) || defined(STEPCALC_PLAN_MODULE)
+      if (rows != nullptr) {
+        DecodeRowCache::Entry* kept = nullptr;
+        for (DecodeRowCache::Entry& e : rows->entries) kept = e.batch == batch ? &e : kept;
+        if (kept == nullptr) {
+          kept = &rows->entries[rows->next];
+          rows->next ^= 1;
+          kept->row = p.db->decode_attention_row(batch, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
+          kept->batch = batch;
+        }
+        row = kept->row;
+      } else {
+        row = p.db->decode_attention_row(batch, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
+      }
+#else
+      (void)rows;
       row = p.db->decode_attention_row(batch, p.attn_heads, p.attn_kv_heads, p.attn_head_dim, p.kv_dtype);
+#endif
     } else if (out == nullptr) {
       const int table = static_cast<int>(KernelTable::kMlaDecode) + (p.ops.attention.topk > 0 ? 6 : 0);
       row = p.db->attention_module_row(static_cast<KernelTable>(table), batch, p.attn_heads, p.kv_dtype);

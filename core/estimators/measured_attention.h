@@ -26,9 +26,10 @@ namespace stepcalc {
 /// split (fixed, decode, prefill); with `detail` also the FLOPs, bytes and the lookups
 /// (requests grouped by length), which allocates. Without `detail` nothing allocates.
 /// `spots` (a simulation's, one per plan): where the decodes' KV lengths fall in the decode
-/// table, kept across steps (the same double).
+/// table, kept across steps (the same double); `rows` the same for the table's rows by batch
+/// (natively and in the planner's module).
 double attention_layer_us(const MeasuredPlan& plan, const Step& step, AttentionCost* out, bool detail = false,
-                          DecodeKvSpots* spots = nullptr);
+                          DecodeKvSpots* spots = nullptr, DecodeRowCache* rows = nullptr);
 
 /// One decode-table kernel time (us) for `batch` sequences at `kv_len`, on the plan's
 /// attention path (MLA module projections removed, stand-in scaled); `kernel` gets the cells.

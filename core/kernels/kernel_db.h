@@ -183,6 +183,18 @@ class DecodeAttentionRow {
   double batch_ = 0;
 };
 
+/// The last two decode rows a simulation searched (KernelDb::decode_attention_row by batch, for
+/// one attention shape): its steps keep their batch or change it by a request or two, and a
+/// sliding-window model prices two attention layers a step at the same batch.
+struct DecodeRowCache {
+  struct Entry {
+    double batch = -1;  ///< -1: empty
+    DecodeAttentionRow row;
+  };
+  Entry entries[2];
+  unsigned next = 0;  ///< the entry replaced next
+};
+
 /// The kernel tables of one GPU and vLLM version.
 class KernelDb {
  public:

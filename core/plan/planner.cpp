@@ -130,7 +130,8 @@ class CandidateSearch {
     }
     auto served = as_serve ? run_serve(req, kernels_, inner)
                            : run_serve(req, kernels_, inner, totals_->work_left - kPlanSimulationWork,
-                                       std::min(limits::kMaxServeSteps, totals_->steps_left), &sim.needs);
+                                       std::min(limits::kMaxServeSteps, totals_->steps_left), &sim.needs,
+                                       false);  // no inter-token latencies: a plan reads none
     if (!served && served.error().code == "cancelled") return served.error();
     if (!served && served.error().code == "too_large") {  // refused, or stopped at the bound
       if (on_sim_) on_sim_(sim);

@@ -258,7 +258,7 @@ SteadyState steady_state(const Pass& p, double ranks) {
 }  // namespace
 
 Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& kernels, const ProgressFn& progress,
-                                double max_work, int64_t max_steps, ServeNeeds* needs) {
+                                double max_work, int64_t max_steps, ServeNeeds* needs, bool inter_token) {
   ServeNeeds scratch;
   ServeNeeds& need = needs != nullptr ? *needs : scratch;
   need = ServeNeeds{};
@@ -412,8 +412,15 @@ Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& ke
   result.ttft_ms = summarize_latencies(&ttft);
   result.tpot_ms = summarize_latencies(&tpot);
   result.e2e_ms = summarize_latencies(&e2e);
-  std::vector<GapRun> gaps = t.inter_token_gaps;
-  result.itl_ms = summarize_runs(&gaps, 1e-3);
+#if !defined(__EMSCRIPTEN__) || defined(STEPCALC_PLAN_MODULE)
+  if (inter_token)
+#else
+  (void)inter_token;
+#endif
+  {
+    std::vector<GapRun> gaps = t.inter_token_gaps;
+    result.itl_ms = summarize_runs(&gaps, 1e-3);
+  }
 
   result.duration_s = t.end_us * 1e-6;
   // Throughput and cost: an open loop's over its steady window (the tokens emitted and the

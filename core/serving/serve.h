@@ -116,13 +116,17 @@ struct ServeResult {
 /// work it ran). With max_work >= needs->work and max_steps >= needs->steps the call gives
 /// the same result or error; with less of either, too_large. (The planner runs candidates
 /// in parallel with bounds of their own and replays them against the plan's, docs/PLAN.md.)
+/// `inter_token` false leaves itl_ms empty (the planner's searches, which read TTFT, TPOT and
+/// E2E only: sorting every inter-token gap was ~6% of a plan); the first-view Wasm build
+/// always computes it.
 struct ServeNeeds {
   double work = 0;
   double steps = 0;
 };
 Expected<ServeResult> run_serve(const Request& request, const KernelRegistry& kernels = no_kernels(),
                                 const ProgressFn& progress = nullptr, double max_work = limits::kMaxServeWork,
-                                int64_t max_steps = limits::kMaxServeSteps, ServeNeeds* needs = nullptr);
+                                int64_t max_steps = limits::kMaxServeSteps, ServeNeeds* needs = nullptr,
+                                bool inter_token = true);
 
 /// The memory plan of `request` (its model, precision, TP, GPU and engine settings,
 /// vLLM's defaults filled in). Errors: a GPU without memory figures, engine settings

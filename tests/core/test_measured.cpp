@@ -316,7 +316,9 @@ TEST_CASE("measured: the row-count memo of a simulation prices every step as wit
   // Steps that repeat their row counts at other KV lengths (attention must still follow
   // the KV), prefill chunks beside decodes, row counts that collide in the memo, decodes at
   // mixed KV lengths and beyond the tables; each step also as the full breakdown prices it
-  // (one table lookup per decode, no row searched once).
+  // (one table lookup per decode, no row searched once). The batches change back and forth, so
+  // the decode rows a simulation keeps by batch (DecodeRowCache: two, natively) are both hit and
+  // replaced; gemma-3-27b-it prices two attention layers a step (sliding windows).
   for (const char* model : {"llama-3.1-8b-instruct", "mixtral-8x7b-v0.1", "gemma-3-27b-it"}) {
     const MeasuredPlan plan = plan_of(request_of(model, 2, decodes(1, 1)), h100());
     MeasuredRowsMemo memo;
