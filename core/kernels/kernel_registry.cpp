@@ -98,17 +98,13 @@ KernelRegistry::~KernelRegistry() = default;
 KernelRegistry::KernelRegistry(KernelRegistry&&) noexcept = default;
 KernelRegistry& KernelRegistry::operator=(KernelRegistry&&) noexcept = default;
 
-KernelRegistry KernelRegistry::with_own_memos() const {
-  KernelRegistry copy;
-  for (const auto& set : sets_) {
-    if (!set->db || !set->deferred.empty()) continue;
-    copy.sets_.push_back(std::make_unique<Set>());
-    copy.sets_.back()->gpu = set->gpu;
-    copy.sets_.back()->version = set->version;
-    copy.sets_.back()->db = set->db->with_own_memo();
-  }
-  return copy;
+#ifndef __EMSCRIPTEN__
+KernelRegistry KernelRegistry::thread_view(SharedGet shared) {
+  KernelRegistry view;
+  view.shared_ = std::move(shared);
+  return view;
 }
+#endif
 
 KernelRegistry::Set& KernelRegistry::set_of(const std::string& gpu, const std::string& version) const {
   for (const auto& set : sets_) {
@@ -163,6 +159,19 @@ Expected<std::shared_ptr<const KernelDb>> KernelRegistry::get(const std::string&
                                                               const std::string& path) const {
   auto which = resolve_kernels(gpu, version, path, path == "gpu" ? "kernels" : path);
   if (!which) return which.error();
+#ifndef __EMSCRIPTEN__
+  if (shared_) {  // a thread's view: its own copy, else the shared registry's answer, copied
+    for (const auto& s : sets_)
+      if (s->gpu == which->first && s->version == which->second) return s->db;
+    auto db = shared_(gpu, version, path);
+    if (!db) return db.error();
+    sets_.push_back(std::make_unique<Set>());
+    sets_.back()->gpu = which->first;
+    sets_.back()->version = which->second;
+    sets_.back()->db = db.value()->with_own_memo();
+    return sets_.back()->db;
+  }
+#endif
   if (source_) {
     auto fetched = fetch(which->first, which->second);
     if (!fetched) return make_error(fetched.error().code, path, fetched.error().message);

@@ -63,10 +63,18 @@ class KernelRegistry {
   /// Whether any pack was added.
   bool empty() const { return sets_.empty(); }
 
-  /// A registry of the databases decoded so far (get() answered them), each with lookup
-  /// memos of its own (KernelDb::with_own_memo): for a thread pricing beside others. It
-  /// reads no files and decodes nothing; a set not decoded yet is kernels_not_loaded there.
-  KernelRegistry with_own_memos() const;
+#ifndef __EMSCRIPTEN__  // native only: the Wasm builds have no threads (and keep their bytes)
+  /// What a thread's registry asks for a GPU and version it does not hold yet (the same
+  /// arguments as get()): the shared registry's answer, asked under a lock.
+  using SharedGet = std::function<Expected<std::shared_ptr<const KernelDb>>(
+      const std::string& gpu, const std::string& version, const std::string& path)>;
+
+  /// A registry for one thread pricing beside others: its get() asks `shared` the first time a
+  /// GPU and version is asked (the shared registry reads and decodes then, or gives its error)
+  /// and keeps a copy with lookup memos of its own (KernelDb::with_own_memo), which are not
+  /// thread-safe. The planner's threads (docs/PLAN.md).
+  static KernelRegistry thread_view(SharedGet shared);
+#endif
 
   /// Where get() reads a GPU and version's packs by name, the first time it is asked
   /// for them (the CLI's --kernels DIR): nothing is read for a request that needs no
@@ -80,6 +88,9 @@ class KernelRegistry {
   Expected<LoadedPack> defer(const uint8_t* data, size_t size) const;
   Expected<bool> fetch(const std::string& gpu, const std::string& version) const;
   PackSource source_;
+#ifndef __EMSCRIPTEN__
+  SharedGet shared_;  ///< thread_view's: asked for what sets_ does not hold
+#endif
   struct Fetched {
     std::string gpu, version;
     Expected<bool> outcome;  ///< what reading its files gave, returned again on every get()

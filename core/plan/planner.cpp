@@ -453,7 +453,9 @@ namespace {
 /// before it (their simulations so far) is charged, never less than it would have had in turn.
 /// Its simulations are charged to `result` in the candidates' order as they come (charge);
 /// the first that would not have fitted refuses the plan, and the searches still running stop.
-/// Each thread reads kernel databases of its own (KernelRegistry::with_own_memos).
+/// Each thread reads kernel databases of its own (KernelRegistry::thread_view: the shared
+/// registry, read and decoded under a lock the first time a thread asks for a GPU, so one
+/// thread decodes a GPU's packs while the others search; its errors are the shared registry's).
 Expected<bool> search_in_parallel(const PlanInput& input, const KernelRegistry& kernels,
                                   const std::vector<size_t>& searched, int workers, std::vector<PlanCandidate>* outs,
                                   PlanResult* result) {
@@ -463,6 +465,7 @@ Expected<bool> search_in_parallel(const PlanInput& input, const KernelRegistry& 
     PlanCandidate out;
   };
   std::vector<Slot> slots(searched.size());  // by position in `searched`
+  std::mutex kernels_mutex;                  // guards the shared registry (it reads and decodes on first use)
   std::mutex mutex;                          // guards everything below but `stop` and `next`
   std::condition_variable over_cv;
   size_t pos = 0, entry = 0;  // the next simulation to charge: slots[pos].log[entry]
@@ -507,7 +510,11 @@ Expected<bool> search_in_parallel(const PlanInput& input, const KernelRegistry& 
     return own;
   };
   const auto work = [&]() {
-    const KernelRegistry own_kernels = kernels.with_own_memos();
+    const KernelRegistry own_kernels =
+        KernelRegistry::thread_view([&](const std::string& gpu, const std::string& version, const std::string& path) {
+          std::lock_guard<std::mutex> lock(kernels_mutex);
+          return kernels.get(gpu, version, path);
+        });
     const ProgressFn keep_going = [&stop](double) { return !stop.load(std::memory_order_relaxed); };
     for (size_t k = next++; k < slots.size() && !stop.load(); k = next++) {
       PlanCandidate out = (*outs)[searched[k]];
@@ -595,21 +602,7 @@ Expected<PlanResult> run_plan(const PlanInput& input, const KernelRegistry& kern
     }
   }
 #if STEPCALC_THREADS
-  // Every database the searches read, fetched and decoded first, on this thread: the threads'
-  // copies (KernelRegistry::with_own_memos) hold only these. A set that failed to load other
-  // than by being absent (a corrupt or unreadable pack) keeps its own error only in the
-  // registry itself: such a plan is searched in turn.
-  const auto all_loaded = [&]() {
-    bool loaded = true;
-    for (size_t i : searched) {
-      const Request& r = input.candidates[i].request;
-      if (r.mode != Mode::kMeasured) continue;
-      auto db = kernels.get(r.hardware.gpu, r.kernels, "gpu");
-      loaded = loaded && (db || db.error().code == "kernels_not_loaded");
-    }
-    return loaded;
-  };
-  if (workers > 1 && !progress && searched.size() > 1 && all_loaded()) {
+  if (workers > 1 && !progress && searched.size() > 1) {
     auto ran = search_in_parallel(input, kernels, searched, workers, &outs, &result);
     if (!ran) return ran.error();
     searched.clear();
