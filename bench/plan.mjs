@@ -23,25 +23,21 @@ const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
 // after running up to it), gpt-oss-20b's default search (answered nearest the bounds), and one of
 // small batches (a low rate, long outputs: refused at the step bound; within the work bound alone it
 // ran ~10 million steps): wall seconds of `stepcalc plan`, one run each.
+/** The bound plans' question: `model`, `input` + `output` tokens at `rate` req/s, p90 TTFT <= 2 s, TPOT <= 50 ms. */
+const question = (model, input, output, rate) => ({
+  model, workload: { input_tokens: input, output_tokens: output, request_rate: rate },
+  slo: { ttft_ms: 2000, tpot_ms: 50, percentile: 90 } });
 export const boundPlanRequests = {
-  'gpt-oss-120b, 1,000 + 300 tokens at 2 req/s (answered)': {
-    model: 'gpt-oss-120b', workload: { input_tokens: 1000, output_tokens: 300, request_rate: 2 },
-    slo: { ttft_ms: 2000, tpot_ms: 50, percentile: 90 } },
-  'gpt-oss-120b, 1,000 + 1,000 tokens at 2 req/s (refused at the bound)': {
-    model: 'gpt-oss-120b', workload: { input_tokens: 1000, output_tokens: 1000, request_rate: 2 },
-    slo: { ttft_ms: 2000, tpot_ms: 50, percentile: 90 } },
+  'gpt-oss-120b, 1,000 + 300 tokens at 2 req/s (answered)': question('gpt-oss-120b', 1000, 300, 2),
+  'gpt-oss-120b, 1,000 + 1,000 tokens at 2 req/s (refused at the bound)': question('gpt-oss-120b', 1000, 1000, 2),
   // More simulations to the bound than the 1,000-token search (~700 against ~400): the slowest per
   // unit of work of the searches refused at the work bound found (session 17).
-  'gpt-oss-120b, 1,000 + 500 tokens at 2 req/s (refused at the bound)': {
-    model: 'gpt-oss-120b', workload: { input_tokens: 1000, output_tokens: 500, request_rate: 2 },
-    slo: { ttft_ms: 2000, tpot_ms: 50, percentile: 90 } },
+  'gpt-oss-120b, 1,000 + 500 tokens at 2 req/s (refused at the bound)': question('gpt-oss-120b', 1000, 500, 2),
   // The preset whose default search (this question) comes nearest the bounds: 94% of the steps.
-  'gpt-oss-20b, 1,000 + 300 tokens at 2 req/s (answered, nearest the bounds of the presets)': {
-    model: 'gpt-oss-20b', workload: { input_tokens: 1000, output_tokens: 300, request_rate: 2 },
-    slo: { ttft_ms: 2000, tpot_ms: 50, percentile: 90 } },
-  'gpt-oss-120b, 100 + 2,000 tokens at 0.05 req/s (small batches, refused at the step bound)': {
-    model: 'gpt-oss-120b', workload: { input_tokens: 100, output_tokens: 2000, request_rate: 0.05 },
-    slo: { ttft_ms: 2000, tpot_ms: 50, percentile: 90 } },
+  'gpt-oss-20b, 1,000 + 300 tokens at 2 req/s (answered, nearest the bounds of the presets)':
+    question('gpt-oss-20b', 1000, 300, 2),
+  'gpt-oss-120b, 100 + 2,000 tokens at 0.05 req/s (small batches, refused at the step bound)':
+    question('gpt-oss-120b', 100, 2000, 0.05),
 };
 
 /**
