@@ -62,22 +62,37 @@ Error out_of_work(const PlanResult& totals, const PlanCandidateInput& c) {
                         "shorter requests (workload.num_requests, output_tokens).");
 }
 
-#if STEPCALC_THREADS
-/// Charges simulation `s` of candidate `c` (run with bounds of its own) to the plan's `totals`
-/// as the plan's own search would have run it: false, with `totals` unchanged, when it would not
-/// have fitted in what was left (its outcome needed more, ServeNeeds) or was refused under its
-/// own bounds (never smaller than the plan's).
-bool charge(const SimLog& s, PlanResult* totals) {
-  if (s.refused || totals->work_left <= kPlanSimulationWork || totals->steps_left <= 0) return false;
-  const double max_work = totals->work_left - kPlanSimulationWork;
-  const int64_t max_steps = std::min(limits::kMaxServeSteps, totals->steps_left);
-  if (s.needs.work > max_work || s.needs.steps > static_cast<double>(max_steps)) return false;
+/// The bounds a search's next simulation gets from what `totals` has left: false when nothing is
+/// left (the plan refuses it before it runs).
+bool next_bounds(const PlanResult& totals, double* max_work, int64_t* max_steps) {
+  if (totals.work_left <= kPlanSimulationWork || totals.steps_left <= 0) return false;
+  *max_work = totals.work_left - kPlanSimulationWork;
+  *max_steps = std::min(limits::kMaxServeSteps, totals.steps_left);
+  return true;
+}
+
+/// Charges simulation `s` (not refused) to `totals`: its count and requests, and when served its
+/// work (plus its set-up's) and steps.
+void consume(const SimLog& s, PlanResult* totals) {
   ++totals->simulations;
   totals->simulated_requests += s.requests;
   if (s.ok) {
     totals->work_left -= s.work + kPlanSimulationWork;
     totals->steps_left -= s.steps;
   }
+}
+
+#if STEPCALC_THREADS
+/// Charges simulation `s` (run with bounds of its own) to the plan's `totals` as the plan's own
+/// search would have run it: false, with `totals` unchanged, when it would not have fitted in
+/// what was left (its outcome needed more, ServeNeeds) or was refused under its own bounds (never
+/// smaller than the plan's).
+bool charge(const SimLog& s, PlanResult* totals) {
+  double max_work = 0;
+  int64_t max_steps = 0;
+  if (s.refused || !next_bounds(*totals, &max_work, &max_steps)) return false;
+  if (s.needs.work > max_work || s.needs.steps > static_cast<double>(max_steps)) return false;
+  consume(s, totals);
   return true;
 }
 #endif
@@ -107,13 +122,13 @@ class CandidateSearch {
     return w;
   }
 
-  /// Serves one replica at `w` and judges it at `percentile` (0: the target's); memoised when `memo`.
-  /// Its bound is what the plan has left; `as_serve`: a serve's own (the settling run, whose figures
-  /// are `stepcalc serve`'s), taken while the plan has any work left and charged to it.
   /// Tells `on_sim` of every simulation from now on (a search with bounds of its own, charged to
   /// the plan's later, in order).
   void report_to(std::function<void(const SimLog&)> on_sim) { on_sim_ = std::move(on_sim); }
 
+  /// Serves one replica at `w` and judges it at `percentile` (0: the target's); memoised when `memo`.
+  /// Its bound is what the plan has left; `as_serve`: a serve's own (the settling run, whose figures
+  /// are `stepcalc serve`'s), taken while the plan has any work left and charged to it.
   Expected<Eval> eval(const Workload& w, int percentile = 0, bool memo = true, bool as_serve = false) {
     if (memo)
       for (const Memo& m : memo_)
@@ -124,13 +139,15 @@ class CandidateSearch {
     const ProgressFn inner = progress_ ? ProgressFn([this](double) { return progress_(totals_->share); }) : nullptr;
     SimLog sim;
     sim.refused = true;
-    if (totals_->work_left <= (as_serve ? 0 : kPlanSimulationWork) || totals_->steps_left <= 0) {
+    double max_work = 0;
+    int64_t max_steps = 0;
+    if (as_serve ? totals_->work_left <= 0 || totals_->steps_left <= 0
+                 : !next_bounds(*totals_, &max_work, &max_steps)) {
       if (on_sim_) on_sim_(sim);
       return out_of_work(*totals_, c_);
     }
     auto served = as_serve ? run_serve(req, kernels_, inner)
-                           : run_serve(req, kernels_, inner, totals_->work_left - kPlanSimulationWork,
-                                       std::min(limits::kMaxServeSteps, totals_->steps_left), &sim.needs,
+                           : run_serve(req, kernels_, inner, max_work, max_steps, &sim.needs,
                                        false);  // no inter-token latencies: a plan reads none
     if (!served && served.error().code == "cancelled") return served.error();
     if (!served && served.error().code == "too_large") {  // refused, or stopped at the bound
@@ -142,8 +159,7 @@ class CandidateSearch {
     sim.requests = (w.num_requests + c_.request.dp - 1) / c_.request.dp;  // one rank's
     if (sim.ok) sim.work = served->trace.work, sim.steps = served->trace.steps;
     if (on_sim_) on_sim_(sim);
-    ++totals_->simulations;
-    totals_->simulated_requests += sim.requests;
+    consume(sim, totals_);  // a settling run of several passes: its passes' work, its last pass's steps
     Eval e;
     if (!served) {
       e.error = served.error();
@@ -153,8 +169,6 @@ class CandidateSearch {
     } else {
       e.ok = true;
       e.result = std::move(served).value();
-      totals_->work_left -= e.result.trace.work + kPlanSimulationWork;
-      totals_->steps_left -= e.result.trace.steps;  // a settling run of several passes: its last pass's
       judge(w, &e, percentile);
     }
     if (memo) memo_.push_back({w.request_rate_per_s, w.concurrency, e});
@@ -500,13 +514,7 @@ Expected<bool> search_in_parallel(const PlanInput& input, const KernelRegistry& 
   const auto bounds_for = [&](size_t k) {
     PlanResult own = *result;
     for (size_t j = pos; j < k; ++j)
-      for (size_t e = j == pos ? entry : 0; e < slots[j].log.size(); ++e) {
-        const SimLog& s = slots[j].log[e];
-        if (s.ok) {
-          own.work_left -= s.work + kPlanSimulationWork;
-          own.steps_left -= s.steps;
-        }
-      }
+      for (size_t e = j == pos ? entry : 0; e < slots[j].log.size(); ++e) consume(slots[j].log[e], &own);
     return own;
   };
   const auto work = [&]() {
