@@ -131,10 +131,25 @@ function modelOf(row) {
   return { model: config, file };
 }
 
+/**
+ * A row's layout as the request's tp, ep and dp. AIConfigurator's layouts keep tp x attention
+ * DP = moe_tp x moe_ep; a row that leaves attention_dp_size empty while its MoE spans more
+ * GPUs than tp_size (Qwen3-235B on H200: tp 1, moe_tp 2) ran that many data-parallel ranks,
+ * the experts sliced over them as vLLM does without --enable-expert-parallel.
+ * @param {Row} row
+ */
+export function layoutOf(row) {
+  const tp = Number(row.tp_size || 1), ep = Number(row.moe_ep_size || 1);
+  if (row.attention_dp_size !== '' && row.attention_dp_size !== undefined)
+    return { tp, ep, dp: Number(row.attention_dp_size || 1) };
+  const moeGpus = Number(row.moe_tp_size || 1) * ep;
+  return { tp, ep, dp: moeGpus > tp && moeGpus % tp === 0 ? moeGpus / tp : 1 };
+}
+
 /** The subset a row belongs to: model x GPU x precision x layout. @param {Row} row */
 export function subsetOf(row) {
-  const layout = `TP${row.tp_size || '?'}` + (Number(row.moe_ep_size) > 1 ? ` EP${row.moe_ep_size}` : '') +
-    (Number(row.attention_dp_size) > 1 ? ` DP${row.attention_dp_size}` : '');
+  const { ep, dp } = layoutOf(row);
+  const layout = `TP${row.tp_size || '?'}` + (ep > 1 ? ` EP${ep}` : '') + (dp > 1 ? ` DP${dp}` : '');
   // AIConfigurator labels gpt-oss's MXFP4 checkpoint nvfp4; the subset names what runs.
   const precision = row.model_path.startsWith('openai/gpt-oss') ? 'mxfp4' : row.gemm_quant_mode || 'bf16';
   const gpu = GPUS[row.system] ?? row.system;
@@ -162,7 +177,7 @@ export function requestOf(row) {
   const c = Number(row.concurrency);
   const request = {
     id: row.id, model: model.model, model_name: row.model_path, gpu, mode: PROTOCOL.mode,
-    tp: Number(row.tp_size || 1), ep: Number(row.moe_ep_size || 1), dp: Number(row.attention_dp_size || 1),
+    ...layoutOf(row),
     quantization, ...(FP8_KV_PRECISIONS.has(row.precision) ? { kv_cache_dtype: 'fp8' } : {}),
     workload: {
       input_tokens: Number(row.isl), output_tokens: Number(row.osl), concurrency: c,

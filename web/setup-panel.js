@@ -89,7 +89,8 @@ export function setupPanel({ presets, store, fields }, root) {
   });
   /**
    * Expert parallelism as vLLM runs it: on, the experts are spread over every GPU of the
-   * engine's ranks (ep = tp x dp); off, each expert is split by TP (ep 1). While TP or DP
+   * engine's ranks (ep = tp x dp); off, each expert is split over the TP x DP GPUs (ep 1;
+   * vLLM's MoE tensor-parallel group). While TP or DP
    * hold no whole number yet, ep keeps its value.
    */
   const epFor = (on, t, d) => (!on ? 1 : Number.isInteger(t) && Number.isInteger(d) ? t * d : store.state.ep);
@@ -122,7 +123,8 @@ export function setupPanel({ presets, store, fields }, root) {
     ep.disabled = single;
     ep.checked = single ? epWanted : (s.ep ?? 1) !== 1;
     epHint.textContent = single ? 'MoE: one GPU (TP × DP = 1), no experts to spread: raise TP or DP'
-      : ep.checked ? `MoE: EP ${s.ep}, the experts over TP × DP GPUs` : 'MoE: each expert split by TP';
+      : ep.checked ? `MoE: EP ${s.ep}, the experts over TP × DP GPUs`
+      : (s.dp ?? 1) !== 1 ? 'MoE: each expert split over TP × DP GPUs' : 'MoE: each expert split by TP';
   }
   mode.addEventListener('change', () => {
     store.set({ mode: mode.value });

@@ -75,7 +75,9 @@ double op_bytes(const Operator& op, double rows) {
 KernelTime moe_as_gemms(const MeasuredPlan& p, const Operator& op, double rows) {
   const double experts = std::min(static_cast<double>(op.moe_experts), std::ceil(rows * op.moe_topk));
   const double per_expert = rows * op.moe_topk / experts;
-  const double ffn = op.moe_intermediate / static_cast<double>(p.ops.tp), hidden = op.moe_hidden;
+  // Each expert sliced over tp GPUs, or over the tp x dp group with dp > 1 (ep 1).
+  const double slices = static_cast<double>(p.ops.ep > 1 ? p.ops.tp : expert_gpus(p.ops.tp, 1, p.ops.dp));
+  const double ffn = op.moe_intermediate / slices, hidden = op.moe_hidden;
   const KernelDtype dtype = p.gemm_dtype_of(op.format);
   KernelTime t = p.db->gemm(dtype, per_expert, experts * 2 * ffn, hidden);
   const KernelTime down = p.db->gemm(dtype, per_expert, experts * hidden, ffn);
@@ -196,10 +198,11 @@ double op_us(const MeasuredPlan& p, const Operator& op, double rows, KernelTime*
         t = moe_as_gemms(p, op, rows);
         break;
       }
-      // Under expert parallelism the table's moe_tp is 1 and moe_ep the ep GPUs; `rows`
-      // are every data-parallel rank's tokens (the table's tokens are the layer's input).
+      // Under expert parallelism the table's moe_tp is 1 and moe_ep the ep GPUs, else
+      // moe_tp the experts' tensor-parallel group (tp x dp); `rows` are every
+      // data-parallel rank's tokens (the table's tokens are the layer's input).
       t = db.moe(p.moe_dtype_of(op.format), rows, op.moe_hidden, op.moe_intermediate, op.moe_experts, op.moe_topk,
-                 p.ops.ep > 1 ? 1 : static_cast<int>(p.ops.tp), static_cast<int>(p.ops.ep));
+                 p.ops.ep > 1 ? 1 : static_cast<int>(expert_gpus(p.ops.tp, 1, p.ops.dp)), static_cast<int>(p.ops.ep));
       break;
     case OpKind::kAllreduce:
       t = collective(p, op.group > 0 ? op.group : static_cast<int>(p.ops.tp), rows * op.n);

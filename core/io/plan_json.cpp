@@ -125,13 +125,12 @@ struct Layout {
 };
 
 /// The layouts the search tries at `tp` (docs/PLAN.md, "The request"): every dp x
-/// expert_parallel of the search, dp > 1 of a MoE model with expert parallelism only (serve
-/// prices no other), ep 1 where tp x dp is 1, each layout once. A dense model has dp 1 and ep 1.
+/// expert_parallel of the search (without expert parallelism the experts sliced over tp x dp),
+/// ep 1 where tp x dp is 1, each layout once. A dense model has dp 1 and ep 1.
 std::vector<Layout> layouts_at(const Search& search, int64_t tp, bool moe) {
   std::vector<Layout> out;
   for (int64_t dp : search.dp)
     for (bool ep : search.expert_parallel) {
-      if (moe && dp > 1 && !ep) continue;
       const Layout l{dp, moe && ep && tp * dp > 1 ? tp * dp : 1};
       const bool seen =
           std::any_of(out.begin(), out.end(), [&](const Layout& o) { return o.dp == l.dp && o.ep == l.ep; });
@@ -330,8 +329,6 @@ Expected<PlanRequest> parse_plan_request(std::string_view text) {
   const bool moe = shape->spec.is_moe();
   if (search.expert_parallel.empty())
     search.expert_parallel = moe ? std::vector<bool>{false, true} : std::vector<bool>{false};
-  const bool any_ep =
-      std::find(search.expert_parallel.begin(), search.expert_parallel.end(), true) != search.expert_parallel.end();
   for (size_t i = 0; i < search.dp.size(); ++i) {
     if (search.dp[i] == 1) continue;
     const std::string at = path.key("search").key("dp").index(i).str();
@@ -340,12 +337,6 @@ Expected<PlanRequest> parse_plan_request(std::string_view text) {
                         at + " asks for " + std::to_string(search.dp[i]) +
                             " data-parallel ranks of a dense model: they would be replicas, which the plan counts "
                             "itself; use dp 1 (data parallelism is searched for MoE models).");
-    if (!any_ep)
-      return make_error("invalid_value", at,
-                        at + " asks for " + std::to_string(search.dp[i]) +
-                            " data-parallel ranks without expert parallelism: a MoE model with dp > 1 is priced with "
-                            "its experts split over tp x dp only (--enable-expert-parallel); add true to "
-                            "search.expert_parallel.");
   }
   size_t layouts = 0;
   for (int64_t tp : search.tp) layouts += layouts_at(search, tp, moe).size();

@@ -90,7 +90,8 @@ Expected<bool> read_expected(element e, const Path& where, Request* r) {
 /// Expert parallelism and attention data parallelism (docs/SERVING.md, "Layouts"): vLLM's
 /// expert-parallel size is tp x dp (`--enable-expert-parallel`), so `ep` is 1 or that
 /// product; only the measured mode has an operator list to split. A MoE model with dp > 1
-/// and no expert parallelism (vLLM then shards the experts over tp x dp) is not modelled.
+/// and ep 1 slices its experts over tp x dp GPUs, as vLLM does without
+/// `--enable-expert-parallel`.
 Expected<bool> supported_layout(const Request& r, const Path& path) {
   // Gated DeltaNet layers are priced from their measured tables only: the reference model
   // (and `corrected`, built on it) knows softmax attention and a growing KV cache.
@@ -115,12 +116,6 @@ Expected<bool> supported_layout(const Request& r, const Path& path) {
                       "vLLM's expert-parallel size is tp x dp (" + std::to_string(r.tp) + " x " + std::to_string(r.dp) +
                           " = " + std::to_string(r.tp * r.dp) + "), not " + std::to_string(r.ep) + ": set ep to " +
                           std::to_string(r.tp * r.dp) + " or 1.");
-  if (r.dp > 1 && r.ep == 1 && moe)
-    return make_error("unsupported", path.key("dp").str(),
-                      "dp " + std::to_string(r.dp) +
-                          " without expert parallelism cannot be priced yet for a MoE model (vLLM shards its "
-                          "experts over tp x dp then); set ep to tp x dp (" +
-                          std::to_string(r.tp * r.dp) + ").");
   return true;
 }
 

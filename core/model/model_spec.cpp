@@ -149,7 +149,11 @@ ParamCounts param_counts(const ModelSpec& s) {
   return c;
 }
 
-double weight_bytes_per_gpu(const ModelSpec& s, const Precision& p, int64_t tp, int64_t ep) {
+int64_t expert_gpus(int64_t tp, int64_t ep, int64_t dp) {
+  return ep > 1 ? ep : std::max<int64_t>(1, tp) * std::max<int64_t>(1, dp);
+}
+
+double weight_bytes_per_gpu(const ModelSpec& s, const Precision& p, int64_t tp, int64_t experts_over) {
   const double t = d(std::max<int64_t>(1, tp));
   const ParamCounts c = param_counts(s);
   const double attn_bytes = weight_format_bytes(p.attention, p.group_size);
@@ -161,8 +165,8 @@ double weight_bytes_per_gpu(const ModelSpec& s, const Precision& p, int64_t tp, 
   bytes += linear_params_per_layer(s) / t * d(s.linear.num_layers) * attn_bytes;
   bytes += c.dense_mlp / t * mlp_bytes;
   bytes += c.shared_experts / t * mlp_bytes;
-  bytes += c.routed_experts / (ep > 1 ? d(ep) : t) * expert_bytes;  // split over TP, or by expert over EP
-  bytes += (c.router + c.norms) * kSixteenBit;                      // replicated
+  bytes += c.routed_experts / (experts_over > 0 ? d(experts_over) : t) * expert_bytes;  // sliced, or by expert
+  bytes += (c.router + c.norms) * kSixteenBit;                                          // replicated
   return bytes;
 }
 

@@ -169,11 +169,16 @@ struct ParamCounts {
 };
 ParamCounts param_counts(const ModelSpec& spec);
 
+/// The GPUs a MoE layer's routed experts are split over (docs/SERVING.md, "Layouts"): by
+/// expert over the `ep` GPUs under expert parallelism (ep > 1), else each expert sliced
+/// over vLLM's MoE tensor-parallel group, tp x dp (one data-parallel rank: tp).
+int64_t expert_gpus(int64_t tp, int64_t ep, int64_t dp);
+
 /// Weight bytes one GPU holds at tensor parallelism `tp` (vocab-parallel embedding and LM
 /// head, heads split, KV heads replicated when fewer than `tp`, MLA's down-projections and
-/// the router replicated); the routed experts split by `tp`, or by expert over `ep` GPUs
-/// under expert parallelism (ep > 1).
-double weight_bytes_per_gpu(const ModelSpec& spec, const Precision& precision, int64_t tp, int64_t ep = 1);
+/// the router replicated); the routed experts split over `experts_over` GPUs
+/// (expert_gpus(); 0: `tp`).
+double weight_bytes_per_gpu(const ModelSpec& spec, const Precision& precision, int64_t tp, int64_t experts_over = 0);
 
 /// KV-cache bytes one token adds on one GPU over all layers: K and V of the KV heads
 /// the GPU holds (max(1, kv_heads / tp)) x head_dim, or for MLA the latent

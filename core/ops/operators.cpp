@@ -205,12 +205,14 @@ void add_moe_ops(const ModelSpec& s, const Precision& p, int64_t tp, int64_t ep,
   fused.moe_intermediate = static_cast<int>(m.expert_intermediate);
   fused.moe_experts = static_cast<int>(m.num_experts);
   fused.moe_topk = static_cast<int>(m.top_k);
-  // Split by TP (each GPU a slice of every expert) or, under expert parallelism, by
-  // expert (each GPU ep-th of the experts, whole; a token's work lands where its experts are).
-  const double split = d(ep > 1 ? ep : tp);
+  // Split by TP (each GPU a slice of every expert; with dp > 1 and no expert parallelism
+  // the slices span vLLM's MoE tensor-parallel group of tp x dp GPUs) or, under expert
+  // parallelism, by expert (each GPU ep-th of the experts, whole; a token's work lands
+  // where its experts are).
+  const double split = d(expert_gpus(tp, ep, dp));
   const double expert_params = 3 * hidden * d(m.expert_intermediate);
   fused.weight_bytes = d(m.num_experts) * expert_params / split * weight_format_bytes(p.experts, p.group_size);
-  fused.row_bytes = d(m.top_k) * (2 * hidden + 3 * d(m.expert_intermediate) / d(ep > 1 ? 1 : tp)) * kAct / d(ep);
+  fused.row_bytes = d(m.top_k) * (2 * hidden + 3 * d(m.expert_intermediate) / d(ep > 1 ? 1 : split)) * kAct / d(ep);
   fused.row_flops = d(m.top_k) * 2 * expert_params / split;
   fused.row_scale = d(dp);  // every data-parallel rank's tokens
   ops.push_back(fused);
@@ -220,9 +222,9 @@ void add_moe_ops(const ModelSpec& s, const Precision& p, int64_t tp, int64_t ep,
   if (dp > 1) {
     // Tokens of every rank gathered to the experts' GPUs and the results scattered back
     // (vLLM's all-gather / reduce-scatter dispatch): the bytes of an all-reduce of all
-    // ranks' hidden states over the ep GPUs.
+    // ranks' hidden states over the experts' GPUs (the ep GPUs, or the tp x dp group).
     Operator dispatch = allreduce("moe_dispatch_combine", moe, hidden);
-    dispatch.group = static_cast<int>(ep);
+    dispatch.group = static_cast<int>(split);
     dispatch.row_scale = d(dp);
     ops.push_back(dispatch);
   } else if (tp > 1) {
@@ -262,7 +264,7 @@ OperatorList build_operator_list(const ModelSpec& s, const Precision& p, int64_t
   list.num_linear_layers = s.linear.num_layers;
   list.num_moe_layers = s.is_moe() ? s.moe.num_moe_layers : 0;
   list.num_dense_layers = s.num_layers - list.num_moe_layers;
-  list.weight_bytes_per_gpu = weight_bytes_per_gpu(s, p, tp, ep);
+  list.weight_bytes_per_gpu = weight_bytes_per_gpu(s, p, tp, s.is_moe() ? expert_gpus(tp, ep, dp) : tp);
   list.notes = s.notes;
   const double hidden = d(s.hidden_size);
   const double vocab = d(s.vocab_size);

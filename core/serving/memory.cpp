@@ -79,7 +79,7 @@ double profile_activation_bytes(const ModelSpec& s, int64_t tp, int64_t tokens, 
 }
 
 ServingMemory plan_memory(const ModelSpec& spec, const Precision& precision, int64_t tp, const GpuSpec& gpu,
-                          const EngineSettings& settings, int64_t ep) {
+                          const EngineSettings& settings, int64_t experts_over) {
   ServingMemory m;
   m.gpu = gpu.name;
   m.tp = tp;
@@ -88,10 +88,10 @@ ServingMemory plan_memory(const ModelSpec& spec, const Precision& precision, int
   m.gpu_memory_utilization = settings.gpu_memory_utilization;
   m.budget_bytes = m.gpu_memory_bytes * settings.gpu_memory_utilization;
   m.headroom_bytes = m.gpu_memory_bytes - m.budget_bytes;
-  m.weights_bytes = weight_bytes_per_gpu(spec, precision, tp, ep);
+  m.weights_bytes = weight_bytes_per_gpu(spec, precision, tp, experts_over);
   m.kv_bytes_per_token = kv_bytes_per_token_per_gpu(spec, precision, tp);
   m.activation_bytes = profile_activation_bytes(spec, tp, settings.max_num_batched_tokens, settings.max_num_seqs);
-  const int64_t group = std::max(tp, ep);
+  const int64_t group = std::max(tp, experts_over);
   m.non_torch_bytes = group > 1 ? gpu.nccl_mem_at_tp(static_cast<int>(std::min<int64_t>(group, 1 << 20))) : 0;
   m.kv_cache_bytes = m.budget_bytes - m.weights_bytes - m.activation_bytes - m.non_torch_bytes;
   // vLLM: num_blocks = available // page_size // layers per group, page = one layer's block.

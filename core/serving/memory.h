@@ -53,10 +53,11 @@ struct ServingMemory {
 };
 
 /// The memory plan of `spec` at `precision` and tensor parallelism `tp` on `gpu`,
-/// with resolved engine `settings`; under expert parallelism (`ep` > 1) each GPU holds
-/// ep-th of the experts and NCCL buffers for the ep group.
+/// with resolved engine `settings`; a MoE model's routed experts split over `experts_over`
+/// GPUs (expert_gpus(): the ep GPUs, or the tp x dp group; 0: `tp`), each GPU with NCCL
+/// buffers for that group.
 ServingMemory plan_memory(const ModelSpec& spec, const Precision& precision, int64_t tp, const GpuSpec& gpu,
-                          const EngineSettings& settings, int64_t ep = 1);
+                          const EngineSettings& settings, int64_t experts_over = 0);
 
 /// Peak activation bytes of vLLM's profiling run on one GPU: the largest set of
 /// tensors alive in one layer for `tokens` tokens (attention, dense MLP or fused

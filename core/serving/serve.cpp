@@ -145,7 +145,7 @@ Expected<ServingMemory> request_memory(const Request& request) {
   if (!valid) return valid.error();
   const ModelSpec& spec = request.model.spec;
   return plan_memory(spec, precision_of(spec, request.quantization, request.kv_cache), request.tp, *gpu, engine,
-                     request.ep);
+                     spec.is_moe() ? expert_gpus(request.tp, request.ep, request.dp) : 0);
 }
 
 double step_kv_tokens(const Step& step) {

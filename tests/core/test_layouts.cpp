@@ -41,10 +41,12 @@ TEST_CASE("layouts: ep is 1 or tp x dp, only for MoE models, only in the measure
   auto dense = parse(R"("mode": "measured", "tp": 2, "ep": 2)", "llama-3.1-8b-instruct");
   REQUIRE_FALSE(dense.ok());
   CHECK(dense.error().path == "ep");
-  auto no_ep = parse(R"("mode": "measured", "tp": 2, "dp": 2)");
-  REQUIRE_FALSE(no_ep.ok());
-  CHECK(no_ep.error().code == "unsupported");
-  CHECK(no_ep.error().path == "dp");
+  // dp ranks without expert parallelism: vLLM slices the experts over tp x dp.
+  REQUIRE(parse(R"("mode": "measured", "tp": 2, "dp": 2)").ok());
+  auto no_ep_reference = parse(R"("tp": 2, "dp": 2)");
+  REQUIRE_FALSE(no_ep_reference.ok());
+  CHECK(no_ep_reference.error().code == "unsupported");
+  CHECK(no_ep_reference.error().path == "dp");
   auto reference = parse(R"("tp": 4, "ep": 4)");
   REQUIRE_FALSE(reference.ok());
   CHECK(reference.error().code == "unsupported");
@@ -68,6 +70,68 @@ TEST_CASE("layouts: expert parallelism splits the experts whole; dp ranks' token
   CHECK(find(dp2, "moe_all_reduce") == nullptr);
   CHECK(find(dp2, "moe_dispatch_combine")->group == 4);
   CHECK(find(dp2, "fused_moe")->row_scale == 2);
+}
+
+TEST_CASE("layouts: dp ranks without expert parallelism slice every expert over tp x dp GPUs") {
+  const Request r = parse(R"("mode": "measured", "tp": 2)").value();
+  const ModelSpec& s = r.model.spec;
+  const Precision p = precision_of(s, WeightFormat::kBf16, KvCacheDtype::kAuto);
+  const OperatorList tp4 = build_operator_list(s, p, 4);
+  const OperatorList tp2 = build_operator_list(s, p, 2);
+  const OperatorList dp2 = build_operator_list(s, p, 2, 1, 2);  // tp 2, dp 2, ep 1
+  CHECK(expert_gpus(2, 1, 2) == 4);
+  CHECK(expert_gpus(2, 4, 2) == 4);
+  CHECK(expert_gpus(4, 1, 1) == 4);
+  // Each GPU holds a quarter of every expert, as at TP 4; attention stays split by TP 2.
+  CHECK(find(dp2, "fused_moe")->weight_bytes == doctest::Approx(find(tp4, "fused_moe")->weight_bytes));
+  CHECK(find(dp2, "fused_moe")->row_bytes == doctest::Approx(find(tp4, "fused_moe")->row_bytes));
+  CHECK(find(dp2, "qkv_proj")->n == doctest::Approx(find(tp2, "qkv_proj")->n));
+  CHECK(dp2.weight_bytes_per_gpu < tp2.weight_bytes_per_gpu);
+  CHECK(dp2.weight_bytes_per_gpu > tp4.weight_bytes_per_gpu);
+  CHECK(dp2.weight_bytes_per_gpu == doctest::Approx(weight_bytes_per_gpu(s, p, 2, 4)));
+  // Every rank's tokens meet at the experts, gathered and scattered over the 4 GPUs.
+  REQUIRE(find(dp2, "moe_dispatch_combine") != nullptr);
+  CHECK(find(dp2, "moe_dispatch_combine")->group == 4);
+  CHECK(find(dp2, "fused_moe")->row_scale == 2);
+  CHECK(find(dp2, "moe_all_reduce") == nullptr);
+}
+
+TEST_CASE("layouts: without expert parallelism the fused MoE reads the tp x dp row of the table") {
+  auto db = test::load_kernels("H100", "vllm-0.24.0");
+  Request dp2 = parse(R"("mode": "measured", "tp": 2, "dp": 2)").value();
+  Request tp4 = parse(R"("mode": "measured", "tp": 4)").value();
+  for (int i = 0; i < 32; ++i) dp2.step.decode.push_back({1024, 1});
+  for (int i = 0; i < 64; ++i) tp4.step.decode.push_back({1024, 1});
+  auto a = plan_measured(dp2, db);
+  auto b = plan_measured(tp4, db);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  MeasuredBreakdown fa, fb;
+  price_measured_full(a.value(), dp2.step, &fa);
+  price_measured_full(b.value(), tp4.step, &fb);
+  auto moe_of = [](const MeasuredPlan& plan, const MeasuredBreakdown& f) {
+    for (const OperatorCost& c : f.operators)
+      if (std::string(plan.ops.ops[static_cast<size_t>(c.op)].name) == "fused_moe") return c.us_each;
+    return -1.0;
+  };
+  // Two ranks of 32 decodes: the experts see 64 tokens on the moe_tp 4 row, as TP 4's 64 do.
+  CHECK(moe_of(a.value(), fa) > 0);
+  CHECK(moe_of(a.value(), fa) == doctest::Approx(moe_of(b.value(), fb)));
+  // The memory plan holds the sliced experts: more KV cache than TP 2 alone.
+  const auto served = [&](const char* fields) {
+    KernelRegistry kernels;
+    test::add_default_packs(&kernels, "H100");
+    auto req = test::request_or_fail(std::string(R"({"model": "qwen3-30b-a3b", "gpu": "H100", "mode": "measured", )") +
+                                     fields +
+                                     R"(, "workload": {"input_tokens": 256, "output_tokens": 16, "concurrency": 8}})");
+    auto out = run_serve(req, kernels, nullptr);
+    REQUIRE_MESSAGE(out.ok(), out.error().message);
+    return out.value();
+  };
+  const auto alone = served(R"("tp": 2)");
+  const auto ranks = served(R"("tp": 2, "dp": 2)");
+  CHECK(ranks.memory.weights_bytes < alone.memory.weights_bytes);
+  CHECK(ranks.memory.kv_cache_bytes > alone.memory.kv_cache_bytes);
 }
 
 TEST_CASE("layouts: a dispatch across nodes costs the fabric, not NVLink") {

@@ -226,6 +226,28 @@ TEST_CASE("plan: a MoE model's default search tries TP with and without expert p
     CHECK(c.ep == layouts[i][1]);
     CHECK(c.dp == layouts[i][2]);
   }
+  // Without expert parallelism, dp 2: every expert sliced over tp x dp GPUs (vLLM without
+  // --enable-expert-parallel), as valid a candidate as any.
+  auto sliced = parse_plan_request(std::string(kMoePlan) +
+                                   R"("search": {"tp": [1, 2], "dp": [1, 2], "expert_parallel": [false]}})");
+  REQUIRE(sliced);
+  REQUIRE(sliced->input.candidates.size() == 4);
+  const int64_t sliced_layouts[][3] = {{1, 1, 1}, {1, 1, 2}, {2, 1, 1}, {2, 1, 2}};
+  for (size_t i = 0; i < 4; ++i) {
+    const PlanCandidateInput& c = sliced->input.candidates[i];
+    CHECK(c.valid);
+    CHECK(c.tp == sliced_layouts[i][0]);
+    CHECK(c.ep == sliced_layouts[i][1]);
+    CHECK(c.dp == sliced_layouts[i][2]);
+    CHECK(c.request.dp == c.dp);
+  }
+  // TP 1 x DP 2 holds half of every expert: the experts' bytes of TP 2.
+  auto half = request_memory(sliced->input.candidates[1].request),
+       tp2 = request_memory(sliced->input.candidates[2].request);
+  REQUIRE(half);
+  REQUIRE(tp2);
+  CHECK(half->weights_bytes > tp2->weights_bytes);  // attention and dense layers whole on each rank
+  CHECK(half->weights_bytes < 0.6 * request_memory(sliced->input.candidates[0].request)->weights_bytes);
 }
 
 TEST_CASE("plan: an expert- and data-parallel candidate: its GPUs, cost, vllm serve line and serve request") {
@@ -300,7 +322,6 @@ TEST_CASE("plan: bad layouts name the field") {
       {moe + R"("search": {"dp": []}})", "invalid_value", "search.dp"},
       {moe + R"("search": {"expert_parallel": [true, 1]}})", "type_error", "search.expert_parallel[1]"},
       {moe + R"("search": {"expert_parallel": []}})", "invalid_value", "search.expert_parallel"},
-      {moe + R"("search": {"dp": [1, 2], "expert_parallel": [false]}})", "invalid_value", "search.dp[1]"},
       {dense + R"("search": {"dp": [1, 2]}})", "invalid_value", "search.dp[1]"},
       {moe + R"("search": {"ep": [2]}})", "unknown_field", "search.ep"},
       // The bound counts the layouts: 10 GPUs x 7 layouts (TP 1; TP 2, 4, 8 without and with EP) x 4 engines.

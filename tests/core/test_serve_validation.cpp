@@ -70,9 +70,14 @@ TEST_CASE("the nearest ledger subset has the request's kind of layout: data-para
         "MiniMaxAI/MiniMax-M2.5 | B200 | fp8 | TP2 EP2");
   CHECK(key_of(nearest_validation(serving_model("minimax-m2.5", R"("gpu": "B200", "tp": 2)"))) ==
         "MiniMaxAI/MiniMax-M2.5 | B200 | fp8 | TP2");
-  // No data-parallel run on H200: a data-parallel request there has none.
-  CHECK(key_of(nearest_validation(serving_model(
-            "minimax-m2.5", R"("mode": "measured", "gpu": "H200", "tp": 4, "ep": 8, "dp": 2)"))) == "(none)");
+  // H200's data-parallel runs (Qwen3-235B-A22B-FP8, its experts sliced over TP x DP) are the
+  // nearest for a data-parallel FP8 MoE request there; H200's one-engine runs are not.
+  CHECK(key_of(nearest_validation(
+            serving_model("minimax-m2.5", R"("mode": "measured", "gpu": "H200", "tp": 4, "ep": 8, "dp": 2)"))) ==
+        "Qwen/Qwen3-235B-A22B-FP8 | H200 | fp8 | TP2 DP2");
+  // No data-parallel run of a dense model: a dense request with dp ranks has none.
+  CHECK(key_of(nearest_validation(
+            serving_model("qwen3-32b", R"("mode": "measured", "gpu": "H100", "tp": 4, "dp": 2)"))) == "(none)");
 }
 
 TEST_CASE("a serving result carries its validation") {

@@ -33,7 +33,7 @@ test('a link\'s DP and EP are priced as the CLI prices them, and said beside the
   await page.close();
 });
 
-test('expert parallelism follows TP and DP; off with DP 2 the core\'s refusal is shown at DP, on again it prices',
+test('expert parallelism follows TP and DP; off with DP 2 each expert is split over TP x DP, priced as the CLI does',
   async () => {
     const page = await openPage(env.browser, `${env.base}${LINK}`);
     let before = await stepValue(page);
@@ -43,14 +43,18 @@ test('expert parallelism follows TP and DP; off with DP 2 the core\'s refusal is
     let request = await pageRequest(page);
     assert.deepEqual([request.tp, request.ep, request.dp], [4, 8, 2]);
     assert.equal(before, cliStepTime(request));
-    // Off: each expert split by TP, which vLLM does not run with DP ranks for a MoE model.
+    // Off: each expert sliced over the TP x DP GPUs (vLLM without --enable-expert-parallel).
     await page.uncheck('#ep');
-    await page.waitForFunction(() => document.querySelector('#dp').getAttribute('aria-invalid') === 'true');
-    const error = await page.evaluate(() =>
-      document.getElementById(document.querySelector('#dp').getAttribute('aria-describedby') ?? '')?.textContent);
-    assert.match(error, /expert/i, error);
+    before = await repriced(page, before);
+    await page.waitForFunction(() => /&tp=4&dp=2&mode=/.test(location.hash));
+    request = await pageRequest(page);
+    assert.deepEqual([request.tp, request.ep, request.dp], [4, undefined, 2]);
+    assert.equal(before, cliStepTime(request));
+    assert.equal(await page.getAttribute('#dp', 'aria-invalid'), null);
+    assert.match(await page.getByTestId('ep-hint').textContent(), /split over TP × DP/);
     await page.check('#ep');
-    await page.waitForFunction(() => document.querySelector('#dp').getAttribute('aria-invalid') !== 'true');
+    await repriced(page, before);
+    await page.waitForFunction(() => /&tp=4&ep=8&dp=2&/.test(location.hash));
     await page.fill('#dp', '1');
     await page.waitForFunction(() => /&tp=4&ep=4&mode=/.test(location.hash));
     request = await pageRequest(page);
