@@ -102,11 +102,10 @@ Expected<bool> supported_layout(const Request& r, const Path& path) {
   if (r.ep == 1 && r.dp == 1) return true;
   const std::string at = r.ep > 1 ? "ep" : "dp";
   if (r.mode != Mode::kMeasured)
-    return make_error("unsupported", path.key(at).str(),
-                      at + " " + std::to_string(r.ep > 1 ? r.ep : r.dp) + " cannot be priced yet in " +
-                          mode_name(r.mode) +
-                          ": only the measured mode prices expert-parallel and data-parallel layouts (its operator "
-                          "list splits the experts and the batch); use \"mode\": \"measured\".");
+    return make_error(
+        "unsupported", path.key(at).str(),
+        at + " " + std::to_string(r.ep > 1 ? r.ep : r.dp) + " cannot be priced yet in " + mode_name(r.mode) +
+            ": only the measured mode prices expert- and data-parallel layouts; use \"mode\": \"measured\".");
   const bool moe = r.model.spec.is_moe();
   if (r.ep > 1 && !moe)
     return make_error("invalid_value", path.key("ep").str(),
@@ -116,6 +115,10 @@ Expected<bool> supported_layout(const Request& r, const Path& path) {
                       "vLLM's expert-parallel size is tp x dp (" + std::to_string(r.tp) + " x " + std::to_string(r.dp) +
                           " = " + std::to_string(r.tp * r.dp) + "), not " + std::to_string(r.ep) + ": set ep to " +
                           std::to_string(r.tp * r.dp) + " or 1.");
+  // Without expert parallelism every expert's intermediate width is sliced over tp x dp GPUs.
+  if (moe && r.ep == 1 && r.dp > 1 && r.model.spec.moe.expert_intermediate % (r.tp * r.dp) != 0)
+    return make_error("invalid_value", path.key("dp").str(),
+                      "tp x dp must divide the experts' width; use ep = tp x dp.");
   return true;
 }
 

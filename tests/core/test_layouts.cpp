@@ -43,6 +43,13 @@ TEST_CASE("layouts: ep is 1 or tp x dp, only for MoE models, only in the measure
   CHECK(dense.error().path == "ep");
   // dp ranks without expert parallelism: vLLM slices the experts over tp x dp.
   REQUIRE(parse(R"("mode": "measured", "tp": 2, "dp": 2)").ok());
+  // ... when the slices are whole columns: qwen3-30b-a3b's experts are 768 wide.
+  auto thin = parse(R"("mode": "measured", "tp": 4, "dp": 256)");
+  REQUIRE_FALSE(thin.ok());
+  CHECK(thin.error().code == "invalid_value");
+  CHECK(thin.error().path == "dp");
+  CHECK(thin.error().message.find("ep = tp x dp") != std::string::npos);
+  REQUIRE(parse(R"("mode": "measured", "tp": 4, "dp": 256, "ep": 1024)").ok());
   auto no_ep_reference = parse(R"("tp": 2, "dp": 2)");
   REQUIRE_FALSE(no_ep_reference.ok());
   CHECK(no_ep_reference.error().code == "unsupported");
