@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Expert-parallel and data-parallel layouts (issue 22; docs/SERVING.md, "Layouts"): what a
 // request may ask, how the experts and the batch split, and what serving reports.
+#include <memory>
 #include <string>
 
 #include "api/api.h"
@@ -25,6 +26,17 @@ const Operator* find(const OperatorList& list, const char* name) {
   for (const Operator& op : list.ops)
     if (std::string(op.name) == name) return &op;
   return nullptr;
+}
+
+/// One instance of operator `name` in `request`'s step, priced on `db` (-1: not in the list).
+double op_us_each(const Request& request, const std::shared_ptr<const KernelDb>& db, const char* name) {
+  auto plan = plan_measured(request, db);
+  REQUIRE(plan.ok());
+  MeasuredBreakdown full;
+  price_measured_full(plan.value(), request.step, &full);
+  for (const OperatorCost& c : full.operators)
+    if (std::string(plan->ops.ops[static_cast<size_t>(c.op)].name) == name) return c.us_each;
+  return -1;
 }
 
 }  // namespace
@@ -109,21 +121,10 @@ TEST_CASE("layouts: without expert parallelism the fused MoE reads the tp x dp r
   Request tp4 = parse(R"("mode": "measured", "tp": 4)").value();
   for (int i = 0; i < 32; ++i) dp2.step.decode.push_back({1024, 1});
   for (int i = 0; i < 64; ++i) tp4.step.decode.push_back({1024, 1});
-  auto a = plan_measured(dp2, db);
-  auto b = plan_measured(tp4, db);
-  REQUIRE(a.ok());
-  REQUIRE(b.ok());
-  MeasuredBreakdown fa, fb;
-  price_measured_full(a.value(), dp2.step, &fa);
-  price_measured_full(b.value(), tp4.step, &fb);
-  auto moe_of = [](const MeasuredPlan& plan, const MeasuredBreakdown& f) {
-    for (const OperatorCost& c : f.operators)
-      if (std::string(plan.ops.ops[static_cast<size_t>(c.op)].name) == "fused_moe") return c.us_each;
-    return -1.0;
-  };
   // Two ranks of 32 decodes: the experts see 64 tokens on the moe_tp 4 row, as TP 4's 64 do.
-  CHECK(moe_of(a.value(), fa) > 0);
-  CHECK(moe_of(a.value(), fa) == doctest::Approx(moe_of(b.value(), fb)));
+  const double moe = op_us_each(dp2, db, "fused_moe");
+  CHECK(moe > 0);
+  CHECK(moe == doctest::Approx(op_us_each(tp4, db, "fused_moe")));
   // The memory plan holds the sliced experts: more KV cache than TP 2 alone.
   const auto served = [&](const char* fields) {
     KernelRegistry kernels;
@@ -147,18 +148,7 @@ TEST_CASE("layouts: a dispatch across nodes costs the fabric, not NVLink") {
   Request two = parse(R"("mode": "measured", "tp": 4, "dp": 4, "ep": 16)").value();
   for (int i = 0; i < 64; ++i) one.step.decode.push_back({1024, 1});
   two.step = one.step;
-  auto a = plan_measured(one, db);
-  auto b = plan_measured(two, db);
-  REQUIRE(a.ok());
-  REQUIRE(b.ok());
-  MeasuredBreakdown fa, fb;
-  price_measured_full(a.value(), one.step, &fa);
-  price_measured_full(b.value(), two.step, &fb);
-  double da = 0, db16 = 0;
-  for (const OperatorCost& c : fa.operators)
-    if (std::string(a->ops.ops[static_cast<size_t>(c.op)].name) == "moe_dispatch_combine") da = c.us_each;
-  for (const OperatorCost& c : fb.operators)
-    if (std::string(b->ops.ops[static_cast<size_t>(c.op)].name) == "moe_dispatch_combine") db16 = c.us_each;
+  const double da = op_us_each(one, db, "moe_dispatch_combine"), db16 = op_us_each(two, db, "moe_dispatch_combine");
   MESSAGE("dispatch per layer: ep 8 (one node) " << da << " us, ep 16 (two nodes) " << db16 << " us");
   CHECK(da > 0);
   CHECK(db16 > 2 * da);  // twice the tokens, plus each GPU's share over the 50 GB/s fabric and its latency

@@ -2,6 +2,7 @@
 // The deployment planner (issue 24): the recommended configuration, served on its own at
 // its per-replica rate, meets the target; no cheaper candidate meets it; its vllm serve
 // line names its TP; bad plans are refused naming the field.
+#include <array>
 #include <string>
 #include <vector>
 
@@ -214,40 +215,31 @@ TEST_CASE("plan: a MoE model's default search tries TP with and without expert p
   REQUIRE(dense);
   CHECK(dense->input.candidates.size() == 2);
   for (const PlanCandidateInput& c : dense->input.candidates) CHECK(c.ep * c.dp == 1);
-  // Expert parallelism alone, dp 1 and 2: the layouts vLLM runs with --enable-expert-parallel.
-  auto both = parse_plan_request(std::string(kMoePlan) +
-                                 R"("search": {"tp": [1, 2], "dp": [1, 2], "expert_parallel": [true]}})");
-  REQUIRE(both);
-  REQUIRE(both->input.candidates.size() == 4);
-  const int64_t layouts[][3] = {{1, 1, 1}, {1, 2, 2}, {2, 2, 1}, {2, 4, 2}};
-  for (size_t i = 0; i < 4; ++i) {
-    const PlanCandidateInput& c = both->input.candidates[i];
-    CHECK(c.tp == layouts[i][0]);
-    CHECK(c.ep == layouts[i][1]);
-    CHECK(c.dp == layouts[i][2]);
-  }
-  // Without expert parallelism, dp 2: every expert sliced over tp x dp GPUs (vLLM without
-  // --enable-expert-parallel), as valid a candidate as any.
-  auto sliced = parse_plan_request(std::string(kMoePlan) +
-                                   R"("search": {"tp": [1, 2], "dp": [1, 2], "expert_parallel": [false]}})");
-  REQUIRE(sliced);
-  REQUIRE(sliced->input.candidates.size() == 4);
-  const int64_t sliced_layouts[][3] = {{1, 1, 1}, {1, 1, 2}, {2, 1, 1}, {2, 1, 2}};
-  for (size_t i = 0; i < 4; ++i) {
-    const PlanCandidateInput& c = sliced->input.candidates[i];
-    CHECK(c.valid);
-    CHECK(c.tp == sliced_layouts[i][0]);
-    CHECK(c.ep == sliced_layouts[i][1]);
-    CHECK(c.dp == sliced_layouts[i][2]);
-    CHECK(c.request.dp == c.dp);
-  }
+  // The layouts of dp 1 and 2 at TP 1 and 2 (tp, ep, dp each), with expert parallelism only
+  // (--enable-expert-parallel) and without it (every expert sliced over tp x dp GPUs).
+  const auto layouts_of = [](const char* expert_parallel, const std::vector<std::array<int64_t, 3>>& want) {
+    auto plan =
+        parse_plan_request(std::string(kMoePlan) + R"("search": {"tp": [1, 2], "dp": [1, 2], "expert_parallel": )" +
+                           expert_parallel + "}}");
+    REQUIRE(plan);
+    REQUIRE(plan->input.candidates.size() == want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      const PlanCandidateInput& c = plan->input.candidates[i];
+      CHECK(c.valid);
+      CHECK(std::array<int64_t, 3>{c.tp, c.ep, c.dp} == want[i]);
+      CHECK(c.request.dp == c.dp);
+    }
+    return plan.value();
+  };
+  layouts_of("[true]", {{1, 1, 1}, {1, 2, 2}, {2, 2, 1}, {2, 4, 2}});
+  const auto sliced = layouts_of("[false]", {{1, 1, 1}, {1, 1, 2}, {2, 1, 1}, {2, 1, 2}});
   // TP 1 x DP 2 holds half of every expert: the experts' bytes of TP 2.
-  auto half = request_memory(sliced->input.candidates[1].request),
-       tp2 = request_memory(sliced->input.candidates[2].request);
+  auto half = request_memory(sliced.input.candidates[1].request),
+       tp2 = request_memory(sliced.input.candidates[2].request);
   REQUIRE(half);
   REQUIRE(tp2);
   CHECK(half->weights_bytes > tp2->weights_bytes);  // attention and dense layers whole on each rank
-  CHECK(half->weights_bytes < 0.6 * request_memory(sliced->input.candidates[0].request)->weights_bytes);
+  CHECK(half->weights_bytes < 0.6 * request_memory(sliced.input.candidates[0].request)->weights_bytes);
 }
 
 TEST_CASE("plan: an expert- and data-parallel candidate: its GPUs, cost, vllm serve line and serve request") {
