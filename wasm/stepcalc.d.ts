@@ -95,11 +95,12 @@ export interface Request {
   hardware?: HardwareOverrides;
   tp?: number;
   /**
-   * Expert-parallel size of a MoE model's experts: 1 (split by TP) or tp x dp (docs/SERVING.md, "Layouts");
+   * Expert-parallel size of a MoE model's experts: 1 (each expert sliced over tp x dp GPUs) or tp x dp
+   * (whole experts spread over them; docs/SERVING.md, "Layouts");
    * default 1. Above 1 in the reference modes: refused, code 'unsupported' (measured mode only).
    */
   ep?: number;
-  /** Data-parallel ranks (a MoE model's with ep = tp x dp); default 1. Above 1: measured mode only. */
+  /** Data-parallel ranks (with ep 1 or tp x dp for a MoE model); default 1. Above 1: measured mode only. */
   dp?: number;
   mode?: Mode;
   /**
@@ -336,12 +337,12 @@ export interface PlanRequest {
   search?: {
     tp?: number[];
     /**
-     * Data-parallel ranks to try (a MoE model's, with expert parallelism only; a dense model refuses dp > 1);
+     * Data-parallel ranks to try (a MoE model's, with every expert_parallel; a dense model refuses dp > 1);
      * default [1].
      */
     dp?: number[];
     /**
-     * Expert parallelism to try (a MoE model's): false splits the experts by TP, true over tp x dp
+     * Expert parallelism to try (a MoE model's): false slices every expert over tp x dp, true spreads them over tp x dp
      * (--enable-expert-parallel); default [false, true] for a MoE model. A dense model tries false only.
      */
     expert_parallel?: boolean[];
@@ -365,7 +366,7 @@ type PlanLatency = { mean: number; p50: number; p90: number; p99: number };
 export interface PlanCandidate {
   gpu: string;
   tp: number;
-  /** 1 (experts split by TP) or tp x dp (--enable-expert-parallel). */
+  /** 1 (every expert sliced over tp x dp GPUs) or tp x dp (--enable-expert-parallel). */
   ep: number;
   /** Data-parallel ranks of one replica. */
   dp: number;
