@@ -163,6 +163,12 @@ export function subsetOf(row) {
 export function requestOf(row) {
   if (row.mode !== 'agg')
     return { reason: `mode ${row.mode}: disaggregated prefill and decode engines are not simulated (one engine only)` };
+  if (row.backend && row.backend !== 'vllm') return { reason: `backend ${row.backend}: stepcalc prices vLLM engines` };
+  if (Number(row.pp_size || 1) > 1)
+    return { reason: `pp_size ${row.pp_size}: pipeline parallelism is not simulated (one stage per engine)` };
+  if (row.moe_quant_mode && row.moe_quant_mode !== row.gemm_quant_mode)
+    return { reason: `moe_quant_mode ${row.moe_quant_mode} differs from gemm_quant_mode ` +
+      `${row.gemm_quant_mode || '(none)'}: a request runs one quantization, or its checkpoint's own` };
   const gpu = GPUS[row.system];
   if (!gpu) return { reason: `system ${row.system} is not a GPU stepcalc knows` };
   const model = modelOf(row);

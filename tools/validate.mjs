@@ -303,8 +303,9 @@ function markdown(runs, subs, spread) {
     ...Object.entries(PROTOCOL).map(([k, v]) => `- ${k.replace(/_/g, ' ')}: ${v}`),
     '',
     `**Runs priced: ${all.priced} of ${all.runs} (${(100 * all.priced / all.runs).toFixed(1)}%).** ` +
-      'The rest are `unsupported`, each with the core\'s error (or, for disaggregated runs, the tool\'s) as its ' +
-      'reason; none is priced as something else.',
+      'The rest are `unsupported`, each with the core\'s error as its reason, or the tool\'s where a row says ' +
+      'what no request can (disaggregated engines, pipeline stages, another backend, MoE and GEMM precisions ' +
+      'that differ); none is priced as something else.',
     '',
     `**Over the priced runs: TTFT MAPE ${all.ttft_mape}%, bias ${all.ttft_bias}%; ` +
       `TPOT MAPE ${all.tpot_mape}%, bias ${all.tpot_bias}%.** The one serving constant (the API server's time per ` +
