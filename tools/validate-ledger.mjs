@@ -6,7 +6,7 @@
 // tools/validate-check.mjs (the regression check). No dependencies beyond node.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,7 +41,12 @@ export const PROTOCOL = {
     'other run is held out',
 };
 
-const GPUS = /** @type {Record<string, string>} */ ({ h100_sxm: 'H100', h200_sxm: 'H200', b200_sxm: 'B200' });
+/** AIConfigurator system name (the CSV's `system`) -> stepcalc GPU, from every GPU preset's `aic_system`. */
+const GPUS = /** @type {Record<string, string>} */ (Object.fromEntries(
+  readdirSync(join(ROOT, 'presets', 'gpus')).filter((f) => f.endsWith('.json')).map((f) => {
+    const g = JSON.parse(readFileSync(join(ROOT, 'presets', 'gpus', f), 'utf8'));
+    return [g.aic_system, g.name];
+  })));
 /** CSV gemm_quant_mode -> request quantization. */
 const QUANT = /** @type {Record<string, string>} */ ({
   '': 'none', bf16: 'none', fp8: 'fp8', nvfp4: 'nvfp4', mxfp4: 'mxfp4', int4_wo: 'int4',

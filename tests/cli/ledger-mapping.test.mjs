@@ -27,6 +27,14 @@ test('a row\'s layout: tp, ep and dp as written, or dp from the MoE\'s GPUs wher
   assert.deepEqual(layoutOf(row({ tp_size: '4', attention_dp_size: '', moe_tp_size: '', moe_ep_size: '' })),
     { tp: 4, ep: 1, dp: 1 });
   assert.match(subsetOf(row({ tp_size: '1', attention_dp_size: '', moe_tp_size: '4' })), /\| TP1 DP4$/);
+  // Every GPU stepcalc has a preset for, by its AIConfigurator system name.
+  for (const [system, gpu] of [['b300_sxm', 'B300'], ['gb200', 'GB200'], ['rtx_pro_6000_server', 'RTX-PRO-6000'],
+    ['a100_sxm', 'A100'], ['h100_sxm', 'H100']]) {
+    const onIt = requestOf(row({ system }));
+    assert.ok('request' in onIt, system);
+    assert.equal(onIt.request.gpu, gpu);
+    assert.match(subsetOf(row({ system })), new RegExp(`\\| ${gpu} \\|`));
+  }
   const mapped = requestOf(row({ tp_size: '1', attention_dp_size: '', moe_tp_size: '2' }));
   assert.ok('request' in mapped, JSON.stringify(mapped));
   assert.deepEqual([mapped.request.tp, mapped.request.ep, mapped.request.dp], [1, 1, 2]);
