@@ -49,7 +49,8 @@ const GPUS = /** @type {Record<string, string>} */ (Object.fromEntries(
   })));
 /** CSV gemm_quant_mode -> request quantization. */
 const QUANT = /** @type {Record<string, string>} */ ({
-  '': 'none', bf16: 'none', fp8: 'fp8', nvfp4: 'nvfp4', mxfp4: 'mxfp4', int4_wo: 'int4',
+  '': 'none', bf16: 'none', float16: 'none', fp8: 'fp8', fp8_block: 'fp8', nvfp4: 'nvfp4', mxfp4: 'mxfp4',
+  int4_wo: 'int4', w4a16: 'int4',
 });
 /**
  * CSV precision values whose runs cache K and V in FP8: NVIDIA's ModelOpt checkpoints of these runs declare

@@ -51,6 +51,11 @@ test('what the core does not simulate is a reason naming the column, never price
   assert.match(reason({ moe_quant_mode: 'nvfp4' }), /^moe_quant_mode nvfp4 differs from gemm_quant_mode fp8/);
   assert.match(reason({ mode: 'disagg' }), /^mode disagg:/);
   assert.match(reason({ system: 'mi300x' }), /^system mi300x/);
+  assert.match(reason({ gemm_quant_mode: 'int8_sq', moe_quant_mode: 'int8_sq' }), /^gemm_quant_mode int8_sq has no/);
+  // The block-scaled FP8 label is the fp8 request (the checkpoint's weight_block_size picks the kernel).
+  const block = requestOf(row({ gemm_quant_mode: 'fp8_block', moe_quant_mode: 'fp8_block' }));
+  assert.ok('request' in block);
+  assert.equal(block.request.quantization, 'fp8');
   // The ledger's own rows: pp_size 1, vLLM, one quantization (or none for a dense BF16 model).
   assert.ok('request' in requestOf(row({})));
   assert.ok('request' in requestOf(row({ pp_size: '', backend: '' })));
