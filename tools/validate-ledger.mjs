@@ -62,7 +62,7 @@ const QUANT = /** @type {Record<string, string>} */ ({
 const FP8_KV_PRECISIONS = new Set(['fp8', 'fp4']);
 /**
  * HF id -> the shipped config (data/silicon/model_configs/) when no preset matches; by the
- * row's gemm_quant_mode where the measured runs served a quantised checkpoint of the model
+ * row's quantization (its gemm_quant_mode mapped) where the measured runs served a quantised checkpoint of the model
  * (NVIDIA's ModelOpt FP8/NVFP4 checkpoints: their config and hf_quant_config.json, which
  * say which modules are quantised and that the KV cache is FP8). Llama-3.1-70B NVFP4 has no
  * shipped checkpoint config: the BF16 config with quantization nvfp4 (every linear layer).
@@ -121,7 +121,7 @@ let presets = /** @type {Set<string> | null} */ (null);
 function modelOf(row) {
   presets ??= presetNames();
   const name = row.model_path.split('/').pop()?.toLowerCase() ?? '';
-  const checkpoint = CONFIGS[`${row.model_path} ${row.gemm_quant_mode}`];
+  const checkpoint = CONFIGS[`${row.model_path} ${QUANT[row.gemm_quant_mode] ?? row.gemm_quant_mode}`];
   const file = checkpoint ?? CONFIGS[row.model_path];
   if (presets.has(name) && !checkpoint) return { model: name, file: undefined };
   if (!file) return null;

@@ -56,6 +56,11 @@ test('what the core does not simulate is a reason naming the column, never price
   const block = requestOf(row({ gemm_quant_mode: 'fp8_block', moe_quant_mode: 'fp8_block' }));
   assert.ok('request' in block);
   assert.equal(block.request.quantization, 'fp8');
+  // ... and reads the same checkpoint as the fp8 label (NVIDIA's FP8 Llama-3.1-70B, say).
+  const llama = (mode) => requestOf(row({ model_path: 'meta-llama/Llama-3.1-70B', gemm_quant_mode: mode,
+    moe_quant_mode: mode, moe_tp_size: '', moe_ep_size: '' }));
+  assert.equal(llama('fp8_block').model_file, llama('fp8').model_file);
+  assert.match(String(llama('fp8').model_file), /FP8/);
   // The ledger's own rows: pp_size 1, vLLM, one quantization (or none for a dense BF16 model).
   assert.ok('request' in requestOf(row({})));
   assert.ok('request' in requestOf(row({ pp_size: '', backend: '' })));
