@@ -90,18 +90,33 @@ const CONFIGS = /** @type {Record<string, string>} */ ({
 /** @param {string} file */
 export const readText = (file) => readFileSync(join(ROOT, file), 'utf8');
 
-/** The CSV's rows (no quoted commas in this file: checked by the column count). @returns {Row[]} */
-export function readRows() {
-  const text = readText(DATA);
-  const sha = createHash('sha256').update(text).digest('hex');
-  if (sha !== DATA_SHA256) throw new Error(`${DATA}: SHA-256 ${sha}, expected ${DATA_SHA256} (data/silicon/README.md)`);
+/**
+ * The rows of the public runs (DATA, whose copy is checked by its SHA-256) or of another CSV
+ * in its columns (`file`: a path from the working directory; no quoted commas: checked by the
+ * column count). A CSV without the added `concurrency` column gets it as DATA did:
+ * `silicon_data_source`'s `silicon_concurrency=`, else `batch_size`.
+ * @param {string} [file] @returns {Row[]}
+ */
+export function readRows(file) {
+  const name = file ?? DATA;
+  const text = file === undefined ? readText(DATA) : readFileSync(file, 'utf8');
+  if (file === undefined) {
+    const sha = createHash('sha256').update(text).digest('hex');
+    if (sha !== DATA_SHA256)
+      throw new Error(`${DATA}: SHA-256 ${sha}, expected ${DATA_SHA256} (data/silicon/README.md)`);
+  }
   const [head, ...lines] = text.trim().split(/\r?\n/);
   const names = head.split(',');
+  for (const column of ['id', 'model_path', 'system', 'isl', 'osl', 'silicon_ttft_ms', 'silicon_tpot_ms'])
+    if (!names.includes(column)) throw new Error(`${name}: no column ${column} (data/silicon/README.md lists them)`);
   return lines.map((line, i) => {
     const cells = line.split(',');
     // silicon_data_source holds "; "-separated fields but no commas; a row with more cells is refused.
-    if (cells.length !== names.length) throw new Error(`${DATA}: row ${i + 2} has ${cells.length} cells`);
-    return Object.fromEntries(cells.map((v, j) => [names[j], v]));
+    if (cells.length !== names.length) throw new Error(`${name}: row ${i + 2} has ${cells.length} cells`);
+    const row = Object.fromEntries(cells.map((v, j) => [names[j], v]));
+    if (!names.includes('concurrency'))
+      row.concurrency = /silicon_concurrency=(\d+)/.exec(row.silicon_data_source ?? '')?.[1] ?? row.batch_size ?? '';
+    return row;
   });
 }
 

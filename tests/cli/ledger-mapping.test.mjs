@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // How the accuracy ledger reads a measured run's row (tools/validate-ledger.mjs requestOf,
 // layoutOf): the layout as vLLM ran it, and a reason instead of a guess for what stepcalc does
-// not simulate. Made-up rows in the CSV's columns.
+// not simulate. Made-up rows in the CSV's columns; and a CSV of one's own runs validated
+// (tools/validate.mjs --data --out).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { layoutOf, requestOf, subsetOf } from '../../tools/validate-ledger.mjs';
 
 /** A Qwen3-235B-A22B-FP8 row on H200 with the given columns changed. */
@@ -64,4 +70,52 @@ test('what the core does not simulate is a reason naming the column, never price
   // The ledger's own rows: pp_size 1, vLLM, one quantization (or none for a dense BF16 model).
   assert.ok('request' in requestOf(row({})));
   assert.ok('request' in requestOf(row({ pp_size: '', backend: '' })));
+});
+
+test('npm run validate -- --data RUNS.csv --out DIR: your own runs, in the public CSV\'s columns', () => {
+  const [head, ...lines] = readFileSync(new URL('../../data/silicon/vllm-public.csv', import.meta.url), 'utf8')
+    .trim().split('\n');
+  const names = head.split(',');
+  const at = (name) => names.indexOf(name);
+  // A cheap public run: Llama-3.1-70B FP8 on B200, TP 8, 4 clients, 1,024 + 1,024 tokens.
+  const line = lines.find((l) => /llama_3_1_70b_b200_sxm_vllm_fp8_agg_1024x1024_c4_tp8/.test(l));
+  assert.ok(line);
+  // The source's columns: without the added `concurrency` (derived again from silicon_data_source).
+  const keep = names.map((_, i) => i).filter((i) => i !== at('concurrency'));
+  const cells = (edit) => {
+    const c = line.split(',');
+    edit(c);
+    return keep.map((i) => c[i]).join(',');
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'stepcalc-validate-'));
+  const csv = join(dir, 'runs.csv');
+  writeFileSync(csv, [keep.map((i) => names[i]).join(','),
+    cells((c) => { c[at('id')] = 'mine-b200'; }),
+    cells((c) => { c[at('id')] = 'mine-pp2'; c[at('pp_size')] = '2'; }),
+    cells((c) => { c[at('id')] = 'mine-b300'; c[at('system')] = 'b300_sxm'; }),
+  ].join('\n'));
+  const out = join(dir, 'out');
+  const r = spawnSync(process.execPath, [fileURLToPath(new URL('../../tools/validate.mjs', import.meta.url)),
+    '--data', csv, '--out', out], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /2 of 3 runs priced/);
+  const ledger = JSON.parse(readFileSync(join(out, 'validation.json'), 'utf8'));
+  assert.equal(ledger.data, csv);
+  assert.deepEqual(ledger.runs.map((x) => [x.id, x.status]),
+    [['mine-b200', 'priced'], ['mine-pp2', 'unsupported'], ['mine-b300', 'priced']]);
+  assert.equal(ledger.runs[0].request.workload.concurrency, 4);
+  assert.equal(ledger.runs[2].request.gpu, 'B300');
+  // The same run as the public ledger's, priced the same.
+  const committed = JSON.parse(readFileSync(new URL('../../docs/validation.json', import.meta.url), 'utf8'));
+  const same = committed.runs.find((x) => x.id === line.split(',')[at('id')]);
+  assert.equal(ledger.runs[0].tpot_ms, same.tpot_ms);
+  assert.equal(ledger.runs[0].ttft_ms, same.ttft_ms);
+  assert.match(readFileSync(join(out, 'VALIDATION.md'), 'utf8'), new RegExp(`Data: \`${csv}\`, 3 measured`));
+  assert.ok(existsSync(join(out, 'validation-predicted-vs-measured.svg')));
+  // Half an option is a usage error, not the public ledger rewritten.
+  const half = spawnSync(process.execPath, [fileURLToPath(new URL('../../tools/validate.mjs', import.meta.url)),
+    '--data', csv], { encoding: 'utf8' });
+  assert.equal(half.status, 2);
+  assert.match(half.stderr, /usage/);
+  rmSync(dir, { recursive: true, force: true });
 });
