@@ -187,7 +187,9 @@ export function requestOf(row) {
   if (row.backend && row.backend !== 'vllm') return { reason: `backend ${row.backend}: stepcalc prices vLLM engines` };
   if (Number(row.pp_size || 1) > 1)
     return { reason: `pp_size ${row.pp_size}: pipeline parallelism is not simulated (one stage per engine)` };
-  if (row.moe_quant_mode && row.moe_quant_mode !== row.gemm_quant_mode)
+  // Labels of one format (fp8 and fp8_block, say) are the same request; compared as mapped.
+  const asRequest = (/** @type {string} */ label) => QUANT[label] ?? label;
+  if (row.moe_quant_mode && asRequest(row.moe_quant_mode) !== asRequest(row.gemm_quant_mode))
     return { reason: `moe_quant_mode ${row.moe_quant_mode} differs from gemm_quant_mode ` +
       `${row.gemm_quant_mode || '(none)'}: a request runs one quantization, or its checkpoint's own` };
   const gpu = GPUS[row.system];

@@ -59,6 +59,7 @@ test('what the core does not simulate is a reason naming the column, never price
   assert.match(reason({ system: 'mi300x' }), /^system mi300x/);
   assert.match(reason({ gemm_quant_mode: 'int8_sq', moe_quant_mode: 'int8_sq' }), /^gemm_quant_mode int8_sq has no/);
   // The block-scaled FP8 label is the fp8 request (the checkpoint's weight_block_size picks the kernel).
+  assert.ok('request' in requestOf(row({ gemm_quant_mode: 'fp8', moe_quant_mode: 'fp8_block' })));
   const block = requestOf(row({ gemm_quant_mode: 'fp8_block', moe_quant_mode: 'fp8_block' }));
   assert.ok('request' in block);
   assert.equal(block.request.quantization, 'fp8');
