@@ -243,7 +243,7 @@ const MODEL_KEYS = new Set([
   'head_dim', 'num_local_experts', 'n_routed_experts', 'num_experts', 'num_experts_per_tok', 'kv_lora_rank',
   'sliding_window', 'use_sliding_window', 'moe_intermediate_size', 'text_config',
   'architectures', 'model_type', 'tie_word_embeddings', 'hidden_act', 'hidden_activation', 'use_qk_norm',
-  'vision_config',
+  'qk_norm_type', 'vision_config',
   'quantization_config', 'moe_topk', 'first_k_dense_replace', 'moe_layer_freq', 'interleave_moe_layer_step',
   'decoder_sparse_step', 'mlp_only_layers', 'n_shared_experts', 'shared_expert_intermediate_size',
   'intermediate_size_mlp', 'q_lora_rank', 'qk_nope_head_dim', 'qk_rope_head_dim', 'v_head_dim',

@@ -822,6 +822,8 @@ export interface ModelSpecSummary {
   tie_word_embeddings: boolean;
   activation: string;
   qk_norm: boolean;
+  /** The query/key norms span every head (MiniMax-M2's qk_norm_type "per_layer"): an all-reduce per layer under TP. */
+  qk_norm_all_heads: boolean;
   sliding_window: number;
   sliding_layers: number;
   attention_chunk: number;

@@ -42,6 +42,7 @@ std::string resolved_model_to_json(const ModelShape& m) {
             {"tie_word_embeddings", s.tie_word_embeddings},
             {"activation", s.activation},
             {"qk_norm", s.qk_norm},
+            {"qk_norm_all_heads", s.qk_norm_all_heads},
             {"sliding_window", s.sliding_window},
             {"sliding_layers", s.sliding_layers},
             {"attention_chunk", s.attention_chunk},

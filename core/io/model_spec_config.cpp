@@ -363,6 +363,7 @@ const SpecKeys& model_spec_keys() {
        "hidden_act",
        "hidden_activation",
        "use_qk_norm",
+       "qk_norm_type",
        "quantization_config",
        "num_local_experts",
        "n_routed_experts",
@@ -436,6 +437,7 @@ ModelSpec model_spec_from_config(object config, const ModelShape& shape) {
   if (s.activation.empty()) s.activation = "silu";
   s.qk_norm =
       f.flag("use_qk_norm", s.model_type == "qwen3" || s.model_type == "qwen3_moe" || s.model_type == "qwen3_next");
+  s.qk_norm_all_heads = s.qk_norm && f.text_of("qk_norm_type") == "per_layer";
   // Qwen3-Next's full-attention layers are gated (its config names no key for it; Qwen3.5's does).
   s.attn_output_gate = f.flag("attn_output_gate", s.model_type == "qwen3_next");
   s.has_vision = config.at_key("vision_config").error() == simdjson::SUCCESS;

@@ -237,8 +237,23 @@ Error parse_failure(simdjson::error_code code) {
     case simdjson::NUMBER_ERROR:
     case simdjson::NUMBER_OUT_OF_RANGE:
       return make_error("parse_error", "", "The JSON holds a number that is malformed or out of range.");
+    // Our own words for the rest (simdjson's table of every error's text is not linked).
+    case simdjson::EMPTY:
+      return make_error("parse_error", "", "The document is empty: a JSON object is expected.");
+    case simdjson::STRING_ERROR:
+    case simdjson::UNCLOSED_STRING:
+    case simdjson::UNESCAPED_CHARS:
+      return make_error("parse_error", "",
+                        "Malformed JSON: a string is unterminated, holds a raw control character or a bad escape.");
+    case simdjson::T_ATOM_ERROR:
+    case simdjson::F_ATOM_ERROR:
+    case simdjson::N_ATOM_ERROR:
+      return make_error("parse_error", "",
+                        "Malformed JSON: a value is not a number, string, object, array, true, false or null.");
     default:
-      return make_error("parse_error", "", std::string("Malformed JSON: ") + simdjson::error_message(code));
+      return make_error("parse_error", "",
+                        "Malformed JSON: commas, colons, quotes or brackets missing or misplaced, or text after "
+                        "the document.");
   }
 }
 

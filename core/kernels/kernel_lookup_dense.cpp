@@ -243,7 +243,8 @@ double DecodeAttentionRow::part_us(const Part& p, double kv_len, DecodeKvSpots::
                    p.proportional_batch ? BeyondRule::kProportional : BeyondRule::kLinear, BeyondRule::kLinear) *
            p.scale;
   const auto row_us = [&](DecodeKvSpots::Slot& s, uint32_t node) {  // as grid_us reads its rows
-    if (s.node != node) s.node = node, s.us = rows_us(*p.table, node, kv_len, BeyondRule::kLinear, p.table->latency_us);
+    if (s.node != node)
+      s.node = node, s.us = rows_us(*p.table, node, kv_len, BeyondRule::kLinear, p.table->envelope_us);
     return s.us;
   };
   const double at = row_us(slots[0], p.spot.row);
@@ -295,7 +296,7 @@ KernelTime KernelDb::allreduce(int tp, double elements) const {
     const double measured = static_cast<double>(t->levels[0].value[node]);
     scale = ((tp - 1.0) / tp) / ((measured - 1) / measured);
   }
-  Sample s = interpolate_rows(*t, node, elements, BeyondRule::kLinear, t->latency_us);
+  Sample s = interpolate_rows(*t, node, elements, BeyondRule::kLinear, t->envelope_us);
   s.us *= scale;
   if (t->levels[0].value[node] != tp) s.worsen(LookupHow::kApproximated);
   return Impl::keep(slot, key, kernel_time(s, KernelTable::kAllreduce, KernelDtype::kBf16));

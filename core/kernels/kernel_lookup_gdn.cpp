@@ -50,7 +50,7 @@ KernelTime gdn_in(const MeasuredTable* t, KernelTable table, double batch, doubl
   // Beyond the largest batch the time grows in proportion (each sequence its own state);
   // beyond the longest sequence along the line through the last two (linear in tokens).
   Sample s = is_prefill(table) ? interpolate_grid(*t, node, batch, seq, BeyondRule::kProportional, BeyondRule::kLinear)
-                               : interpolate_rows(*t, node, batch, BeyondRule::kProportional, t->latency_us);
+                               : interpolate_rows(*t, node, batch, BeyondRule::kProportional, t->envelope_us);
   if (!same) {
     s.us *= gdn_work(table, want) / gdn_work(table, got);
     s.worsen(LookupHow::kApproximated);

@@ -70,7 +70,7 @@ KernelTime moe_in(const MeasuredTable* t, KernelDtype dtype, double tokens, int 
   const double best_distance = shape.distance;
   const double(&best_keys)[6] = shape.keys;
   if (best < 0) return missing_time(KernelTable::kMoe, dtype);
-  Sample s = interpolate_rows(*t, static_cast<uint32_t>(best), tokens, BeyondRule::kLinear, t->latency_us);
+  Sample s = interpolate_rows(*t, static_cast<uint32_t>(best), tokens, BeyondRule::kLinear, t->envelope_us);
   if (best_distance > 0) {
     s.us *= moe_work(tokens, want[0], want[1], want[2], want[3], want[4], want[5]) /
             moe_work(tokens, best_keys[0], best_keys[1], best_keys[2], best_keys[3], best_keys[4], best_keys[5]);

@@ -203,9 +203,11 @@ bool read_table(ByteReader& in, MeasuredTable& t) {
     t.latency_us[j] = latency_of_code(code);
     last = code;
   }
-  if (t.kind == KernelTable::kGemm && in.ok()) {
-    // The lower monotone envelope in m (the last level) per (n, k): a cell above a
-    // larger m's latency is an outlier (latency never falls as m grows).
+  if (in.ok()) {
+    // The lower monotone envelope along the last level, every table's work axis (GEMM m, MoE
+    // tokens, attention cached tokens or sequence, all-reduce elements, DeltaNet batch or
+    // sequence): a cell above a later cell of its row is an outlier (time never falls as the
+    // work grows).
     t.envelope_us = t.latency_us;
     const int L = t.last_level();
     for (size_t node = 0; L >= 1 && node + 1 < t.levels[L - 1].begin.size(); ++node) {

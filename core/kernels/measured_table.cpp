@@ -194,8 +194,8 @@ static double combine_grid(const GridSpot& g, double y, BeyondRule beyond_y, dou
 
 double grid_us(const MeasuredTable& t, const GridSpot& g, double y, double x, BeyondRule beyond_y,
                BeyondRule beyond_x) {
-  const double row = rows_us(t, g.row, x, beyond_x, t.latency_us);
-  return combine_grid(g, y, beyond_y, grid_reads_before(g) ? rows_us(t, g.row - 1, x, beyond_x, t.latency_us) : row,
+  const double row = rows_us(t, g.row, x, beyond_x, t.envelope_us);
+  return combine_grid(g, y, beyond_y, grid_reads_before(g) ? rows_us(t, g.row - 1, x, beyond_x, t.envelope_us) : row,
                       row);
 }
 
@@ -207,21 +207,21 @@ Sample interpolate_grid(const MeasuredTable& t, uint32_t node, double y, double 
                         BeyondRule beyond_x) {
   const GridSpot g = locate_grid(t, node, y);
   if (g.kind == GridSpot::kBetween) {
-    Sample s = interpolate_rows(t, g.row - 1, x, beyond_x, t.latency_us);
-    const Sample b = interpolate_rows(t, g.row, x, beyond_x, t.latency_us);
+    Sample s = interpolate_rows(t, g.row - 1, x, beyond_x, t.envelope_us);
+    const Sample b = interpolate_rows(t, g.row, x, beyond_x, t.envelope_us);
     s.us = combine_grid(g, y, beyond_y, s.us, b.us);
     s.add_cells(b);
     s.worsen(LookupHow::kInterpolated);
     s.worsen(b.how);
     return s;
   }
-  Sample s = interpolate_rows(t, g.row, x, beyond_x, t.latency_us);
+  Sample s = interpolate_rows(t, g.row, x, beyond_x, t.envelope_us);
   if (g.kind == GridSpot::kExact) return s;
   if (g.kind == GridSpot::kBelow) {
     s.worsen(LookupHow::kClamped);
     return s;
   }
-  const Sample before = g.has_before ? interpolate_rows(t, g.row - 1, x, beyond_x, t.latency_us) : s;
+  const Sample before = g.has_before ? interpolate_rows(t, g.row - 1, x, beyond_x, t.envelope_us) : s;
   s.us = combine_grid(g, y, beyond_y, before.us, s.us);
   if (beyond_y == BeyondRule::kLinear && g.has_before) s.add_cells(before);
   s.worsen(beyond_y == BeyondRule::kClamp ? LookupHow::kClamped : LookupHow::kExtrapolated);

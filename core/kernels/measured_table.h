@@ -30,7 +30,7 @@ struct MeasuredTable {
   };
   std::vector<Level> levels;
   std::vector<double> latency_us;   ///< per row
-  std::vector<double> envelope_us;  ///< GEMM: per row, the least latency at this m or any larger m of its (n, k)
+  std::vector<double> envelope_us;  ///< per row, the least latency at this or any later value of the last level
 
   int last_level() const { return static_cast<int>(levels.size()) - 1; }
   /// Children of `node` at level d (d = -1: the root's, i.e. level 0): [first, second).
@@ -88,7 +88,7 @@ inline bool grid_reads_before(const GridSpot& g) {
   return g.kind == GridSpot::kBetween || (g.kind == GridSpot::kBeyond && g.has_before);
 }
 /// grid_us from its rows' values at x: `row_us` under g.row, `before_us` under g.row - 1
-/// (read when grid_reads_before(g)), each rows_us(t, node, x, beyond_x, t.latency_us).
+/// (read when grid_reads_before(g)), each rows_us(t, node, x, beyond_x, t.envelope_us).
 double grid_combine(const GridSpot& g, double y, BeyondRule beyond_y, double before_us, double row_us);
 
 /// The measured key values of level d under `node`, for coverage and nearest-shape choices.

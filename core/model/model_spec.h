@@ -104,7 +104,10 @@ struct ModelSpec {
   bool tie_word_embeddings = false;
   std::string activation = "silu";  ///< hidden_act
   bool qk_norm = false;             ///< per-head RMSNorm of queries and keys (Qwen3, Llama-4 use_qk_norm)
-  int64_t sliding_window = 0;       ///< attention window when in use; 0: full attention
+  /// The query and key norms span every head at once (MiniMax-M2's qk_norm_type "per_layer"):
+  /// under TP each GPU holds some heads, so vLLM all-reduces each token's two variances.
+  bool qk_norm_all_heads = false;
+  int64_t sliding_window = 0;  ///< attention window when in use; 0: full attention
   /// Layers that attend within the window (layer_types' sliding_attention; every
   /// sliding_window_pattern-th layer full, Gemma-style; all when neither says): vLLM's
   /// hybrid KV allocator holds only the window's blocks for them.

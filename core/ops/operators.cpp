@@ -181,6 +181,9 @@ void add_attention_ops(const ModelSpec& s, const Precision& p, int64_t tp, Opera
     ops.push_back(gemm("qkv_proj", all, (heads + gate + 2 * kv) * head_dim, hidden, p.attention));
     if (s.qk_norm)
       ops.push_back(elementwise("qk_norm", all, 2 * (heads + kv) * head_dim * kAct, 4 * (heads + kv) * head_dim));
+    // A norm over every head: each token's query and key variances (two fp32, four bf16
+    // elements' bytes) summed over the TP group before they are applied.
+    if (s.qk_norm_all_heads && tp > 1) ops.push_back(allreduce("qk_norm_all_reduce", all, 4));
     ops.push_back(elementwise("rotary_emb", all, 2 * (heads + kv) * head_dim * kAct, 3 * (heads + kv) * head_dim));
     ops.push_back(named("attention", OpKind::kAttention, all));
     if (s.attn_output_gate)  // sigmoid(gate) x attention output: reads both, writes one

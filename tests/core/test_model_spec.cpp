@@ -170,6 +170,28 @@ TEST_CASE("the presets resolve to their ModelSpec") {
   }
 }
 
+TEST_CASE("a query/key norm over every head (MiniMax-M2) all-reduces its variances under TP; per-head norms do not") {
+  auto ops = [](const char* name, int64_t tp) {
+    auto m = model_preset(name);
+    REQUIRE_MESSAGE(m.ok(), name);
+    return build_operator_list(m->spec, precision_of(m->spec, WeightFormat::kBf16, KvCacheDtype::kAuto), tp);
+  };
+  // MiniMax-M2.5's config: use_qk_norm with qk_norm_type "per_layer" (vLLM's
+  // MiniMaxText01RMSNormTP: one all-reduce of each token's two fp32 variances a layer).
+  REQUIRE(model_preset("minimax-m2.5")->spec.qk_norm_all_heads);
+  const OperatorList tp4 = ops("minimax-m2.5", 4);
+  const Operator* qk = find_op(tp4, "qk_norm_all_reduce");
+  REQUIRE(qk != nullptr);
+  CHECK(qk->kind == OpKind::kAllreduce);
+  CHECK(qk->n == 4);  // two fp32 a token, in bf16 elements
+  CHECK(tp4.count(*qk) == 62);
+  CHECK(find_op(ops("minimax-m2.5", 1), "qk_norm_all_reduce") == nullptr);
+  // Qwen3's norm is per head: each GPU normalises its own heads.
+  CHECK_FALSE(model_preset("qwen3-32b")->spec.qk_norm_all_heads);
+  CHECK(find_op(ops("qwen3-32b", 4), "qk_norm") != nullptr);
+  CHECK(find_op(ops("qwen3-32b", 4), "qk_norm_all_reduce") == nullptr);
+}
+
 }  // namespace stepcalc
 
 namespace stepcalc {
