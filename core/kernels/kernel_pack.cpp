@@ -209,10 +209,38 @@ bool read_table(ByteReader& in, MeasuredTable& t) {
     // sequence): a cell above a later cell of its row is an outlier (time never falls as the
     // work grows).
     t.envelope_us = t.latency_us;
+    std::vector<double>& env = t.envelope_us;
     const int L = t.last_level();
+    const std::vector<int64_t>& xs = t.levels[L].value;
+    const auto suffix_min = [&](uint32_t lo, uint32_t hi) {
+      for (uint32_t j = hi; j-- > lo + 1;) env[j - 1] = std::min(env[j - 1], env[j]);
+    };
     for (size_t node = 0; L >= 1 && node + 1 < t.levels[L - 1].begin.size(); ++node) {
       auto [lo, hi] = t.children(L - 1, static_cast<uint32_t>(node));
-      for (uint32_t j = hi; j-- > lo + 1;) t.envelope_us[j - 1] = std::min(t.envelope_us[j - 1], t.envelope_us[j]);
+      suffix_min(lo, hi);
+    }
+    // Where batch is the level before the work axis (attention, MLA, DSA, DeltaNet/KDA prefill),
+    // a cell never exceeds the next larger batch's time at the same work: that row read
+    // between its measured points (outside them, no bound), rows walked from the largest batch.
+    if (L >= 1 && t.keys.size() == static_cast<size_t>(L) + 1 && t.keys[L - 1] == "batch") {
+      const MeasuredTable::Level& batch = t.levels[L - 1];
+      for (uint32_t b = static_cast<uint32_t>(batch.value.size()) - 1; b-- > 0;) {
+        if (L >= 2 && batch.parent[b] != batch.parent[b + 1]) continue;  // the next is another shape's
+        auto [lo, hi] = t.children(L - 1, b);
+        auto [nlo, nhi] = t.children(L - 1, b + 1);
+        uint32_t k = nlo;
+        for (uint32_t j = lo; j < hi; ++j) {
+          while (k < nhi && xs[k] < xs[j]) ++k;
+          if (k == nhi) break;
+          if (xs[k] != xs[j] && k == nlo) continue;
+          const double next = xs[k] == xs[j]
+                                  ? env[k]
+                                  : env[k - 1] + (env[k] - env[k - 1]) * static_cast<double>(xs[j] - xs[k - 1]) /
+                                                     static_cast<double>(xs[k] - xs[k - 1]);
+          env[j] = std::min(env[j], next);
+        }
+        suffix_min(lo, hi);
+      }
     }
   }
   return in.ok();

@@ -64,6 +64,20 @@ bool at_cell(const KernelTime& t, double latency, double envelope) {
   return false;
 }
 
+// As at_cell for a table of batch x work: a larger batch's row may bound the cell further
+// (at most the envelope along the work axis, `envelope`).
+bool at_grid_cell(const KernelTime& t, double latency, double envelope) {
+  if (t.how == LookupHow::kExact) {
+    REQUIRE(t.us == latency);
+    CHECK(envelope == latency);
+    return false;
+  }
+  REQUIRE(t.how == LookupHow::kEnvelope);
+  CHECK(t.us <= envelope);
+  CHECK(t.us < latency);
+  return true;
+}
+
 }  // namespace
 
 TEST_CASE("gemm: every measured cell comes back exactly, outliers give the envelope") {
@@ -179,7 +193,7 @@ TEST_CASE("attention: measured cells exact; bilinear in batch and tokens; rules 
     if (c[0] != "bf16") continue;
     const KernelTime t = db->decode_attention(num(c[4]), num(c[5]), std::atoi(c[3].c_str()), std::atoi(c[2].c_str()),
                                               std::atoi(c[1].c_str()), KernelDtype::kBf16);
-    outliers += at_cell(t, num(c[6]), env[r]);
+    outliers += at_grid_cell(t, num(c[6]), env[r]);
     REQUIRE(uses_row(t, r));
   }
   CHECK(outliers > 0);
@@ -262,6 +276,48 @@ TEST_CASE("moe: exact at measured cells, linear in tokens, nearest shape scaled"
   CHECK(other.us == doctest::Approx(at(64, 1).us / 2));
 }
 
+TEST_CASE("attention: time never falls as the batch or the context grows, at every measured cell") {
+  // H100 vllm-0.24.0 decode attention, head size 512, 2 KV heads, 16 heads: 1,700 us at batch
+  // 256 and 4,830 us at batch 512 for 63 cached tokens, 327 us at batch 1,024.
+  auto db = test::load_kernels("H100", "vllm-0.24.0", {"attention-bf16"});
+  auto at = [&](double b, double kv) { return db->decode_attention(b, kv, 16, 2, 512, KernelDtype::kBf16); };
+  CHECK(at(1024, 63).how == LookupHow::kExact);
+  CHECK(at(1024, 63).us == 327);
+  CHECK(at(512, 63).how == LookupHow::kEnvelope);
+  CHECK(at(512, 63).us == 327);
+  CHECK(at(256, 63).us == 327);
+  CHECK(at(64, 63).us == 280);   // below the larger batches' time: as measured
+  CHECK(at(768, 63).us == 327);  // between batches 512 and 1,024 the line, not a hump
+  // Every measured cell: no larger batch of its shape is faster at its length, no longer
+  // length faster at its batch.
+  const auto rows = test::csv_rows("bench_data/aic/h100/vllm-0.24.0/decode_attention.csv");
+  std::map<std::string, std::vector<std::array<double, 2>>> shapes;  // (batch, kv) of each shape
+  for (const auto& c : rows)
+    if (c[0] == "bf16") shapes[c[1] + "," + c[2] + "," + c[3]].push_back({num(c[4]), num(c[5])});
+  int checked = 0;
+  for (const auto& [key, cells] : shapes) {
+    const int hd = std::atoi(key.c_str()), kvh = std::atoi(key.c_str() + key.find(',') + 1);
+    const int heads = std::atoi(key.c_str() + key.rfind(',') + 1);
+    auto us = [&](double b, double kv) { return db->decode_attention(b, kv, heads, kvh, hd, KernelDtype::kBf16).us; };
+    std::map<double, std::vector<double>> by_batch;
+    for (const auto& cell : cells) by_batch[cell[0]].push_back(cell[1]);
+    for (auto it = by_batch.begin(); it != by_batch.end(); ++it) {
+      std::vector<double>& kvs = it->second;
+      std::sort(kvs.begin(), kvs.end());
+      for (size_t i = 0; i + 1 < kvs.size(); ++i) CHECK(us(it->first, kvs[i]) <= us(it->first, kvs[i + 1]));
+      const auto next = std::next(it);
+      if (next == by_batch.end()) continue;
+      for (double kv : kvs) {
+        if (kv < next->second.front() || kv > next->second.back()) continue;  // that row does not reach it
+        CHECK(us(it->first, kv) <= us(next->first, kv) * (1 + 1e-12));
+        ++checked;
+      }
+    }
+  }
+  MESSAGE(checked << " cells checked against the next larger batch");
+  CHECK(checked > 10000);
+}
+
 TEST_CASE("moe: a cell slower than a larger token count's is the envelope's (time never falls as work grows)") {
   // B200 vllm-0.24.0, gpt-oss-120b's MXFP4 experts (2880 x 2880, 128 experts, top-4) on one GPU:
   // measured 863 us at 512 tokens and 707 us at 768 (bench_data/aic/b200/vllm-0.24.0/moe.csv).
@@ -292,7 +348,7 @@ TEST_CASE("mla: exact at measured cells, bilinear between") {
     const auto& c = rows[r];
     const KernelTime t = db->mla_decode(num(c[2]), num(c[3]), std::atoi(c[1].c_str()),
                                         c[0] == "fp8" ? KernelDtype::kFp8 : KernelDtype::kBf16);
-    at_cell(t, num(c[4]), env[r]);
+    at_grid_cell(t, num(c[4]), env[r]);
   }
   const KernelTime p = db->mla_prefill(3, 1000, 128, KernelDtype::kBf16);
   CHECK(p.how == LookupHow::kInterpolated);

@@ -117,7 +117,8 @@ TEST_CASE("Qwen3-Next's DeltaNet operators: shapes per GPU, and each read from i
     const KernelTable want = op.gdn_conv ? (op.gdn_prefill ? KernelTable::kGdnConvPrefill : KernelTable::kGdnConvDecode)
                                          : (op.gdn_prefill ? KernelTable::kGdnPrefill : KernelTable::kGdnDecode);
     CHECK(c.kernel.table == want);
-    CHECK(c.kernel.how == LookupHow::kExact);  // Qwen3.5-35B-A3B's shape, split by TP 4: measured
+    // Qwen3.5-35B-A3B's shape, split by TP 4: measured (a cell above a larger batch's: the envelope's)
+    CHECK((c.kernel.how == LookupHow::kExact || c.kernel.how == LookupHow::kEnvelope));
     CHECK(c.kernel.cells[0] >= 0);
     CHECK(c.us > 0);
     CHECK(plan->db->describe(c.kernel).find("bench_data/aic/h100/vllm-0.24.0/gdn_") != std::string::npos);
