@@ -104,34 +104,45 @@ KernelTime KernelDb::attention_module(KernelTable kind, double batch, double tok
   // the longest measured prefill its time grows along the line through the last two lengths
   // (the indexer's scoring of every earlier token is its only quadratic part).
   const BeyondRule beyond_tokens = kind == KernelTable::kMlaPrefill ? BeyondRule::kQuadratic : BeyondRule::kLinear;
-  const MeasuredTable* t = impl_->table(kind, kv_dtype);
-  if (t == nullptr) return missing_time(kind, kv_dtype);
-  if (!(batch > 0) || !(tokens >= 0) || heads <= 0) return KernelTime{};
-  const uint32_t node = t->nearest_top(heads);
-  const double scale = t->levels[0].value[node] == heads ? 1 : heads / static_cast<double>(t->levels[0].value[node]);
-  Sample s = interpolate_grid(*t, node, batch, tokens, BeyondRule::kProportional, beyond_tokens);
-  s.us *= scale;
-  if (t->levels[0].value[node] != heads) s.worsen(LookupHow::kApproximated);
-  return kernel_time(s, kind, kv_dtype);
+  const auto in = [&](KernelDtype d) {
+    const MeasuredTable* t = impl_->table(kind, d);
+    if (t == nullptr) return missing_time(kind, d);
+    if (!(batch > 0) || !(tokens >= 0) || heads <= 0) return KernelTime{};
+    const uint32_t node = t->nearest_top(heads);
+    const double scale = t->levels[0].value[node] == heads ? 1 : heads / static_cast<double>(t->levels[0].value[node]);
+    Sample s = interpolate_grid(*t, node, batch, tokens, BeyondRule::kProportional, beyond_tokens);
+    s.us *= scale;
+    if (t->levels[0].value[node] != heads) s.worsen(LookupHow::kApproximated);
+    return kernel_time(s, kind, d);
+  };
+  // An FP8 KV cache never prices the module slower than a BF16 one (as attention_lookup).
+  const KernelTime t = in(kv_dtype);
+  return kv_dtype != KernelDtype::kBf16 ? no_slower_than_bf16(t, in(KernelDtype::kBf16)) : t;
 }
 
 DecodeAttentionRow KernelDb::attention_module_row(KernelTable kind, double batch, int heads,
                                                   KernelDtype kv_dtype) const {
   DecodeAttentionRow row;  // as attention_module of a decode table (KV beyond the grid: linear)
   row.batch_ = batch;
-  DecodeAttentionRow::Part& p = row.low_;
-  const MeasuredTable* t = impl_->table(kind, kv_dtype);
-  if (t == nullptr) return row;  // missing: NaN
-  p.missing = false;
-  if (!(batch > 0) || heads <= 0) {
-    p.zero = true;
-    return row;
-  }
-  const uint32_t node = t->nearest_top(heads);
-  p.table = t;
-  p.proportional_batch = true;
-  p.scale = t->levels[0].value[node] == heads ? 1 : heads / static_cast<double>(t->levels[0].value[node]);
-  p.spot = locate_grid(*t, node, batch);
+  const auto part = [&](KernelDtype d) {
+    DecodeAttentionRow::Part p;
+    const MeasuredTable* t = impl_->table(kind, d);
+    if (t == nullptr) return p;  // missing: NaN
+    p.missing = false;
+    if (!(batch > 0) || heads <= 0) {
+      p.zero = true;
+      return p;
+    }
+    const uint32_t node = t->nearest_top(heads);
+    p.table = t;
+    p.proportional_batch = true;
+    p.scale = t->levels[0].value[node] == heads ? 1 : heads / static_cast<double>(t->levels[0].value[node]);
+    p.spot = locate_grid(*t, node, batch);
+    return p;
+  };
+  row.low_ = part(kv_dtype);
+  row.compare_ = kv_dtype != KernelDtype::kBf16;
+  if (row.compare_) row.bf16_ = part(KernelDtype::kBf16);
   return row;
 }
 

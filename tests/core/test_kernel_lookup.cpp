@@ -344,12 +344,28 @@ TEST_CASE("mla: exact at measured cells, bilinear between") {
   auto db = test::load_kernels("H100", "vllm-0.24.0", {"mla"});
   const auto rows = test::csv_rows("bench_data/aic/h100/vllm-0.24.0/mla_decode.csv");
   const std::vector<double> env = envelope_of(rows, 3, 4);
+  int fp8_outliers = 0;
   for (size_t r = 0; r < rows.size(); ++r) {
     const auto& c = rows[r];
     const KernelTime t = db->mla_decode(num(c[2]), num(c[3]), std::atoi(c[1].c_str()),
                                         c[0] == "fp8" ? KernelDtype::kFp8 : KernelDtype::kBf16);
+    if (t.outlier_us > 0) {  // the FP8-KV module slower than the BF16-KV one: the BF16 time, marked
+      REQUIRE(c[0] == "fp8");
+      CHECK(t.dtype == KernelDtype::kBf16);
+      CHECK(t.outlier_dtype == KernelDtype::kFp8);
+      CHECK(t.us < t.outlier_us);
+      CHECK(t.outlier_us <= env[r]);
+      ++fp8_outliers;
+      continue;
+    }
     at_grid_cell(t, num(c[4]), env[r]);
   }
+  // H100 0.24.0 measures the FP8-KV module slower than the BF16-KV one at small batches (8
+  // heads, batch 1, 2 cached tokens: 112 us against 89.3 us; their envelopes 110 and 88.0).
+  CHECK(fp8_outliers > 0);
+  const KernelTime small = db->mla_decode(1, 2, 8, KernelDtype::kFp8);
+  CHECK(small.us == doctest::Approx(88.0));
+  CHECK(small.outlier_us == doctest::Approx(110));
   const KernelTime p = db->mla_prefill(3, 1000, 128, KernelDtype::kBf16);
   CHECK(p.how == LookupHow::kInterpolated);
   CHECK(p.us > 0);
