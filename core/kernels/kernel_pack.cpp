@@ -219,10 +219,11 @@ bool read_table(ByteReader& in, MeasuredTable& t) {
       auto [lo, hi] = t.children(L - 1, static_cast<uint32_t>(node));
       suffix_min(lo, hi);
     }
-    // Where batch is the level before the work axis (attention, MLA, DSA, DeltaNet/KDA prefill),
-    // a cell never exceeds the next larger batch's time at the same work: that row read
-    // between its measured points (outside them, no bound), rows walked from the largest batch.
-    if (L >= 1 && t.keys.size() == static_cast<size_t>(L) + 1 && t.keys[L - 1] == "batch") {
+    // Where the level before the work axis is work too (batch: attention, MLA, DSA, DeltaNet/KDA
+    // prefill; GEMM's k), a cell never exceeds the next larger value's time at the same work:
+    // that row read between its measured points (outside them, no bound), rows walked from the
+    // largest value down.
+    if (L >= 1 && t.keys.size() == static_cast<size_t>(L) + 1 && (t.keys[L - 1] == "batch" || t.keys[L - 1] == "k")) {
       const MeasuredTable::Level& batch = t.levels[L - 1];
       for (uint32_t b = static_cast<uint32_t>(batch.value.size()) - 1; b-- > 0;) {
         if (L >= 2 && batch.parent[b] != batch.parent[b + 1]) continue;  // the next is another shape's

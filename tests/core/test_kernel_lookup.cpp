@@ -83,6 +83,7 @@ bool at_grid_cell(const KernelTime& t, double latency, double envelope) {
 TEST_CASE("gemm: every measured cell comes back exactly, outliers give the envelope") {
   auto db = test::load_kernels("H100", "vllm-0.14.0", {"gemm-bf16", "gemm-fp8", "gemm-fp8_block"});
   const auto rows = test::csv_rows("bench_data/aic/h100/vllm-0.14.0/gemm.csv");
+  const std::vector<double> env = envelope_of(rows, 3, 4);  // along m only
   int exact = 0, envelope = 0, outliers = 0;
   for (size_t r = 0; r < rows.size(); ++r) {
     const auto& c = rows[r];
@@ -101,25 +102,47 @@ TEST_CASE("gemm: every measured cell comes back exactly, outliers give the envel
     CHECK(t.table == KernelTable::kGemm);
     if (t.how == LookupHow::kExact) {
       REQUIRE(t.us == num(c[4]));
+      CHECK(env[r] == num(c[4]));
       CHECK(cell_count(t) == 1);
       ++exact;
     } else {
-      // An upward outlier: a larger m of the same (n, k) measured less; that cell is named.
+      // An upward outlier: a larger m of the same (n, k) measured less (that cell is named), or
+      // the next larger k of the same n is faster at this m.
       REQUIRE(t.how == LookupHow::kEnvelope);
       CHECK(t.us < num(c[4]));
-      CHECK(cell_count(t) == 2);
+      CHECK(t.us <= env[r]);
+      if (t.us == env[r] && env[r] < num(c[4])) CHECK(cell_count(t) == 2);
       ++envelope;
     }
   }
   MESSAGE(exact << " exact, " << envelope << " envelope, " << outliers << " fp8/fp8_block outliers");
   CHECK(outliers > 0);  // 0.14.0's fp8 rows from m ~ 160 up (../shared/aic/README.md)
   CHECK(envelope > 0);
-  CHECK(envelope < (exact + envelope + outliers) / 8);  // mostly noise in the flat small-m region
-  // The outlier the source README names: n=12288, k=8192 at m=2048 measured 2150 us,
-  // more than m=4096 (956 us); the envelope takes 956.
+  // Mostly noise in the flat small-m region, along m and along k.
+  CHECK(envelope < (exact + envelope + outliers) / 6);
+  // The outlier the source README names: n=12288, k=8192 at m=2048 measured 2150 us, more
+  // than m=4096 (956 us) and than k=10240 at m=2048 (577 us); the envelope takes 577.
   const KernelTime outlier = db->gemm(KernelDtype::kBf16, 2048, 12288, 8192);
   CHECK(outlier.how == LookupHow::kEnvelope);
-  CHECK(outlier.us == 956);
+  CHECK(outlier.us == 577);
+}
+
+TEST_CASE("gemm: a cell slower than the next larger k's at its m is that row's (time never falls as k grows)") {
+  // H200 vllm-0.24.0 fp8_block, n = 1024, m = 3072: 1,090 us at k = 2,560 and 81.6 us at k = 3,072.
+  auto db = test::load_kernels("H200", "vllm-0.24.0", {"gemm-fp8_block"});
+  const KernelTime t = db->gemm(KernelDtype::kFp8Block, 3072, 1024, 2560);
+  CHECK(t.how == LookupHow::kEnvelope);
+  CHECK(t.us == db->gemm(KernelDtype::kFp8Block, 3072, 1024, 3072).us);
+  CHECK(t.us <= 81.6);
+  // Along k at any measured m of this n the time never falls.
+  for (double m : {1.0, 64.0, 3072.0, 4096.0}) {
+    double last = 0;
+    for (double k : {32.0, 64.0, 128.0, 256.0, 512.0, 768.0, 1024.0, 1536.0, 2048.0, 2560.0, 3072.0, 3584.0, 4096.0}) {
+      const double us = db->gemm(KernelDtype::kFp8Block, m, 1024, k).us;
+      CHECK(us >= last);
+      last = us;
+    }
+  }
 }
 
 TEST_CASE("gemm: piecewise-linear in m, clamped below, proportional beyond") {
