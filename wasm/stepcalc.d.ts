@@ -304,7 +304,8 @@ export interface ServeResult {
   memory: Memory;
   /**
    * The accuracy ledger's subset nearest this request (same GPU, weight precision, dense/MoE kind and kind of layout
-   * (data-parallel or not), nearest TP, EP and DP; docs/VALIDATION.md): its priced runs and MAPE of mean TTFT and
+   * (data-parallel or not), nearest TP, EP and DP; docs/VALIDATION.md): its priced runs and the MAPE and bias (the
+   * mean signed error, predicted - measured over measured: negative where the estimates ran low) of mean TTFT and
    * TPOT, in percent; or none.
    */
   validation: ServeValidation;
@@ -314,7 +315,7 @@ export interface ServeResult {
 export type ServeValidation =
   | { subset: string; gpu: string; precision: 'bf16' | 'fp8' | 'nvfp4' | 'mxfp4' | 'int4_wo'; moe: boolean; tp: number;
     runs: number;
-    ttft_mape: number; tpot_mape: number }
+    ttft_mape: number; tpot_mape: number; ttft_bias: number; tpot_bias: number }
   | { subset: null; note: 'no measured runs like this' };
 
 export interface ServeOptions {

@@ -7,6 +7,7 @@
 // queue grows and its latency with the run) is a cross over a shaded zone.
 import { svg, int, fixed } from './dom.js';
 import { niceTicks } from './charts.js';
+import { biasWords } from './words.js';
 
 /** A latency; null (nothing measured, e.g. TPOT when every request generates one token) is a dash. */
 export const ms = (v) => (v === null || v === undefined ? '—'
@@ -24,15 +25,34 @@ function targetLine(metric, target, x1, x2, y, top) {
 }
 
 /**
+ * Where a measured value lies when the estimate `y` errs as the ledger's runs like it did
+ * (MAPE `mape`, bias `bias`, percent). Errors are relative to the measured value, e = (y -
+ * measured) / measured, so e in [-u, o] puts the measured value in [y / (1 + o), y / (1 - u)].
+ * The MAPE m splits into what the estimates ran high, (m + b) / 2 of it, and low, (m - b) / 2;
+ * each side reaches twice its share, at most m: o = min(m, m + b), u = min(m, m - b) (+-m where
+ * the runs erred both ways alike, one side only where they all erred one way). From u = 100%
+ * on nothing bounds the measured value above (`hi` Infinity).
+ */
+export function bandEdges(y, mape, bias = 0) {
+  const m = mape / 100, b = Math.max(-m, Math.min(m, bias / 100));
+  const over = Math.min(m, m + b), under = Math.min(m, m - b);
+  return { lo: y / (1 + over), hi: under < 1 ? y / (1 - under) : Infinity };
+}
+
+/**
  * The latency-throughput curve: output tokens/s against mean TPOT, one point per concurrency,
- * `current` (this workload) marked, `band` the ledger's TPOT error, `target` the TPOT target (ms).
+ * `current` (this workload) marked, `band` the ledger's TPOT error ({mape, bias, runs}: where
+ * the measured TPOT lies at such errors, bandEdges), `target` the TPOT target (ms).
  */
 export function curveChart(points, current, width = 520, height = 220, band = null, target = null) {
   const pad = { l: 56, r: 24, t: 10, b: 42 }; // r: room for half the last tick label ("3,000")
   const all = current ? [...points, current] : points;
-  const spread = band ? band.mape / 100 : 0;
+  // Room above the curve for the band, at most three times the curve's height (the band is
+  // clipped there: beyond it, or unbounded from an error of 100%, it runs off the top).
+  const edges = (p) => bandEdges(p.y, band.mape, band.bias);
+  const room = band ? Math.min(edges({ y: 1 }).hi, 3) : 1;
   const xTicks = niceTicks(Math.max(...all.map((p) => p.x)), 4);
-  const yTicks = niceTicks(Math.max(...all.map((p) => p.y), target ?? 0) * (1 + spread), 4);
+  const yTicks = niceTicks(Math.max(Math.max(...all.map((p) => p.y)) * room, target ?? 0), 4);
   const X = (x) => pad.l + (x / (xTicks[xTicks.length - 1] || 1)) * (width - pad.l - pad.r);
   const Y = (y) => pad.t + (1 - y / (yTicks[yTicks.length - 1] || 1)) * (height - pad.t - pad.b);
   const chart = svg('svg', { class: 'line serve-curve', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img',
@@ -53,10 +73,12 @@ export function curveChart(points, current, width = 520, height = 220, band = nu
     svg('text', { x: 12, y: pad.t + (height - pad.t - pad.b) / 2, 'text-anchor': 'middle', class: 'axis-title',
       transform: `rotate(-90 12 ${pad.t + (height - pad.t - pad.b) / 2})` }, 'Mean TPOT (ms)'),
     ...(band ? [svg('path', { class: 'band', 'data-testid': 'serve-band',
-      d: [...points.map((p, i) => `${i ? 'L' : 'M'}${X(p.x).toFixed(1)},${Y(p.y * (1 + spread)).toFixed(1)}`),
-        ...[...points].reverse().map((p) => `L${X(p.x).toFixed(1)},${Y(Math.max(0, p.y * (1 - spread))).toFixed(1)}`),
+      d: [...points.map((p, i) => `${i ? 'L' : 'M'}${X(p.x).toFixed(1)},` +
+          `${Y(Math.min(edges(p).hi, yTicks[yTicks.length - 1])).toFixed(1)}`),
+        ...[...points].reverse().map((p) => `L${X(p.x).toFixed(1)},${Y(edges(p).lo).toFixed(1)}`),
         'Z'].join('') },
-    svg('title', {}, `±${fixed(band.mape, 0)}%: the TPOT error on ${int(band.runs)} measured runs like this`))] : []),
+    svg('title', {}, `±${fixed(band.mape, 0)}%: the TPOT error on ${int(band.runs)} measured runs like this` +
+      `${biasWords(band.bias)}; shaded: where the measured TPOT lies at such errors`))] : []),
     ...(target ? targetLine('tpot', target, pad.l, width - pad.r, Y(target), pad.t) : []),
     svg('path', { class: 'curve',
       d: points.map((p, i) => `${i ? 'L' : 'M'}${X(p.x).toFixed(1)},${Y(p.y).toFixed(1)}`).join('') }));

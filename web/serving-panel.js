@@ -11,7 +11,7 @@
 import { h, svg, int, fixed, parseTyped, fill, docLink, withDocLinks } from './dom.js';
 import { exportButtons } from './export-buttons.js';
 import { aboutExport } from './export-about.js';
-import { fieldErrorWords } from './words.js';
+import { biasWords, fieldErrorWords } from './words.js';
 import { curveChart, misses, ms, rate, rateChart, ratePoint } from './serving-charts.js';
 import { curveKind } from './serving-runner.js';
 import { engineMemory } from './serving-state.js';
@@ -149,12 +149,14 @@ function card(label, value, detail, testid, raw) {
 
 /**
  * The accuracy ledger's error beside a figure (docs/VALIDATION.md): the measured runs most
- * like this configuration and the mean absolute error there, or that none was measured.
+ * like this configuration, the mean absolute error there and which way it leant, or that
+ * none was measured.
  */
 export function validationWords(v, which) {
   if (!v || v.subset === null) return 'no measured runs like this';
   const mape = which === 'ttft' ? v.ttft_mape : v.tpot_mape;
-  return `±${fixed(mape, 0)}% on ${int(v.runs)} measured runs like this`;
+  return `±${fixed(mape, 0)}% on ${int(v.runs)} measured runs like this` +
+    biasWords(which === 'ttft' ? v.ttft_bias : v.tpot_bias);
 }
 
 /**
@@ -454,7 +456,7 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
       ? { x: main.throughput.output_tokens_per_s, y: main.tpot_ms.mean } : null;
     // The band: the accuracy ledger's TPOT error on the measured runs most like this (issue 22).
     const v = main?.validation;
-    const band = v && v.subset !== null ? { mape: v.tpot_mape, runs: v.runs } : null;
+    const band = v && v.subset !== null ? { mape: v.tpot_mape, bias: v.tpot_bias, runs: v.runs } : null;
     fill(curve, curveChart(good, current, Math.min(640, Math.max(300, root.clientWidth - 30)), 220, band,
       targetsOf(local).tpot),
     valuesTable(['Concurrency', 'Output tok/s', 'Mean TTFT', 'Mean TPOT'],

@@ -120,3 +120,13 @@ export function fieldErrorWords(error, label) {
   const text = subject ? `${subject} ${rest}` : label ? `${label}: ${rest}` : rest;
   return label || !path || subject ? text : `${text.replace(/\.$/, '')} (${path}).`;
 }
+
+/**
+ * Which way the estimates erred on the measured runs like a configuration (the accuracy
+ * ledger's bias, in percent: docs/VALIDATION.md): " (estimated 11% low there)", or nothing
+ * where it rounds to 0%.
+ */
+export function biasWords(bias) {
+  const b = Math.round(bias ?? 0);
+  return b === 0 ? '' : ` (estimated ${Math.abs(b)}% ${b < 0 ? 'low' : 'high'} there)`;
+}

@@ -42,7 +42,9 @@ void write_validation(JsonWriter& w, const ValidationMatch& validation) {
                             {"tp", static_cast<int64_t>(v->tp)},
                             {"runs", static_cast<int64_t>(v->runs)},
                             {"ttft_mape", v->ttft_mape()},
-                            {"tpot_mape", v->tpot_mape()}});
+                            {"tpot_mape", v->tpot_mape()},
+                            {"ttft_bias", v->ttft_bias()},
+                            {"tpot_bias", v->tpot_bias()}});
   else
     w.key("validation").begin_object().key("subset").null().field("note", "no measured runs like this").end_object();
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // How well the nearest measured runs of the public accuracy ledger (docs/VALIDATION.md)
-// are predicted: every serving estimate carries the ledger subset most like it, so its
-// figures come with the error measured on runs of the same kind. The subsets are compiled
+// are predicted (their MAPE, and their bias: which way the estimates erred): every serving estimate carries the ledger
+// subset most like it, so its figures come with the error measured on runs of the same kind. The subsets are compiled
 // in from docs/validation.json (tools/validate-summary.mjs, at build time).
 #pragma once
 
@@ -25,8 +25,13 @@ struct ValidationSubset {
   /// MAPE in hundredths of a percent (two decimals, as the ledger rounds them; kept small
   /// in the first view's module): ttft_mape() and tpot_mape() give percent.
   uint16_t ttft_mape_x100, tpot_mape_x100;
+  /// Bias, the mean signed error (predicted - measured) / measured, the same way: negative
+  /// where the estimates ran low. ttft_bias() and tpot_bias() give percent.
+  int16_t ttft_bias_x100, tpot_bias_x100;
   double ttft_mape() const { return ttft_mape_x100 / 100.0; }
   double tpot_mape() const { return tpot_mape_x100 / 100.0; }
+  double ttft_bias() const { return ttft_bias_x100 / 100.0; }
+  double tpot_bias() const { return tpot_bias_x100 / 100.0; }
 };
 
 namespace embedded {

@@ -57,8 +57,10 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
   // Beside TTFT and TPOT: the accuracy ledger's error on the measured runs most like this (issue 22).
   const v = expected.validation;
   for (const id of ['ttft', 'tpot']) {
+    const bias = Math.round(v[`${id}_bias`] ?? 0);
     const words = v.subset === null ? 'no measured runs like this'
-      : `±${v[`${id}_mape`].toFixed(0)}% on ${v.runs} measured runs like this`;
+      : `±${v[`${id}_mape`].toFixed(0)}% on ${v.runs} measured runs like this` +
+        (bias === 0 ? '' : ` (estimated ${Math.abs(bias)}% ${bias < 0 ? 'low' : 'high'} there)`);
     assert.ok((await page.getByTestId(id).textContent()).includes(words), `${id}: ${words}`);
   }
   // p90 beside the mean (the API has it; SLOs are often p90).
@@ -74,11 +76,15 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
     .evaluate((c) => [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]);
   assert.ok(current.every((v) => Number.isFinite(v) && v > 0), `current point at ${current}`);
   assert.equal(await page.locator('[data-testid="serve-curve"] circle.point[data-concurrency="16"]').count(), 1);
-  // Around the curve, a band as wide as the ledger's TPOT error on runs like this one.
+  // Around the curve, a band from the ledger's TPOT error on runs like this one: where the
+  // measured TPOT lies at such errors (web/serving-charts.js bandEdges), and which way they leant.
   if (v.subset !== null) {
     assert.equal(await page.getByTestId('serve-band').count(), 1);
-    assert.match(await page.locator('[data-testid="serve-band"] title').textContent(),
-      new RegExp(`^±${v.tpot_mape.toFixed(0)}%: the TPOT error on ${v.runs} measured runs like this$`));
+    const bias = Math.round(v.tpot_bias);
+    assert.equal(await page.locator('[data-testid="serve-band"] title').textContent(),
+      `±${v.tpot_mape.toFixed(0)}%: the TPOT error on ${v.runs} measured runs like this` +
+      (bias === 0 ? '' : ` (estimated ${Math.abs(bias)}% ${bias < 0 ? 'low' : 'high'} there)`) +
+      '; shaded: where the measured TPOT lies at such errors');
   } else {
     assert.equal(await page.getByTestId('serve-band').count(), 0);
   }

@@ -25,7 +25,8 @@ const cliServe = (request) =>
 const ms = (x) => (x >= 100 ? `${Math.round(x).toLocaleString('en-US')} ms` : `${x.toFixed(x >= 10 ? 1 : 2)} ms`);
 /** The ledger's words beside a serving figure (validationWords in web/serving-panel.js). */
 const ledger = (v, which) => (v.subset === null ? 'no measured runs like this'
-  : `±${v[`${which}_mape`].toFixed(0)}% on ${v.runs} measured runs like this`);
+  : `±${v[`${which}_mape`].toFixed(0)}% on ${v.runs} measured runs like this` + ((b) => (b === 0 ? ''
+    : ` (estimated ${Math.abs(b)}% ${b < 0 ? 'low' : 'high'} there)`))(Math.round(v[`${which}_bias`])));
 
 /** Waits until the strip's serving figures are those of a finished simulation; returns its state. */
 async function stripDone(page, timeout = 60000) {

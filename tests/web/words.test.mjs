@@ -4,7 +4,8 @@
 // and chart ticks that are round and never overlap.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inUserWords, labelFor } from '../../web/words.js';
+import { biasWords, inUserWords, labelFor } from '../../web/words.js';
+import { bandEdges } from '../../web/serving-charts.js';
 import { parseNumber, time, timeUs, deltaTime } from '../../web/dom.js';
 import { niceTicks, spacedLabels } from '../../web/charts.js';
 
@@ -122,4 +123,34 @@ test('serve and plan errors in a panel\'s words: the label for the path, bounds 
     'GPU memory utilization'), 'GPU memory utilization must be a number of at least 0.01.');
   assert.equal(say('workload.input_tokens', 'workload.input_tokens must exceed workload.prefix_cache_hit_ratio x 2.',
     'Input tokens'), 'Input tokens must exceed the prefix-cache hit ratio x 2.');
+});
+
+test('the ledger\'s bias in words: which way the estimates erred on runs like this', () => {
+  assert.equal(biasWords(-10.94), ' (estimated 11% low there)');
+  assert.equal(biasWords(90.43), ' (estimated 90% high there)');
+  assert.equal(biasWords(0.4), '');
+  assert.equal(biasWords(-0.4), '');
+  assert.equal(biasWords(undefined), '');
+});
+
+test('the band: where a measured value lies when the estimate errs as on the runs like it', () => {
+  // errors are relative to the measured value: (y - measured) / measured in [-u, o]
+  const close = (a, b) => Math.abs(a - b) < 1e-12;
+  // erring both ways alike (bias 0): +-m, the measured value in [y / (1 + m), y / (1 - m)]
+  let e = bandEdges(10, 38);
+  assert.ok(close(e.lo, 10 / 1.38) && close(e.hi, 10 / 0.62), JSON.stringify(e));
+  for (const m of [5, 38, 75]) {
+    e = bandEdges(10, m, 0);
+    for (const measured of [e.lo, e.hi]) assert.ok(close(Math.abs((10 - measured) / measured), m / 100));
+  }
+  // every run 38% low (bias -38): above the estimate only, reaching 10 / 0.62 (10 x 1.38 fell short of it)
+  e = bandEdges(10, 38, -38);
+  assert.ok(close(e.lo, 10) && close(e.hi, 10 / 0.62) && e.hi > 10 * 1.38, JSON.stringify(e));
+  // mostly high (MAPE 85, bias 75): down to y / 1.85, up only by the 10% the low side reached
+  e = bandEdges(10, 85, 75);
+  assert.ok(close(e.lo, 10 / 1.85) && close(e.hi, 10 / 0.9), JSON.stringify(e));
+  // low side of 100% or more: open above
+  assert.equal(bandEdges(10, 100).hi, Infinity);
+  assert.equal(bandEdges(10, 120, -60).hi, Infinity);
+  assert.equal(bandEdges(10, 100).lo, 5);
 });
