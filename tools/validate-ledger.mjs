@@ -378,6 +378,25 @@ export function contradictions(runs) {
 export const IN_FLIGHT_SHARE = 0.5;
 
 /**
+ * vLLM's running-request cap when an engine is made without `vllm serve`'s defaults for large
+ * GPUs (1,024): its SchedulerConfig's own default, max_num_seqs 128 (as the public calibration
+ * run's engine logged, docs/SERVING.md). A cap of that kind holds requests outside the batch.
+ */
+export const ENGINE_DEFAULT_MAX_NUM_SEQS = 128;
+
+/**
+ * Each run re-priced with the running requests capped at ENGINE_DEFAULT_MAX_NUM_SEQS (a
+ * diagnostic for the runs with fewer requests in flight than clients): mean TTFT and TPOT, ms.
+ * @param {Run[]} runs @returns {{ttft_ms: number, tpot_ms: number}[]}
+ */
+export function pricedAtEngineCap(runs) {
+  return serve(runs.map((r) => {
+    const q = /** @type {any} */ (r.request);
+    return { ...q, id: undefined, engine: { ...(q.engine ?? {}), max_num_seqs: ENGINE_DEFAULT_MAX_NUM_SEQS } };
+  })).map((/** @type {any} */ res) => ({ ttft_ms: res.ttft_ms.mean, tpot_ms: res.tpot_ms.mean }));
+}
+
+/**
  * Requests decoding at once by Little's law from mean TTFT and TPOT (ms), over `clients`.
  * @param {number} clients @param {number} outputTokens @param {number} ttftMs @param {number} tpotMs
  */

@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import {
   ROOT, DATA, LEDGER, BASELINE, PROTOCOL, readRows, readText, priceRows, spreadOf, overall, ttftError, tpotError,
   contradictions, CONTRADICTION_DROP, CONTRADICTION_CLIENTS, fewerInFlight, IN_FLIGHT_SHARE,
+  ENGINE_DEFAULT_MAX_NUM_SEQS, pricedAtEngineCap,
 } from './validate-ledger.mjs';
 import { ALTERNATIVES_FILE, FIT_PART } from './validate-alternatives.mjs';
 
@@ -66,7 +67,11 @@ const shortReason = (reason) => reason.split(': ').slice(0, 2).join(': ');
 const req = (/** @type {Run} */ r) => /** @type {any} */ (r.request);
 /** @type {Map<string, Run>} the runs contradicting their series (filled once priced), by id */
 const contradicted = new Map();
-/** @type {Map<string, {measured: number, simulated: number}>} the runs with fewer requests in flight, by id */
+/**
+ * The runs with fewer requests in flight, by id: decoding at once, measured and simulated, and the
+ * run re-priced with vLLM's engine-default cap on running requests (pricedAtEngineCap).
+ * @type {Map<string, {measured: number, simulated: number, capped: {ttft_ms: number, tpot_ms: number}}>}
+ */
 const fewer = new Map();
 
 /**
@@ -107,17 +112,47 @@ function contradictionSection(runs) {
       'benchmark client\'s or the server\'s), so they measured fewer clients than they say (`in_flight` in ' +
       'validation.json).',
     '',
-    '| run | clients | measured TPOT / TTFT ms | predicted TPOT / TTFT ms | decoding at once, measured | simulated |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
-    ...capped.map(({ run: r, measured, simulated }) => `| ${r.id} | ${req(r).workload.concurrency} | ` +
-      `${r.silicon_tpot_ms.toFixed(2)} / ${r.silicon_ttft_ms.toFixed(0)} | ` +
-      `${(/** @type {number} */ (r.tpot_ms)).toFixed(2)} / ${(/** @type {number} */ (r.ttft_ms)).toFixed(0)} | ` +
-      `${measured.toFixed(0)} | ${simulated.toFixed(0)} |`),
+    `vLLM's own engine default is such a cap: an engine made without \`vllm serve\`'s defaults for large GPUs ` +
+      `(1,024 running requests) runs at most ${ENGINE_DEFAULT_MAX_NUM_SEQS} (its SchedulerConfig's max_num_seqs, ` +
+      'as the public calibration run\'s engine logged). The last column prices each run with that cap, a ' +
+      `diagnostic (the ledger keeps the protocol's engine): ${capSummary(capped)}`,
+    '',
+    '| run | clients | measured TPOT / TTFT ms | predicted TPOT / TTFT ms | decoding at once, measured | simulated | ' +
+      `at most ${ENGINE_DEFAULT_MAX_NUM_SEQS} running: predicted TPOT / TTFT ms (TTFT error) |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...capped.map(({ run: r, measured, simulated }) => {
+      const c = /** @type {{ttft_ms: number, tpot_ms: number}} */ (fewer.get(r.id)?.capped);
+      return `| ${r.id} | ${req(r).workload.concurrency} | ` +
+        `${r.silicon_tpot_ms.toFixed(2)} / ${r.silicon_ttft_ms.toFixed(0)} | ` +
+        `${(/** @type {number} */ (r.tpot_ms)).toFixed(2)} / ${(/** @type {number} */ (r.ttft_ms)).toFixed(0)} | ` +
+        `${measured.toFixed(0)} | ${simulated.toFixed(0)} | ${c.tpot_ms.toFixed(2)} / ${c.ttft_ms.toFixed(0)} ` +
+        `(${pct(c.ttft_ms / r.silicon_ttft_ms - 1)}) |`;
+    }),
     '',
     `Both kinds stay in the ledger and in every figure above; nothing is fitted to them or left out. Over the ` +
       `other ${rest.priced} priced runs: TTFT MAPE ${rest.ttft_mape}%, TPOT MAPE ${rest.tpot_mape}%.`,
     '',
   ];
+}
+
+/**
+ * What the engine-default cap does to the runs with fewer requests in flight: how many of them
+ * it prices within 10% of their measured TTFT (their queue outside the engine), and how many of
+ * those contradict their series all the same.
+ * @param {{run: Run}[]} capped
+ */
+function capSummary(capped) {
+  const near = capped.filter(({ run: r }) => {
+    const c = fewer.get(r.id)?.capped;
+    return c && Math.abs(c.ttft_ms / r.silicon_ttft_ms - 1) <= 0.1;
+  });
+  const words = (/** @type {Run[]} */ list) => list.map((r) => `${r.id} (TTFT ${r.silicon_ttft_ms.toFixed(0)} ms ` +
+    `measured, ${(/** @type {any} */ (fewer.get(r.id))).capped.ttft_ms.toFixed(0)} ms)`).join(', ');
+  const others = capped.length - near.length;
+  return `it prices ${near.length} of the ${capped.length} runs' TTFT within 10% of the measured one` +
+    (near.length ? ` (${words(near.map((c) => c.run))})` : '') +
+    (others ? `; the other ${others} stay off, ${capped.filter((c) => contradicted.has(c.run.id)).length} of ` +
+      'them runs whose TPOT contradicts their series (above).' : '.');
 }
 
 /** What the result itself says about a run's miss. @param {Run} r */
@@ -426,13 +461,19 @@ process.stderr.write('\n');
 const subs = subsets(runs);
 const spread = spreadOf(runs);
 for (const { run: r, other } of contradictions(runs)) contradicted.set(r.id, other);
-for (const { run: r, measured, simulated } of fewerInFlight(runs)) fewer.set(r.id, { measured, simulated });
+{
+  const capped = fewerInFlight(runs);
+  const repriced = pricedAtEngineCap(capped.map((c) => c.run));
+  capped.forEach(({ run: r, measured, simulated }, i) => fewer.set(r.id, { measured, simulated, capped: repriced[i] }));
+}
 const round1 = (/** @type {number} */ x) => Math.round(x * 10) / 10;
 const withCause = runs.map((r) => {
   if (r.status !== 'priced') return r;
   const other = contradicted.get(r.id), inFlight = fewer.get(r.id);
   const inFlightField = inFlight
-    ? { in_flight: { measured: round1(inFlight.measured), simulated: round1(inFlight.simulated) } } : {};
+    ? { in_flight: { measured: round1(inFlight.measured), simulated: round1(inFlight.simulated),
+      [`at_most_${ENGINE_DEFAULT_MAX_NUM_SEQS}_running`]: { ttft_ms: round1(inFlight.capped.ttft_ms),
+        tpot_ms: Math.round(inFlight.capped.tpot_ms * 100) / 100 } } } : {};
   return { ...r, cause: causeOf(r), ...(other ? { contradicts: other.id } : {}), ...inFlightField };
 });
 const { models, runs: compact } = compactModels(withCause);

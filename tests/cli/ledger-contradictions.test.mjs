@@ -8,7 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { contradictions, decodingAtOnce, fewerInFlight } from '../../tools/validate-ledger.mjs';
+import { contradictions, decodingAtOnce, fewerInFlight, pricedAtEngineCap, ENGINE_DEFAULT_MAX_NUM_SEQS }
+  from '../../tools/validate-ledger.mjs';
 
 const run = (id, { clients, tpot, subset = 'M | H100 | bf16 | TP2', isl = 1024, osl = 1024, tp = 2, dp,
   status = 'priced' }) => ({
@@ -80,4 +81,24 @@ test('the committed ledger marks exactly the runs with fewer in flight, and VALI
   const md = readFileSync(fileURLToPath(new URL('../../docs/VALIDATION.md', import.meta.url)), 'utf8');
   const section = md.slice(md.indexOf('### Fewer requests in flight than clients'));
   for (const { run: r } of found) assert.ok(section.includes(`| ${r.id} |`), r.id);
+});
+
+test('each run with fewer in flight carries its re-pricing at vLLM\'s engine-default cap, as the CLI gives it', () => {
+  const ledger = JSON.parse(readFileSync(fileURLToPath(new URL('../../docs/validation.json', import.meta.url)),
+    'utf8'));
+  const key = `at_most_${ENGINE_DEFAULT_MAX_NUM_SEQS}_running`;
+  const marked = ledger.runs.filter((r) => r.in_flight);
+  assert.ok(marked.length > 0);
+  // the committed requests name a model config by reference ($model) where it is not a preset
+  const full = marked.map((r) => ({ ...r, request: { ...r.request, model: typeof r.request.model === 'object'
+    ? ledger.models[r.request.model.$model] : r.request.model } }));
+  const priced = pricedAtEngineCap(full);
+  marked.forEach((r, i) => {
+    assert.equal(r.in_flight[key].ttft_ms, Math.round(priced[i].ttft_ms * 10) / 10, r.id);
+    assert.equal(r.in_flight[key].tpot_ms, Math.round(priced[i].tpot_ms * 100) / 100, r.id);
+    // the cap holds requests back: never a shorter wait for the first token than without it
+    assert.ok(priced[i].ttft_ms >= r.ttft_ms, r.id);
+  });
+  const md = readFileSync(fileURLToPath(new URL('../../docs/VALIDATION.md', import.meta.url)), 'utf8');
+  assert.ok(md.includes(`at most ${ENGINE_DEFAULT_MAX_NUM_SEQS} running: predicted TPOT / TTFT ms`));
 });
