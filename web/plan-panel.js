@@ -15,7 +15,7 @@ import { MODE, useCatalogue } from './catalogue.js';
 import { encodeHash } from './state.js';
 import { defaultDetails, defaultServing, encodeDetails } from './serving-state.js';
 import { biasWords, fieldErrorWords } from './words.js';
-import { PERCENTILES, TP_CHOICES, decodePlan, defaultPlan, encodePlan, planComplete, planRequest }
+import { PERCENTILES, TP_CHOICES, decodePlan, defaultPlan, encodePlan, planComplete, planRequest, targetsAtRisk }
   from './plan-state.js';
 // The planner's default prices, the file core/plan/plan_defaults.cpp mirrors (bundled in).
 import prices from '../presets/prices.json' with { type: 'json' };
@@ -36,6 +36,19 @@ const REASONS = {
   ttft: 'miss the TTFT target', tpot: 'miss the TPOT target', e2e: 'miss the end-to-end target',
   max_gpus: 'would need more than the most GPUs allowed',
 };
+
+/**
+ * A target the recommendation meets by its estimate but not at the ledger's bias on runs like
+ * it (targetsAtRisk), said beside it; null when there is none.
+ */
+function riskNote(c, slo) {
+  const risks = targetsAtRisk(c, slo);
+  if (!risks.length) return null;
+  return h('p', { class: 'field-warning', 'data-testid': 'plan-risk', text: 'Runs like this measured slower than ' +
+    `estimated: at the ledger's bias there, ${risks.map((r) => `${r.metric} ${ms(r.estimate)} would be ` +
+      `${ms(r.atBias)} (estimated ${fixed(-r.bias, 0)}% low), over its ${ms(r.target)} target`).join('; ')}. ` +
+    'Leave headroom, or measure it.' });
+}
 
 /** The accuracy ledger's error on runs like a candidate (docs/VALIDATION.md), in words. */
 function validationNote(v) {
@@ -486,6 +499,7 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
       h('p', { class: 'muted' },
         `Estimates of the measured mode, not measurements: ${validationNote(c.validation)} (`,
         docLink('VALIDATION'), ').'),
+      riskNote(c, result.slo),
     ];
   }
 

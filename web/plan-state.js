@@ -132,3 +132,24 @@ export function planRequest(p, pageModel, pageHubId = '') {
   if (!p.model && typeof pageModel === 'object' && pageHubId) request.hf_model = pageHubId;
   return request;
 }
+
+/**
+ * The targets a candidate meets by its estimate but would miss were it as slow as the ledger's
+ * runs like it measured (a negative bias: those estimates ran low; docs/VALIDATION.md): the
+ * estimate over (1 + bias). A candidate's `validation` and `*_ms_at_percentile`, the plan's `slo`.
+ * @param {any} c @param {any} slo
+ * @returns {{metric: 'TTFT' | 'TPOT', estimate: number, atBias: number, bias: number, target: number}[]}
+ */
+export function targetsAtRisk(c, slo) {
+  const v = c?.validation;
+  if (!v || v.subset === null) return [];
+  const out = [];
+  for (const [metric, estimate, target, bias] of /** @type {const} */ ([
+    ['TTFT', c.ttft_ms_at_percentile, slo?.ttft_ms, v.ttft_bias],
+    ['TPOT', c.tpot_ms_at_percentile, slo?.tpot_ms, v.tpot_bias]])) {
+    if (!(bias <= -1 && bias > -100 && target > 0 && estimate <= target)) continue;
+    const atBias = estimate / (1 + bias / 100);
+    if (atBias > target) out.push({ metric, estimate, atBias, bias, target });
+  }
+  return out;
+}

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { load } from '../../wasm/stepcalc.js';
 import { useCatalogue } from '../../web/catalogue.js';
 import { defaultState, encodeHash, decodeHash } from '../../web/state.js';
-import { decodePlan, defaultPlan, encodePlan, planRequest } from '../../web/plan-state.js';
+import { decodePlan, defaultPlan, encodePlan, planRequest, targetsAtRisk } from '../../web/plan-state.js';
 import { cliStepTime, openPage, pageRequest, root, settle, startForTests } from './helpers.mjs';
 
 const calc = await load();
@@ -101,6 +101,22 @@ async function runPlan(page) {
   await planned(page);
 }
 
+test('a target met by the estimate but not at the ledger\'s bias on runs like it is at risk', () => {
+  const v = { subset: 'M | H100 | bf16 | TP4', runs: 30, ttft_mape: 30, tpot_mape: 11, ttft_bias: 12.7,
+    tpot_bias: -10.92 };
+  const c = { validation: v, ttft_ms_at_percentile: 900, tpot_ms_at_percentile: 46 };
+  // TPOT 46 ms, estimated 10.92% low on runs like it: 46 / 0.8908 = 51.6 ms, over a 50 ms target
+  const risks = targetsAtRisk(c, { ttft_ms: 1000, tpot_ms: 50 });
+  assert.deepEqual(risks.map((r) => [r.metric, r.target]), [['TPOT', 50]]);
+  assert.ok(Math.abs(risks[0].atBias - 46 / (1 - 0.1092)) < 1e-9);
+  // TTFT's estimates ran high there: no risk from it; nor where the bias leaves the target met
+  assert.deepEqual(targetsAtRisk(c, { ttft_ms: 901, tpot_ms: 52 }), []);
+  // a target already missed, no target, no measured runs: nothing to add
+  assert.deepEqual(targetsAtRisk(c, { tpot_ms: 45 }), []);
+  assert.deepEqual(targetsAtRisk(c, {}), []);
+  assert.deepEqual(targetsAtRisk({ ...c, validation: { subset: null } }, { tpot_ms: 50 }), []);
+});
+
 /** The candidates' indices in the table's order. */
 const tableOrder = (page) => page.locator('[data-testid="plan-table"] tbody tr')
   .evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-candidate'))));
@@ -155,6 +171,34 @@ test('the issue\'s question: the CLI\'s recommendation, sentence and vllm serve 
   // An edit after the plan: the result stays, dimmed, until the next plan.
   await page.getByTestId('plan-ttft').fill('900');
   assert.match(await page.getByTestId('plan-results').getAttribute('class'), /\bplan-stale\b/);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('a recommendation that meets a target only by its estimate says so: runs like it measured slower', async () => {
+  // Qwen3-32B on 4 H100s: its ledger runs' TPOT ran 10.9% low; p90 TPOT 10.5 ms meets 11 ms, 11.8 ms would not.
+  const q = { model: 'qwen3-32b', input: 1000, output: 300, rate: 2, ttft: 5000, tpot: 11, percentile: 90,
+    gpus: { H100: 2.5 }, tp: [4] };
+  const expected = cli('plan', { model: q.model, gpus: ['H100'], gpu_hour_usd: { H100: 2.5 },
+    workload: { input_tokens: 1000, output_tokens: 300, request_rate: 2 },
+    slo: { ttft_ms: 5000, tpot_ms: 11, percentile: 90 }, search: { tp: [4], max_gpus: 64 } });
+  const c = expected.candidates[expected.recommended.candidate];
+  const v = c.validation;
+  assert.ok(v.tpot_bias < 0 && c.tpot_ms_at_percentile <= 11 && c.tpot_ms_at_percentile / (1 + v.tpot_bias / 100) > 11,
+    JSON.stringify(c));
+  const page = await openPlan(env.base);
+  await ask(page, q);
+  await runPlan(page);
+  assert.equal(await page.getByTestId('plan-summary').textContent(), expected.recommended.summary);
+  const ms = (x) => `${x >= 100 ? Math.round(x) : x.toFixed(x >= 10 ? 1 : 2)} ms`; // the page's format
+  assert.equal(await page.getByTestId('plan-risk').textContent(), 'Runs like this measured slower than estimated: ' +
+    `at the ledger's bias there, TPOT ${ms(c.tpot_ms_at_percentile)} would be ` +
+    `${ms(c.tpot_ms_at_percentile / (1 + v.tpot_bias / 100))} (estimated ${Math.round(-v.tpot_bias)}% low), over ` +
+    'its 11.0 ms target. Leave headroom, or measure it.');
+  // a target the bias leaves met: no such line
+  await page.getByTestId('plan-tpot').fill('13');
+  await runPlan(page);
+  assert.equal(await page.getByTestId('plan-risk').count(), 0);
   assert.deepEqual(page.problems, []);
   await page.close();
 });
