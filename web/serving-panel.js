@@ -160,6 +160,17 @@ export function validationWords(v, which) {
 }
 
 /**
+ * The ledger's error for an export's context (no commas): "TTFT ±33% (estimated 13% high there)
+ * and TPOT ±11% (estimated 11% low there) on 30 measured runs like this: <subset>
+ * (docs/VALIDATION.md)", or that none was measured.
+ */
+export function accuracyWords(v) {
+  if (!v || v.subset === null) return 'no measured runs like this (docs/VALIDATION.md)';
+  return `TTFT ±${fixed(v.ttft_mape, 0)}%${biasWords(v.ttft_bias)} and TPOT ±${fixed(v.tpot_mape, 0)}%` +
+    `${biasWords(v.tpot_bias)} on ${v.runs} measured runs like this: ${v.subset} (docs/VALIDATION.md)`;
+}
+
+/**
  * An open loop the engine cannot keep up with (steady_state.overloaded): its latencies grow
  * with the run's length, so the cards say so first, with the rate the engine sustains.
  */
@@ -374,7 +385,8 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
       title: `serving results and ${shownKind === 'rate' ? 'latency curve over request rate'
         : 'latency-throughput curve'}`,
       extra: [['workload', workloadWords({ ...(runner.run?.workload ?? local), ttft: local.ttft, tpot: local.tpot })],
-        .../** @type {[string, string][]} */ (targetWords(local) ? [['targets', targetWords(local)]] : [])] }) });
+        .../** @type {[string, string][]} */ (targetWords(local) ? [['targets', targetWords(local)]] : []),
+        .../** @type {[string, string][]} */ (main ? [['accuracy', accuracyWords(main.validation)]] : [])] }) });
   const intro = h('p', { class: 'muted' },
     'The shown model, GPU, TP and mode serving a workload: vLLM\'s scheduler simulated step by step (',
     docLink('SERVING', 'how it is simulated'), ').');

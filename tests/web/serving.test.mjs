@@ -101,6 +101,13 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
   for (const want of ['# model: llama-3.1-8b-instruct', '# TP: 1', '# mode: measured',
     '# workload: 2048 input + 64 output tokens per request; 16 concurrent clients; default request count; ' +
       '$2.5 per GPU-hour']) assert.ok(about.includes(want), `${want} in ${about.join(' | ')}`);
+  // the figures' error on measured runs like them travels with them
+  const words = (b) => (Math.round(b) === 0 ? '' : ` (estimated ${Math.abs(Math.round(b))}% ` +
+    `${b < 0 ? 'low' : 'high'} there)`);
+  assert.ok(about.includes(v.subset === null ? '# accuracy: no measured runs like this (docs/VALIDATION.md)'
+    : `# accuracy: TTFT ±${v.ttft_mape.toFixed(0)}%${words(v.ttft_bias)} and TPOT ±${v.tpot_mape.toFixed(0)}%` +
+      `${words(v.tpot_bias)} on ${v.runs} measured runs like this: ${v.subset} (docs/VALIDATION.md)`),
+  about.join(' | '));
   const csv = lines.filter((l) => !/^"?#/.test(l)).map((l) => l.split(','));
   assert.deepEqual(csv[0].slice(0, 8), ['run', 'concurrency', 'request_rate_per_s', 'requests', 'ttft_mean_ms',
     'ttft_p50_ms', 'ttft_p90_ms', 'ttft_p99_ms']);
