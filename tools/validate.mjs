@@ -138,7 +138,7 @@ function contradictionSection(runs) {
 /**
  * What the engine-default cap does to the runs with fewer requests in flight: how many of them
  * it prices within 10% of their measured TTFT (their queue outside the engine), and how many of
- * those contradict their series all the same.
+ * the others contradict their series.
  * @param {{run: Run}[]} capped
  */
 function capSummary(capped) {
@@ -148,11 +148,12 @@ function capSummary(capped) {
   });
   const words = (/** @type {Run[]} */ list) => list.map((r) => `${r.id} (TTFT ${r.silicon_ttft_ms.toFixed(0)} ms ` +
     `measured, ${(/** @type {any} */ (fewer.get(r.id))).capped.ttft_ms.toFixed(0)} ms)`).join(', ');
-  const others = capped.length - near.length;
+  const others = capped.filter((c) => !near.includes(c));
   return `it prices ${near.length} of the ${capped.length} runs' TTFT within 10% of the measured one` +
     (near.length ? ` (${words(near.map((c) => c.run))})` : '') +
-    (others ? `; the other ${others} stay off, ${capped.filter((c) => contradicted.has(c.run.id)).length} of ` +
-      'them runs whose TPOT contradicts their series (above).' : '.');
+    (others.length ? `; the other ${others.length} stay off, ` +
+      `${others.filter((c) => contradicted.has(c.run.id)).length} of them runs whose TPOT contradicts their ` +
+      'series (above).' : '.');
 }
 
 /** What the result itself says about a run's miss. @param {Run} r */

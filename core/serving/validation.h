@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // How well the nearest measured runs of the public accuracy ledger (docs/VALIDATION.md)
-// are predicted (their MAPE, and their bias: which way the estimates erred): every serving estimate carries the ledger
-// subset most like it, so its figures come with the error measured on runs of the same kind. The subsets are compiled
-// in from docs/validation.json (tools/validate-summary.mjs, at build time).
+// are predicted: every serving estimate carries the ledger subset most like it, so its
+// figures come with the error measured on runs of the same kind (its MAPE, and its bias:
+// which way the estimates erred). The subsets are compiled in from docs/validation.json
+// (tools/validate-summary.mjs, at build time).
 #pragma once
 
 #include <cstddef>
