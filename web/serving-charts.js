@@ -131,7 +131,7 @@ export function misses(p, targets) {
  * @param {ReturnType<typeof ratePoint>[]} points sorted by rate
  * @param {{ttft: number | null, tpot: number | null}} targets
  */
-export function rateChart(points, targets, width = 520) {
+export function rateChart(points, targets, width = 520, validation = null) {
   const pad = { l: 56, r: 24, t: 14 };
   const plotH = 120, gap = 30, bottom = 42;
   const height = pad.t + 2 * plotH + gap + bottom;
@@ -169,6 +169,18 @@ export function rateChart(points, targets, width = 520) {
     chart.append(svg('line', { x1: pad.l, x2: width - pad.r, y1: top + plotH, y2: top + plotH, class: 'axis' }),
       svg('text', { x: 12, y: top + plotH / 2, 'text-anchor': 'middle', class: 'axis-title',
         transform: `rotate(-90 12 ${top + plotH / 2})` }, `${metric.toUpperCase()} (ms)`));
+    // Under the mean curve of the points that are not overloaded, the ledger's error on runs like
+    // this (bandEdges, the metric's own MAPE and bias), clipped at the plot's top.
+    const banded = sustained.filter((p) => p[metric].mean !== null);
+    if (validation && validation.subset !== null && banded.length) {
+      const mape = validation[`${metric}_mape`], bias = validation[`${metric}_bias`];
+      const edges = (p) => bandEdges(p[metric].mean, mape, bias);
+      chart.append(svg('path', { class: 'band', 'data-testid': `serve-band-${metric}`,
+        d: [...banded.map((p, i) => `${i ? 'L' : 'M'}${X(p.rate).toFixed(1)},${Y(edges(p).hi).toFixed(1)}`),
+          ...[...banded].reverse().map((p) => `L${X(p.rate).toFixed(1)},${Y(edges(p).lo).toFixed(1)}`), 'Z'].join('') },
+      svg('title', {}, `±${fixed(mape, 0)}%: the mean ${metric.toUpperCase()} error on ${int(validation.runs)} ` +
+        `measured runs like this${biasWords(bias)}; shaded: where the measured mean lies at such errors`)));
+    }
     if (target !== null) chart.append(...targetLine(metric, target, pad.l, width - pad.r, Y(target), top));
     for (const stat of ['mean', 'p90']) {
       const drawn = points.filter((p) => p[metric][stat] !== null);

@@ -483,10 +483,13 @@ export function servingPanel({ store, calc }, root, { view, runner }) {
     if (!good.length) return false;
     const targets = targetsOf(local);
     const anyTarget = targets.ttft !== null || targets.tpot !== null;
-    fill(curve, rateChart(good, targets, Math.min(640, Math.max(300, root.clientWidth - 30))),
+    const v = main?.validation;
+    const banded = v && v.subset !== null;
+    fill(curve, rateChart(good, targets, Math.min(640, Math.max(300, root.clientWidth - 30)), v ?? null),
       h('p', { class: 'muted', 'data-testid': 'serve-curve-legend',
         text: 'Solid: mean; dashed: p90; ringed: this workload; ×: overloaded (the queue grows, so latency grows ' +
-          'with the run); ' + (anyTarget ? 'red: above its target line.' : 'set a TTFT or TPOT target to draw it.') }),
+          'with the run); ' + (banded ? 'shaded: where the measured mean lies at the error on measured runs like ' +
+            'this; ' : '') + (anyTarget ? 'red: above its target line.' : 'set a TTFT or TPOT target to draw it.') }),
       valuesTable(['Request rate', 'Served req/s', 'Output tok/s', 'Mean TTFT', 'p90 TTFT', 'Mean TPOT', 'p90 TPOT',
         'Overloaded', 'Targets'], good.map((p) => {
         const missed = misses(p, targets);

@@ -344,6 +344,16 @@ test('rate mode: latency over request rate as the CLI serves each rate, overload
   assert.match(await at(4, 'tpot', 'p90').getAttribute('class'), /\boverloaded\b/);
   assert.equal(await at(4, 'ttft', 'mean').evaluate((e) => e.tagName), 'path');
   assert.equal(await page.getByTestId('overload-zone').count(), 1);
+  // Under each mean curve, the ledger's error on runs like this as a band (as over concurrency).
+  const v = calm.validation;
+  for (const metric of ['ttft', 'tpot']) {
+    if (v.subset === null) { assert.equal(await page.getByTestId(`serve-band-${metric}`).count(), 0); continue; }
+    const b = Math.round(v[`${metric}_bias`]);
+    assert.equal(await page.locator(`[data-testid="serve-band-${metric}"] title`).textContent(),
+      `±${v[`${metric}_mape`].toFixed(0)}%: the mean ${metric.toUpperCase()} error on ${v.runs} measured runs like ` +
+      `this${b === 0 ? '' : ` (estimated ${Math.abs(b)}% ${b < 0 ? 'low' : 'high'} there)`}; shaded: where the ` +
+      'measured mean lies at such errors');
+  }
   // No targets: no lines, no misses.
   assert.equal(await page.locator('[data-testid^="slo-"]').count(), 0);
   assert.equal(await page.locator('svg.serve-rate-curve .point.miss').count(), 0);
