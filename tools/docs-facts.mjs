@@ -233,6 +233,17 @@ export const facts = {
       `budget ${gib(m.budget_bytes)}`;
   },
 
+  /** The validation ledger at a glance (docs/validation.json): what it prices and its overall error. */
+  'validation-headline': (ctx) => {
+    const v = JSON.parse(ctx.read('docs/validation.json'));
+    const priced = v.runs.filter((/** @type {any} */ r) => r.status === 'priced');
+    const names = (/** @type {(r: any) => string} */ f) => [...new Set(priced.map(f))].sort();
+    const gpus = names((r) => r.request.gpu), models = names((r) => r.request.model_name);
+    const o = v.overall;
+    return `${int(o.priced)} of ${int(o.runs)} measured vLLM serving runs (${models.length} models on ` +
+      `${list(gpus)}) priced: mean TTFT off by **${o.ttft_mape}%** (MAPE) and mean TPOT by **${o.tpot_mape}%**`;
+  },
+
   /** The validation ledger's protocol against its alternatives (docs/validation-alternatives.json). */
   'validation-protocol': (ctx) => {
     const alt = JSON.parse(ctx.read('docs/validation-alternatives.json'));
