@@ -259,8 +259,10 @@ export const facts = {
       `changed at a time, TTFT MAPE becomes ${t('KV cache as the checkpoint says')} with the KV cache the ` +
       `checkpoint declares, ${t('warm-up not drained')} with a warm-up the clients go straight on from, ` +
       `${t('18 x concurrency measured')} or ${t('50 x concurrency measured')} with 18 or 50 x concurrency ` +
-      `measured requests, and ${t('API server 5 ms per request')}, ${t('API server 20 ms per request')} or ` +
-      `${t('API server 60 ms per request')} with an API server of 5, 20 or 60 ms per request`;
+      `measured requests, ${t('API server 5 ms per request')}, ${t('API server 20 ms per request')} or ` +
+      `${t('API server 60 ms per request')} with an API server of 5, 20 or 60 ms per request, and ` +
+      `${t('vLLM engine defaults')} or ${t('2,048 tokens a step')} with vLLM's own engine defaults (2,048 tokens a ` +
+      `step and at most 128 running requests) or their token budget alone`;
   },
 
   /**

@@ -43,6 +43,13 @@ export const ALTERNATIVES = [
     change: (r) => workload(r, { num_requests: 52 * c(r) }) },
   ...[5, 20, 60].map((ms) => ({ name: `API server ${ms} ms per request`, choice: 'API-server constant',
     change: (/** @type {Req} */ r) => workload(r, { api_overhead_ms: ms }) })),
+  { name: 'vLLM engine defaults', choice: 'engine: vLLM\'s own SchedulerConfig defaults, 2,048 tokens a step and ' +
+      'at most 128 running requests (an engine made without `vllm serve`\'s defaults for large GPUs)',
+  change: (r) => ({ ...r, engine: { ...(r.engine ?? {}), max_num_batched_tokens: 2048, max_num_seqs: 128 } }) },
+  { name: 'at most 128 running requests', choice: 'engine: max_num_seqs 128 (SchedulerConfig\'s default) alone',
+    change: (r) => ({ ...r, engine: { ...(r.engine ?? {}), max_num_seqs: 128 } }) },
+  { name: '2,048 tokens a step', choice: 'engine: max_num_batched_tokens 2,048 (SchedulerConfig\'s default) alone',
+    change: (r) => ({ ...r, engine: { ...(r.engine ?? {}), max_num_batched_tokens: 2048 } }) },
   { name: 'output lengths +-1% (diagnostic)', choice: 'not a protocol: what desynchronised clients would give',
     change: (r) => workload(r, { output_tokens: { distribution: 'normal', mean: r.workload.output_tokens,
       stddev: r.workload.output_tokens / 100, min: 1 } }) },
