@@ -522,7 +522,11 @@ export function planPanel({ calc, presets, store }, root, { view } = {}) {
       const c = result.candidates[i];
       const cells = cols.map((col) => {
         if (col.key === 'meets') {
-          return h('td', { 'data-reason': c.reason }, c.meets_slo ? 'yes'
+          const risks = c.meets_slo ? targetsAtRisk(c, result.slo) : [];
+          return h('td', { 'data-reason': c.reason }, c.meets_slo
+            ? ['yes', risks.length ? h('small', { class: 'reason', 'data-testid': 'plan-row-risk',
+              text: `by its estimate; not at the ledger's bias on runs like it (${risks.map((r) =>
+                `${r.metric} ${ms(r.atBias)}`).join(', ')})` }) : null]
             : ['no', h('small', { class: 'reason' }, withDocLinks(c.reason_message))]);
         }
         return h('td', { class: col.num ? 'num' : null, text: col.text(c) });

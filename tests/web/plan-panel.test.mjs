@@ -195,10 +195,16 @@ test('a recommendation that meets a target only by its estimate says so: runs li
     `at the ledger's bias there, TPOT ${ms(c.tpot_ms_at_percentile)} would be ` +
     `${ms(c.tpot_ms_at_percentile / (1 + v.tpot_bias / 100))} (estimated ${Math.round(-v.tpot_bias)}% low), over ` +
     'its 11.0 ms target. Leave headroom, or measure it.');
+  // and its row in the table says it meets the target by its estimate only
+  const row = page.locator(`[data-testid="plan-table"] tr[data-candidate="${expected.recommended.candidate}"]`);
+  assert.equal(await row.getByTestId('plan-row-risk').textContent(), 'by its estimate; not at the ledger\'s bias on ' +
+    `runs like it (TPOT ${ms(c.tpot_ms_at_percentile / (1 + v.tpot_bias / 100))})`);
+  assert.ok((await row.locator('td').nth(1).textContent()).startsWith('yes'));
   // a target the bias leaves met: no such line
   await page.getByTestId('plan-tpot').fill('13');
   await runPlan(page);
   assert.equal(await page.getByTestId('plan-risk').count(), 0);
+  assert.equal(await page.getByTestId('plan-row-risk').count(), 0);
   assert.deepEqual(page.problems, []);
   await page.close();
 });
