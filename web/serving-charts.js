@@ -40,6 +40,15 @@ export function bandEdges(y, mape, bias = 0) {
 }
 
 /**
+ * A band's outline: along `points` at their upper edge, back at their lower edge (pixels from
+ * `x`, `hi` and `lo` of a point).
+ */
+function bandPath(points, x, hi, lo) {
+  return [...points.map((p, i) => `${i ? 'L' : 'M'}${x(p).toFixed(1)},${hi(p).toFixed(1)}`),
+    ...[...points].reverse().map((p) => `L${x(p).toFixed(1)},${lo(p).toFixed(1)}`), 'Z'].join('');
+}
+
+/**
  * The latency-throughput curve: output tokens/s against mean TPOT, one point per concurrency,
  * `current` (this workload) marked, `band` the ledger's TPOT error ({mape, bias, runs}: where
  * the measured TPOT lies at such errors, bandEdges), `target` the TPOT target (ms).
@@ -73,10 +82,8 @@ export function curveChart(points, current, width = 520, height = 220, band = nu
     svg('text', { x: 12, y: pad.t + (height - pad.t - pad.b) / 2, 'text-anchor': 'middle', class: 'axis-title',
       transform: `rotate(-90 12 ${pad.t + (height - pad.t - pad.b) / 2})` }, 'Mean TPOT (ms)'),
     ...(band ? [svg('path', { class: 'band', 'data-testid': 'serve-band',
-      d: [...points.map((p, i) => `${i ? 'L' : 'M'}${X(p.x).toFixed(1)},` +
-          `${Y(Math.min(edges(p).hi, yTicks[yTicks.length - 1])).toFixed(1)}`),
-        ...[...points].reverse().map((p) => `L${X(p.x).toFixed(1)},${Y(edges(p).lo).toFixed(1)}`),
-        'Z'].join('') },
+      d: bandPath(points, (p) => X(p.x), (p) => Y(Math.min(edges(p).hi, yTicks[yTicks.length - 1])),
+        (p) => Y(edges(p).lo)) },
     svg('title', {}, `±${fixed(band.mape, 0)}%: the TPOT error on ${int(band.runs)} measured runs like this` +
       `${biasWords(band.bias)}; shaded: where the measured TPOT lies at such errors`))] : []),
     ...(target ? targetLine('tpot', target, pad.l, width - pad.r, Y(target), pad.t) : []),
@@ -176,8 +183,7 @@ export function rateChart(points, targets, width = 520, validation = null) {
       const mape = validation[`${metric}_mape`], bias = validation[`${metric}_bias`];
       const edges = (p) => bandEdges(p[metric].mean, mape, bias);
       chart.append(svg('path', { class: 'band', 'data-testid': `serve-band-${metric}`,
-        d: [...banded.map((p, i) => `${i ? 'L' : 'M'}${X(p.rate).toFixed(1)},${Y(edges(p).hi).toFixed(1)}`),
-          ...[...banded].reverse().map((p) => `L${X(p.rate).toFixed(1)},${Y(edges(p).lo).toFixed(1)}`), 'Z'].join('') },
+        d: bandPath(banded, (p) => X(p.rate), (p) => Y(edges(p).hi), (p) => Y(edges(p).lo)) },
       svg('title', {}, `±${fixed(mape, 0)}%: the mean ${metric.toUpperCase()} error on ${int(validation.runs)} ` +
         `measured runs like this${biasWords(bias)}; shaded: where the measured mean lies at such errors`)));
     }
