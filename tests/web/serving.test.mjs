@@ -12,6 +12,11 @@ import path from 'node:path';
 import { openPage, root, settle, startForTests } from './helpers.mjs';
 
 const env = startForTests();
+/** The ledger's bias in the page's words (web/words.js biasWords): " (estimated 11% low there)" or nothing. */
+const leant = (bias) => {
+  const b = Math.round(bias ?? 0);
+  return b === 0 ? '' : ` (estimated ${Math.abs(b)}% ${b < 0 ? 'low' : 'high'} there)`;
+};
 
 /** build/stepcalc serve of `request`. */
 const cliServe = (request) =>
@@ -57,10 +62,8 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
   // Beside TTFT and TPOT: the accuracy ledger's error on the measured runs most like this (issue 22).
   const v = expected.validation;
   for (const id of ['ttft', 'tpot']) {
-    const bias = Math.round(v[`${id}_bias`] ?? 0);
     const words = v.subset === null ? 'no measured runs like this'
-      : `±${v[`${id}_mape`].toFixed(0)}% on ${v.runs} measured runs like this` +
-        (bias === 0 ? '' : ` (estimated ${Math.abs(bias)}% ${bias < 0 ? 'low' : 'high'} there)`);
+      : `±${v[`${id}_mape`].toFixed(0)}% on ${v.runs} measured runs like this${leant(v[`${id}_bias`])}`;
     assert.ok((await page.getByTestId(id).textContent()).includes(words), `${id}: ${words}`);
   }
   // p90 beside the mean (the API has it; SLOs are often p90).
@@ -80,10 +83,8 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
   // measured TPOT lies at such errors (web/serving-charts.js bandEdges), and which way they leant.
   if (v.subset !== null) {
     assert.equal(await page.getByTestId('serve-band').count(), 1);
-    const bias = Math.round(v.tpot_bias);
     assert.equal(await page.locator('[data-testid="serve-band"] title').textContent(),
-      `±${v.tpot_mape.toFixed(0)}%: the TPOT error on ${v.runs} measured runs like this` +
-      (bias === 0 ? '' : ` (estimated ${Math.abs(bias)}% ${bias < 0 ? 'low' : 'high'} there)`) +
+      `±${v.tpot_mape.toFixed(0)}%: the TPOT error on ${v.runs} measured runs like this${leant(v.tpot_bias)}` +
       '; shaded: where the measured TPOT lies at such errors');
   } else {
     assert.equal(await page.getByTestId('serve-band').count(), 0);
@@ -102,11 +103,9 @@ test('the panel shows memory, the CLI\'s serving figures, the curve, and keeps t
     '# workload: 2048 input + 64 output tokens per request; 16 concurrent clients; default request count; ' +
       '$2.5 per GPU-hour']) assert.ok(about.includes(want), `${want} in ${about.join(' | ')}`);
   // the figures' error on measured runs like them travels with them
-  const words = (b) => (Math.round(b) === 0 ? '' : ` (estimated ${Math.abs(Math.round(b))}% ` +
-    `${b < 0 ? 'low' : 'high'} there)`);
   assert.ok(about.includes(v.subset === null ? '# accuracy: no measured runs like this (docs/VALIDATION.md)'
-    : `# accuracy: TTFT ±${v.ttft_mape.toFixed(0)}%${words(v.ttft_bias)} and TPOT ±${v.tpot_mape.toFixed(0)}%` +
-      `${words(v.tpot_bias)} on ${v.runs} measured runs like this: ${v.subset} (docs/VALIDATION.md)`),
+    : `# accuracy: TTFT ±${v.ttft_mape.toFixed(0)}%${leant(v.ttft_bias)} and TPOT ±${v.tpot_mape.toFixed(0)}%` +
+      `${leant(v.tpot_bias)} on ${v.runs} measured runs like this: ${v.subset} (docs/VALIDATION.md)`),
   about.join(' | '));
   const csv = lines.filter((l) => !/^"?#/.test(l)).map((l) => l.split(','));
   assert.deepEqual(csv[0].slice(0, 8), ['run', 'concurrency', 'request_rate_per_s', 'requests', 'ttft_mean_ms',
@@ -348,11 +347,9 @@ test('rate mode: latency over request rate as the CLI serves each rate, overload
   const v = calm.validation;
   for (const metric of ['ttft', 'tpot']) {
     if (v.subset === null) { assert.equal(await page.getByTestId(`serve-band-${metric}`).count(), 0); continue; }
-    const b = Math.round(v[`${metric}_bias`]);
     assert.equal(await page.locator(`[data-testid="serve-band-${metric}"] title`).textContent(),
       `±${v[`${metric}_mape`].toFixed(0)}%: the mean ${metric.toUpperCase()} error on ${v.runs} measured runs like ` +
-      `this${b === 0 ? '' : ` (estimated ${Math.abs(b)}% ${b < 0 ? 'low' : 'high'} there)`}; shaded: where the ` +
-      'measured mean lies at such errors');
+      `this${leant(v[`${metric}_bias`])}; shaded: where the measured mean lies at such errors`);
   }
   // No targets: no lines, no misses.
   assert.equal(await page.locator('[data-testid^="slo-"]').count(), 0);
