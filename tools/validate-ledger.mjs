@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -128,25 +128,62 @@ function presetNames() {
 
 let presets = /** @type {Set<string> | null} */ (null);
 
+/** Where the public runs' configs are (data/silicon/README.md). */
+export const SHIPPED_CONFIGS = join(ROOT, 'data', 'silicon', 'model_configs');
+/** The name of NVIDIA's ModelOpt checkpoint of a model, by the row's quantization (nvidia/<name>-FP8). */
+const MODELOPT_SUFFIX = /** @type {Record<string, string>} */ ({ fp8: 'FP8', nvfp4: 'NVFP4' });
+
 /**
- * The model of a row: the preset whose name is the HF id's last segment (as the core matches
- * ids), else the shipped config; a config without a dtype gets bfloat16 (the unquantized
- * dtype of these checkpoints; their configs leave it out). @param {Row} row
+ * The config files a row's model may have under the source's naming (its model_configs/): the
+ * quantised checkpoint NVIDIA published (`nvidia--<name>-FP8_config.json`, `-NVFP4`) where the
+ * row runs that precision, and the model's own (`<org>--<name>_config.json`).
+ * @param {Row} row @returns {{checkpoint: string[], base: string[]}}
  */
-function modelOf(row) {
+function configNames(row) {
+  const [org, ...rest] = row.model_path.split('/');
+  const name = rest.join('--');
+  const suffix = MODELOPT_SUFFIX[QUANT[row.gemm_quant_mode] ?? ''];
+  return {
+    checkpoint: suffix && name ? [`nvidia--${name}-${suffix}_config.json`] : [],
+    base: name ? [`${org}--${name}_config.json`] : [],
+  };
+}
+
+/**
+ * The first of `names` in the first of `dirs` that has it, as a path.
+ * @param {string[]} dirs @param {string[]} names
+ */
+const findConfig = (dirs, names) => {
+  for (const dir of dirs) for (const name of names) if (existsSync(join(dir, name))) return join(dir, name);
+  return undefined;
+};
+
+/**
+ * The model of a row: a quantised checkpoint's config where the row runs one (the ledger's map,
+ * else by the source's naming in `dirs`), else the preset whose name is the HF id's last segment
+ * (as the core matches ids), else the model's config (the map, else by name in `dirs`). A config
+ * without a dtype gets bfloat16 (the unquantized dtype of these checkpoints; their configs leave it out).
+ * @param {Row} row @param {string[]} dirs the shipped configs' directory, then the caller's
+ */
+function modelOf(row, dirs) {
   presets ??= presetNames();
   const name = row.model_path.split('/').pop()?.toLowerCase() ?? '';
-  const checkpoint = CONFIGS[`${row.model_path} ${QUANT[row.gemm_quant_mode] ?? row.gemm_quant_mode}`];
-  const file = checkpoint ?? CONFIGS[row.model_path];
+  const names = configNames(row);
+  const mapped = (/** @type {string | undefined} */ f) => (f ? join(SHIPPED_CONFIGS, f) : undefined);
+  const checkpoint = mapped(CONFIGS[`${row.model_path} ${QUANT[row.gemm_quant_mode] ?? row.gemm_quant_mode}`]) ??
+    findConfig(dirs, names.checkpoint);
   if (presets.has(name) && !checkpoint) return { model: name, file: undefined };
-  if (!file) return null;
-  const config = JSON.parse(readText(`data/silicon/model_configs/${file}`));
+  const path = checkpoint ?? mapped(CONFIGS[row.model_path]) ?? findConfig(dirs, names.base);
+  if (!path) return null;
+  const file = basename(path);
+  const config = JSON.parse(readFileSync(path, 'utf8'));
   if (config.torch_dtype === undefined && config.dtype === undefined && config.text_config === undefined)
     config.torch_dtype = 'bfloat16';
   // ModelOpt keeps its quantisation in hf_quant_config.json; vLLM reads it as quant_method "modelopt".
-  const hfQuant = `data/silicon/model_configs/${file.replace(/_config\.json$/, '_hf_quant_config.json')}`;
-  if (existsSync(join(ROOT, hfQuant))) {
-    const q = JSON.parse(readText(hfQuant));  // {producer, quantization: {quant_algo, kv_cache_quant_algo, ...}}
+  const hfQuant = path.replace(/_config\.json$/, '_hf_quant_config.json');
+  if (existsSync(hfQuant)) {
+    // {producer, quantization: {quant_algo, kv_cache_quant_algo, ...}}
+    const q = JSON.parse(readFileSync(hfQuant, 'utf8'));
     config.quantization_config = { quant_method: 'modelopt', ...(q.quantization ?? q) };
   }
   return { model: config, file };
@@ -179,9 +216,12 @@ export function subsetOf(row) {
 
 /**
  * The serve request of a row under PROTOCOL, or the reason the tool cannot even write one.
- * @param {Row} row @returns {{request: Record<string, any>, model_file?: string} | {reason: string}}
+ * `configs`: more directories of model configs, searched after the shipped one for a model
+ * neither the ledger's map nor a preset has (the source's naming: `<org>--<name>_config.json`).
+ * @param {Row} row @param {{configs?: string[]}} [options]
+ * @returns {{request: Record<string, any>, model_file?: string} | {reason: string}}
  */
-export function requestOf(row) {
+export function requestOf(row, options = {}) {
   if (row.mode !== 'agg')
     return { reason: `mode ${row.mode}: disaggregated prefill and decode engines are not simulated (one engine only)` };
   if (row.backend && row.backend !== 'vllm') return { reason: `backend ${row.backend}: stepcalc prices vLLM engines` };
@@ -194,8 +234,14 @@ export function requestOf(row) {
       `${row.gemm_quant_mode || '(none)'}: a request runs one quantization, or its checkpoint's own` };
   const gpu = GPUS[row.system];
   if (!gpu) return { reason: `system ${row.system} is not a GPU stepcalc knows` };
-  const model = modelOf(row);
-  if (!model) return { reason: `no preset or shipped config for ${row.model_path}` };
+  const dirs = [SHIPPED_CONFIGS, ...(options.configs ?? [])];
+  const model = modelOf(row, dirs);
+  if (!model) {
+    const names = configNames(row);
+    const where = dirs.map((d) => (d === SHIPPED_CONFIGS ? 'data/silicon/model_configs/' : d)).join(', ');
+    return { reason: `no preset or config for ${row.model_path}: looked for ` +
+      `${[...names.checkpoint, ...names.base].join(' or ') || 'a config'} in ${where}` };
+  }
   let quantization = QUANT[row.gemm_quant_mode];
   if (quantization === undefined) return { reason: `gemm_quant_mode ${row.gemm_quant_mode} has no request value` };
   // AIConfigurator labels gpt-oss's MXFP4 checkpoint nvfp4; the checkpoint says what runs.
@@ -236,11 +282,12 @@ export function serve(requests) {
 /**
  * Prices every row: a row the tool cannot map or the core refuses is `unsupported` with the
  * reason (the core's error as `code at path: message`); never a guess.
- * @param {Row[]} rows @param {(done: number) => void} [progress] @returns {Run[]}
+ * @param {Row[]} rows @param {(done: number) => void} [progress]
+ * @param {{configs?: string[]}} [options] as requestOf's @returns {Run[]}
  */
-export function priceRows(rows, progress) {
+export function priceRows(rows, progress, options = {}) {
   const runs = rows.map((row) => {
-    const mapped = requestOf(row);
+    const mapped = requestOf(row, options);
     /** @type {Run} */
     const r = {
       id: row.id, subset: subsetOf(row), status: 'unsupported', request: 'request' in mapped ? mapped.request : null,

@@ -7,10 +7,12 @@
 // rows in CSV order, subsets sorted, no timestamps. `--baseline` also rewrites
 // docs/validation-baseline.json (the overall MAPEs `npm test` may not exceed by 1 point).
 // Usage: node tools/validate.mjs [--baseline]
-//        node tools/validate.mjs --data RUNS.csv --out DIR   (your own measured runs, in the
-//        columns of data/silicon/vllm-public.csv: the same three files written to DIR)
+//        node tools/validate.mjs --data RUNS.csv --out DIR [--configs DIR]   (your own measured
+//        runs, in the columns of data/silicon/vllm-public.csv: the same three files written to
+//        DIR; the models' configs, where no preset or shipped config has them, from --configs or
+//        the model_configs/ directory beside RUNS.csv, named as the source names them)
 import { writeFileSync, existsSync, mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import {
   ROOT, DATA, LEDGER, BASELINE, PROTOCOL, readRows, readText, priceRows, spreadOf, overall, ttftError, tpotError,
   contradictions, CONTRADICTION_DROP, CONTRADICTION_CLIENTS, fewerInFlight, IN_FLIGHT_SHARE,
@@ -29,16 +31,27 @@ const option = (flag) => {
  * Another CSV of measured runs (`--data`), written to `--out`; the public runs otherwise. Paths
  * are from the directory the command was typed in (npm runs scripts from the package's).
  */
-const given = { data: option('--data'), out: option('--out') };
+const given = { data: option('--data'), out: option('--out'), configs: option('--configs') };
 const half = (given.data === undefined) !== (given.out === undefined);
-if (half || (given.data !== undefined && (!given.data || !given.out))) {
-  console.error('usage: node tools/validate.mjs [--baseline] | --data RUNS.csv --out DIR');
+if (half || (given.data !== undefined && (!given.data || !given.out)) ||
+    (given.configs !== undefined && (!given.configs || given.data === undefined))) {
+  console.error('usage: node tools/validate.mjs [--baseline] | --data RUNS.csv --out DIR [--configs DIR]');
   process.exit(2);
 }
 const from = (/** @type {string | undefined} */ p) =>
   (p ? resolve(process.env.INIT_CWD ?? process.cwd(), p) : undefined);
 const OTHER = from(given.data);
 const OUT = from(given.out);
+/**
+ * Model configs for the runs of --data that no preset or shipped config has: --configs, else the
+ * model_configs/ beside the CSV (where the source keeps them) if there is one.
+ */
+const CONFIG_DIRS = !OTHER ? [] : given.configs ? [/** @type {string} */ (from(given.configs))]
+  : existsSync(join(dirname(OTHER), 'model_configs')) ? [join(dirname(OTHER), 'model_configs')] : [];
+if (CONFIG_DIRS.length && !existsSync(CONFIG_DIRS[0])) {
+  console.error(`validate: --configs ${given.configs}: no such directory`);
+  process.exit(2);
+}
 const DATA_NAME = OTHER ?? DATA;
 /** Where a file goes: the repository's docs/, or --out. @param {string} file a docs/ path */
 const output = (file) => (OUT ? join(OUT, file.replace(/^docs\//, '')) : join(ROOT, file));
@@ -457,7 +470,7 @@ function compactModels(runs) {
 
 const rows = readRows(OTHER);
 const started = Date.now();
-const runs = priceRows(rows, (n) => process.stderr.write(`\rvalidate: ${n} requests priced`));
+const runs = priceRows(rows, (n) => process.stderr.write(`\rvalidate: ${n} requests priced`), { configs: CONFIG_DIRS });
 process.stderr.write('\n');
 const subs = subsets(runs);
 const spread = spreadOf(runs);
@@ -481,6 +494,7 @@ const { models, runs: compact } = compactModels(withCause);
 const ledger = {
   generated_by: 'npm run validate (tools/validate.mjs)',
   data: DATA_NAME,
+  ...(CONFIG_DIRS.length ? { model_configs: CONFIG_DIRS } : {}),
   protocol: PROTOCOL,
   protocol_alternatives: alternatives(),
   overall: overall(runs),

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,29 +94,50 @@ test('npm run validate -- --data RUNS.csv --out DIR: your own runs, in the publi
     cells((c) => { c[at('id')] = 'mine-b200'; }),
     cells((c) => { c[at('id')] = 'mine-pp2'; c[at('pp_size')] = '2'; }),
     cells((c) => { c[at('id')] = 'mine-b300'; c[at('system')] = 'b300_sxm'; }),
+    // A model the repository has no preset or config for, its config beside the CSV (model_configs/,
+    // named as the source names them): NVIDIA's FP8 checkpoint of Llama-3.1-70B under another name.
+    cells((c) => { c[at('id')] = 'mine-clone'; c[at('model_path')] = 'acme/Clone-70B'; }),
+    cells((c) => { c[at('id')] = 'mine-unknown'; c[at('model_path')] = 'acme/Nothing-70B'; }),
   ].join('\n'));
+  const configs = join(dir, 'model_configs');
+  mkdirSync(configs);
+  for (const [from, to] of [['nvidia--Llama-3.1-70B-Instruct-FP8_config.json', 'nvidia--Clone-70B-FP8_config.json'],
+    ['nvidia--Llama-3.1-70B-Instruct-FP8_hf_quant_config.json', 'nvidia--Clone-70B-FP8_hf_quant_config.json']])
+    copyFileSync(new URL(`../../data/silicon/model_configs/${from}`, import.meta.url), join(configs, to));
   const out = join(dir, 'out');
   const r = spawnSync(process.execPath, [fileURLToPath(new URL('../../tools/validate.mjs', import.meta.url)),
     '--data', csv, '--out', out], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /2 of 3 runs priced/);
+  assert.match(r.stdout, /3 of 5 runs priced/);
   const ledger = JSON.parse(readFileSync(join(out, 'validation.json'), 'utf8'));
   assert.equal(ledger.data, csv);
-  assert.deepEqual(ledger.runs.map((x) => [x.id, x.status]),
-    [['mine-b200', 'priced'], ['mine-pp2', 'unsupported'], ['mine-b300', 'priced']]);
+  assert.deepEqual(ledger.model_configs, [configs]);
+  assert.deepEqual(ledger.runs.map((x) => [x.id, x.status]), [['mine-b200', 'priced'], ['mine-pp2', 'unsupported'],
+    ['mine-b300', 'priced'], ['mine-clone', 'priced'], ['mine-unknown', 'unsupported']]);
   assert.equal(ledger.runs[0].request.workload.concurrency, 4);
   assert.equal(ledger.runs[2].request.gpu, 'B300');
-  // The same run as the public ledger's, priced the same.
+  assert.deepEqual(ledger.runs[3].request.model, { $model: 'nvidia--Clone-70B-FP8_config.json' });
+  assert.equal(ledger.models['nvidia--Clone-70B-FP8_config.json'].quantization_config.quant_method, 'modelopt');
+  assert.match(ledger.runs[4].reason, /^no preset or config for acme\/Nothing-70B: looked for /);
+  assert.ok(ledger.runs[4].reason.includes(`acme--Nothing-70B_config.json in data/silicon/model_configs/, ${configs}`));
+  // The same run as the public ledger's, priced the same; the same checkpoint under another name too.
   const committed = JSON.parse(readFileSync(new URL('../../docs/validation.json', import.meta.url), 'utf8'));
   const same = committed.runs.find((x) => x.id === line.split(',')[at('id')]);
-  assert.equal(ledger.runs[0].tpot_ms, same.tpot_ms);
-  assert.equal(ledger.runs[0].ttft_ms, same.ttft_ms);
-  assert.match(readFileSync(join(out, 'VALIDATION.md'), 'utf8'), new RegExp(`Data: \`${csv}\`, 3 measured`));
+  for (const mine of [ledger.runs[0], ledger.runs[3]]) {
+    assert.equal(mine.tpot_ms, same.tpot_ms);
+    assert.equal(mine.ttft_ms, same.ttft_ms);
+  }
+  assert.match(readFileSync(join(out, 'VALIDATION.md'), 'utf8'), new RegExp(`Data: \`${csv}\`, 5 measured`));
   assert.ok(existsSync(join(out, 'validation-predicted-vs-measured.svg')));
   // Half an option is a usage error, not the public ledger rewritten.
   const half = spawnSync(process.execPath, [fileURLToPath(new URL('../../tools/validate.mjs', import.meta.url)),
     '--data', csv], { encoding: 'utf8' });
   assert.equal(half.status, 2);
   assert.match(half.stderr, /usage/);
+  // --configs names a directory that is there.
+  const missing = spawnSync(process.execPath, [fileURLToPath(new URL('../../tools/validate.mjs', import.meta.url)),
+    '--data', csv, '--out', out, '--configs', join(dir, 'nowhere')], { encoding: 'utf8' });
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /--configs .*nowhere: no such directory/);
   rmSync(dir, { recursive: true, force: true });
 });
