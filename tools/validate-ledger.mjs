@@ -74,6 +74,8 @@ const CONFIGS = /** @type {Record<string, string>} */ ({
   'Qwen/Qwen3-32B': 'Qwen--Qwen3-32B_config.json',
   'meta-llama/Llama-3.1-70B': 'meta-llama--Meta-Llama-3.1-70B_config.json',
   'meta-llama/Llama-3.1-70B fp8': 'nvidia--Llama-3.1-70B-Instruct-FP8_config.json',
+  // Shipped with the source's configs though no public run is of it (runs kept aside may be).
+  'meta-llama/Llama-3.1-8B': 'meta-llama--Meta-Llama-3.1-8B_config.json',
   'moonshotai/Kimi-K2.5': 'moonshotai--Kimi-K2.5_config.json',
   'moonshotai/Kimi-K2.5 nvfp4': 'nvidia--Kimi-K2.5-NVFP4_config.json',
   'openai/gpt-oss-120b': 'openai--gpt-oss-120b_config.json',
@@ -222,6 +224,11 @@ export function subsetOf(row) {
  * @returns {{request: Record<string, any>, model_file?: string} | {reason: string}}
  */
 export function requestOf(row, options = {}) {
+  for (const column of ['silicon_ttft_ms', 'silicon_tpot_ms']) {
+    const measured = Number(row[column]);
+    if ((row[column] ?? '') === '' || !Number.isFinite(measured) || measured <= 0)
+      return { reason: `${column} ${JSON.stringify(row[column] ?? '')}: no measured time to compare with` };
+  }
   if (row.mode !== 'agg')
     return { reason: `mode ${row.mode}: disaggregated prefill and decode engines are not simulated (one engine only)` };
   if (row.backend && row.backend !== 'vllm') return { reason: `backend ${row.backend}: stepcalc prices vLLM engines` };

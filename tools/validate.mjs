@@ -57,6 +57,9 @@ const DATA_NAME = OTHER ?? DATA;
 const output = (file) => (OUT ? join(OUT, file.replace(/^docs\//, '')) : join(ROOT, file));
 const SVG = 'docs/validation-predicted-vs-measured.svg';
 
+/** A percentage of the ledger's, or "-" where no run was priced to give one. @param {number | null} v */
+const percent = (v) => (v === null || v === undefined ? '-' : `${v}%`);
+
 /** Subset figures: n, priced, MAPE and bias of TTFT and TPOT. @param {Run[]} runs */
 function subsets(runs) {
   /** @type {Map<string, Run[]>} */
@@ -143,7 +146,7 @@ function contradictionSection(runs) {
     }),
     '',
     `Both kinds stay in the ledger and in every figure above; nothing is fitted to them or left out. Over the ` +
-      `other ${rest.priced} priced runs: TTFT MAPE ${rest.ttft_mape}%, TPOT MAPE ${rest.tpot_mape}%.`,
+      `other ${rest.priced} priced runs: TTFT MAPE ${percent(rest.ttft_mape)}, TPOT MAPE ${percent(rest.tpot_mape)}.`,
     '',
   ];
 }
@@ -383,11 +386,14 @@ function markdown(runs, subs, spread) {
       'what no request can (disaggregated engines, pipeline stages, another backend, MoE and GEMM precisions ' +
       'that differ); none is priced as something else.',
     '',
-    `**Over the priced runs: TTFT MAPE ${all.ttft_mape}%, bias ${all.ttft_bias}%; ` +
-      `TPOT MAPE ${all.tpot_mape}%, bias ${all.tpot_bias}%.** The one serving constant (the API server's time per ` +
-      `request) was scanned on the fit part, the ${fit.priced} priced ${FIT_PART} runs (TTFT MAPE ${fit.ttft_mape}%, ` +
-      `TPOT ${fit.tpot_mape}%), and left at 0 ms; the other ${held.priced} are held out ` +
-      `(TTFT MAPE ${held.ttft_mape}%, bias ${held.ttft_bias}%; TPOT MAPE ${held.tpot_mape}%, bias ${held.tpot_bias}%).`,
+    `**Over the priced runs: TTFT MAPE ${percent(all.ttft_mape)}, bias ${percent(all.ttft_bias)}; ` +
+      `TPOT MAPE ${percent(all.tpot_mape)}, bias ${percent(all.tpot_bias)}.** The one serving constant (the API ` +
+      `server's time per ` +
+      `request) was scanned on the fit part, the ${fit.priced} priced ${FIT_PART} runs ` +
+      `(TTFT MAPE ${percent(fit.ttft_mape)}, ` +
+      `TPOT ${percent(fit.tpot_mape)}), and left at 0 ms; the other ${held.priced} are held out ` +
+      `(TTFT MAPE ${percent(held.ttft_mape)}, bias ${percent(held.ttft_bias)}; ` +
+      `TPOT MAPE ${percent(held.tpot_mape)}, bias ${percent(held.tpot_bias)}).`,
     '',
     'Why runs are unsupported:',
     '',
@@ -468,7 +474,18 @@ function compactModels(runs) {
   return { models, runs: out };
 }
 
-const rows = readRows(OTHER);
+/** @type {import('./validate-ledger.mjs').Row[]} */
+let rows = [];
+try {
+  rows = readRows(OTHER);
+} catch (e) {
+  console.error(`validate: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(2);
+}
+if (!rows.length) {
+  console.error(`validate: ${DATA_NAME} has no runs (a header line only)`);
+  process.exit(2);
+}
 const started = Date.now();
 const runs = priceRows(rows, (n) => process.stderr.write(`\rvalidate: ${n} requests priced`), { configs: CONFIG_DIRS });
 process.stderr.write('\n');
@@ -512,6 +529,7 @@ if (!OTHER && (process.argv.includes('--baseline') || !existsSync(join(ROOT, BAS
   writeFileSync(join(ROOT, BASELINE), `${JSON.stringify({ ttft_mape: all.ttft_mape, tpot_mape: all.tpot_mape,
     priced: all.priced }, null, 2)}\n`);
 console.log(`validate: ${all.priced} of ${all.runs} runs priced; ` +
-  `TTFT MAPE ${all.ttft_mape}% (bias ${all.ttft_bias}%), ` +
-  `TPOT MAPE ${all.tpot_mape}% (bias ${all.tpot_bias}%); ${((Date.now() - started) / 1000).toFixed(0)} s. ` +
+  `TTFT MAPE ${percent(all.ttft_mape)} (bias ${percent(all.ttft_bias)}), ` +
+  `TPOT MAPE ${percent(all.tpot_mape)} (bias ${percent(all.tpot_bias)}); ` +
+  `${((Date.now() - started) / 1000).toFixed(0)} s. ` +
   `Wrote ${[LEDGER, 'docs/VALIDATION.md', SVG].map((f) => (OUT ? output(f) : f)).join(', ')}.`);

@@ -17,7 +17,7 @@ const row = (columns) => ({
   id: 'made-up', backend: 'vllm', backend_version: '0.12.0', model_path: 'Qwen/Qwen3-235B-A22B-FP8',
   system: 'h200_sxm', precision: 'fp8', mode: 'agg', isl: '1000', osl: '100', gemm_quant_mode: 'fp8',
   moe_quant_mode: 'fp8', tp_size: '2', pp_size: '1', attention_dp_size: '1', moe_tp_size: '2', moe_ep_size: '1',
-  concurrency: '8', ...columns,
+  concurrency: '8', silicon_ttft_ms: '300', silicon_tpot_ms: '30', ...columns,
 });
 
 test('a row\'s layout: tp, ep and dp as written, or dp from the MoE\'s GPUs where attention_dp_size is empty', () => {
@@ -68,6 +68,13 @@ test('what the core does not simulate is a reason naming the column, never price
     moe_quant_mode: mode, moe_tp_size: '', moe_ep_size: '' }));
   assert.equal(llama('fp8_block').model_file, llama('fp8').model_file);
   assert.match(String(llama('fp8').model_file), /FP8/);
+  // A run measured nothing to compare with: no guess, its reason.
+  for (const [column, value] of [['silicon_ttft_ms', ''], ['silicon_tpot_ms', '0'], ['silicon_tpot_ms', 'n/a']])
+    assert.equal(reason({ [column]: value }), `${column} ${JSON.stringify(value)}: no measured time to compare with`);
+  // Llama-3.1-8B's config ships with the source's (no public run is of it): its HF id finds it.
+  const dense = { moe_tp_size: '', moe_ep_size: '', attention_dp_size: '', gemm_quant_mode: '', moe_quant_mode: '' };
+  for (const id of ['meta-llama/Llama-3.1-8B', 'meta-llama/Meta-Llama-3.1-8B'])
+    assert.equal(requestOf(row({ ...dense, model_path: id })).model_file, 'meta-llama--Meta-Llama-3.1-8B_config.json');
   // The ledger's own rows: pp_size 1, vLLM, one quantization (or none for a dense BF16 model).
   assert.ok('request' in requestOf(row({})));
   assert.ok('request' in requestOf(row({ pp_size: '', backend: '' })));
@@ -134,6 +141,12 @@ test('npm run validate -- --data RUNS.csv --out DIR: your own runs, in the publi
     '--data', csv], { encoding: 'utf8' });
   assert.equal(half.status, 2);
   assert.match(half.stderr, /usage/);
+  // A CSV of no runs is an error, not a ledger of nulls.
+  writeFileSync(join(dir, 'none.csv'), `${keep.map((i) => names[i]).join(',')}\n`);
+  const none = spawnSync(process.execPath, [fileURLToPath(new URL('../../tools/validate.mjs', import.meta.url)),
+    '--data', join(dir, 'none.csv'), '--out', out], { encoding: 'utf8' });
+  assert.equal(none.status, 2);
+  assert.match(none.stderr, /none\.csv has no runs/);
   // --configs names a directory that is there.
   const missing = spawnSync(process.execPath, [fileURLToPath(new URL('../../tools/validate.mjs', import.meta.url)),
     '--data', csv, '--out', out, '--configs', join(dir, 'nowhere')], { encoding: 'utf8' });
