@@ -5,7 +5,7 @@
 import { CPU_ZERO, TARGET, errorStats, fitCpuParams, parseStepsCsv, rebuildStep } from '../web/calibration.js';
 import { DENSE_PARTS } from '../web/kernel-parts.js';
 import { code, count, int, list, pct, time, timeUs } from './docs-context.mjs';
-import { readRows, requestOf } from './validate-ledger.mjs';
+import { CHAT_TEMPLATE_TOKENS, readRows, requestOf } from './validate-ledger.mjs';
 
 /** @typedef {import('./docs-context.mjs').DocsContext} DocsContext */
 
@@ -61,7 +61,8 @@ function stepInWords(/** @type {any} */ state) {
 function ledgerExample(ctx, model, precision, gpu, tp, isl, osl, c) {
   const ledger = ctx.readJson('docs/validation.json');
   const runs = ledger.runs.filter((/** @type {any} */ r) => r.status === 'priced' &&
-    r.subset === `${model} | ${gpu} | ${precision} | TP${tp}` && r.request.workload.input_tokens === isl &&
+    r.subset === `${model} | ${gpu} | ${precision} | TP${tp}` &&
+    r.request.workload.input_tokens === isl + CHAT_TEMPLATE_TOKENS &&
     r.request.workload.output_tokens === osl && r.request.workload.concurrency === c);
   if (!runs.length)
     throw new Error(`docs/validation.json has no ${model} ${precision} ${gpu} TP${tp} ${isl}+${osl} c${c}`);
@@ -262,7 +263,9 @@ export const facts = {
       `measured requests, ${t('API server 5 ms per request')}, ${t('API server 20 ms per request')} or ` +
       `${t('API server 60 ms per request')} with an API server of 5, 20 or 60 ms per request, and ` +
       `${t('vLLM engine defaults')} or ${t('2,048 tokens a step')} with vLLM's own engine defaults (2,048 tokens a ` +
-      `step and at most 128 running requests) or their token budget alone`;
+      `step and at most 128 running requests) or their token budget alone, and ${t('prompt of isl tokens')}, ` +
+      `${t('prompt of isl + 1 tokens')} or ${t('prompt of isl + 32 tokens')} with prompts of exactly isl tokens, ` +
+      `one token more or 32 more`;
   },
 
   /**

@@ -9,7 +9,9 @@
 // Usage: node tools/validate-alternatives.mjs
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, readRows, requestOf, serve, subsetOf, mape, bias, round2 } from './validate-ledger.mjs';
+import {
+  ROOT, CHAT_TEMPLATE_TOKENS, readRows, requestOf, serve, subsetOf, mape, bias, round2,
+} from './validate-ledger.mjs';
 
 export const ALTERNATIVES_FILE = 'docs/validation-alternatives.json';
 /** The declared fit part: the only rows the API-server constant was scanned on. */
@@ -31,12 +33,20 @@ const withoutFp8Kv = (r) => {
 /** @type {Alternative[]} */
 export const ALTERNATIVES = [
   { name: 'chosen', choice: 'the protocol of docs/validation.json', change: (r) => r },
-  { name: 'previous protocol', choice: 'all three: 20 x concurrency in all, 2 x of them a warm-up the clients go ' +
-      'straight on from, the KV cache the checkpoint declares (the ledger before issue #22\'s TTFT work)',
-  change: (r) => withoutFp8Kv(workload(r, { num_requests: 20 * c(r), warmup_drain: false })) },
+  { name: 'previous protocol', choice: 'all four: 20 x concurrency in all, 2 x of them a warm-up the clients go ' +
+      'straight on from, the KV cache the checkpoint declares, prompts of isl tokens (the ledger before issue ' +
+      '#22\'s TTFT work)',
+  change: (r) => withoutFp8Kv(workload(r, { num_requests: 20 * c(r), warmup_drain: false,
+    input_tokens: r.workload.input_tokens - CHAT_TEMPLATE_TOKENS })) },
   { name: 'KV cache as the checkpoint says', choice: 'KV cache (FP8 only where an hf_quant_config.json declares it)',
     change: withoutFp8Kv },
   { name: 'warm-up not drained', choice: 'warm-up', change: (r) => workload(r, { warmup_drain: false }) },
+  ...[[0, 'prompt of isl tokens', 'input tokens: isl exactly (a completions endpoint: no chat template)'],
+    [1, 'prompt of isl + 1 tokens', 'input tokens: one token more than isl (a tokenizer\'s BOS alone)'],
+    [32, 'prompt of isl + 32 tokens', 'input tokens: a chat template with a short default system prompt']]
+    .map(([extra, name, choice]) => ({ name: String(name), choice: String(choice),
+      change: (/** @type {Req} */ r) => workload(r, {
+        input_tokens: r.workload.input_tokens - CHAT_TEMPLATE_TOKENS + Number(extra) }) })),
   { name: '18 x concurrency measured', choice: 'request count (20 x concurrency in all)',
     change: (r) => workload(r, { num_requests: 20 * c(r) }) },
   { name: '50 x concurrency measured', choice: 'request count (AIConfigurator\'s benchmark generator)',

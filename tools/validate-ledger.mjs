@@ -28,7 +28,9 @@ export const PROTOCOL = {
   warmup_requests: '2 x concurrency, drained (warmup_drain): simulated and left out of every figure; the measured ' +
     'requests start once the last warm-up request has finished, all clients at once, as aiperf waits for every ' +
     'warm-up response before profiling (docs/SERVING.md, "Warm-up")',
-  lengths: 'fixed: isl input tokens, osl output tokens',
+  lengths: 'fixed: isl + 8 input tokens (the isl-token prompt in the chat template of one user message, as ' +
+    'aiperf\'s chat endpoint sends it; 8 is the fewest template tokens of the six models\', Qwen3\'s), osl output ' +
+    'tokens (docs/SERVING.md, "The validation protocol")',
   kv_cache: 'FP8 (kv_cache_dtype fp8) for the rows whose precision column is fp8 or fp4, as the checkpoint says ' +
     'otherwise (docs/SERVING.md, "The validation protocol")',
   engine: 'vLLM\'s defaults on the GPU (docs/SERVING.md)',
@@ -40,6 +42,17 @@ export const PROTOCOL = {
     'measured mode\'s two CPU terms were fitted on the Llama-2-70B H100 calibration steps (docs/ACCURACY.md); every ' +
     'other run is held out',
 };
+
+/**
+ * The tokens a chat template adds around a prompt of one user message, which the ledger adds to every
+ * row's isl. The runs' benchmark (aiperf, whose endpoint type AIConfigurator's generated benchmark sets
+ * to `chat`, data/silicon/README.md) makes a prompt of isl tokens and sends it as a chat message; the
+ * server applies the model's chat template, so the engine prefills more than isl. The fewest of the six
+ * models' templates is Qwen3's: `<|im_start|>`, `user`, a newline before the message, `<|im_end|>`, a
+ * newline, `<|im_start|>`, `assistant`, a newline after it, 8 tokens; templates with a default system
+ * prompt (Llama 3.1's dates, gpt-oss's harmony header) add more, which the ledger does not guess.
+ */
+export const CHAT_TEMPLATE_TOKENS = 8;
 
 /** AIConfigurator system name (the CSV's `system`) -> stepcalc GPU, from every GPU preset's `aic_system`. */
 const GPUS = /** @type {Record<string, string>} */ (Object.fromEntries(
@@ -262,7 +275,7 @@ export function requestOf(row, options = {}) {
     ...layoutOf(row),
     quantization, ...(FP8_KV_PRECISIONS.has(row.precision) ? { kv_cache_dtype: 'fp8' } : {}),
     workload: {
-      input_tokens: Number(row.isl), output_tokens: Number(row.osl), concurrency: c,
+      input_tokens: Number(row.isl) + CHAT_TEMPLATE_TOKENS, output_tokens: Number(row.osl), concurrency: c,
       num_requests: 12 * c, warmup_requests: 2 * c, warmup_drain: true, seed: PROTOCOL.seed,
     },
   };

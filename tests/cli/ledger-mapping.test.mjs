@@ -10,7 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { layoutOf, requestOf, subsetOf } from '../../tools/validate-ledger.mjs';
+import { CHAT_TEMPLATE_TOKENS, layoutOf, requestOf, subsetOf } from '../../tools/validate-ledger.mjs';
 
 /** A Qwen3-235B-A22B-FP8 row on H200 with the given columns changed. */
 const row = (columns) => ({
@@ -68,6 +68,9 @@ test('what the core does not simulate is a reason naming the column, never price
     moe_quant_mode: mode, moe_tp_size: '', moe_ep_size: '' }));
   assert.equal(llama('fp8_block').model_file, llama('fp8').model_file);
   assert.match(String(llama('fp8').model_file), /FP8/);
+  // The prompt as the engine prefills it: isl tokens in a chat template of one user message.
+  assert.equal(requestOf(row({ isl: '1024' })).request.workload.input_tokens, 1024 + CHAT_TEMPLATE_TOKENS);
+  assert.equal(CHAT_TEMPLATE_TOKENS, 8);
   // A run measured nothing to compare with: no guess, its reason.
   for (const [column, value] of [['silicon_ttft_ms', ''], ['silicon_tpot_ms', '0'], ['silicon_tpot_ms', 'n/a']])
     assert.equal(reason({ [column]: value }), `${column} ${JSON.stringify(value)}: no measured time to compare with`);
@@ -153,4 +156,24 @@ test('npm run validate -- --data RUNS.csv --out DIR: your own runs, in the publi
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /--configs .*nowhere: no such directory/);
   rmSync(dir, { recursive: true, force: true });
+});
+
+test('8 prompts filling a 8,192-token step exactly stay in lockstep; 8 tokens more, the waves come apart', () => {
+  // Why the ledger's prompts carry their chat template's tokens (docs/SERVING.md, "The validation protocol").
+  const cli = fileURLToPath(new URL('../../build/stepcalc', import.meta.url));
+  const ttft = (input) => {
+    const r = spawnSync(process.env.STEPCALC_CLI || cli, ['serve', '-'], { encoding: 'utf8', input: JSON.stringify({
+      model: 'llama-3.1-8b-instruct', gpu: 'H100', mode: 'measured', tp: 1,
+      workload: { input_tokens: input, output_tokens: 64, concurrency: 8, num_requests: 96, warmup_requests: 16,
+        warmup_drain: true, seed: 1 } }) });
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.engine.max_num_batched_tokens, 8192);
+    return out.ttft_ms;
+  };
+  const exact = ttft(1024), templated = ttft(1024 + CHAT_TEMPLATE_TOKENS);
+  // Every request of every wave waits for the same whole-wave prefill step ...
+  assert.equal(exact.p50.toFixed(6), exact.p99.toFixed(6));
+  // ... and with the template's tokens they do not: the first tokens spread, and the mean falls.
+  assert.ok(templated.p99 > templated.p50 * 1.05, JSON.stringify(templated));
+  assert.ok(templated.mean < exact.mean * 0.9, `${templated.mean} against ${exact.mean}`);
 });
