@@ -144,6 +144,14 @@ test('npm run validate -- --data RUNS.csv --out DIR: your own runs, in the publi
     '--data', csv], { encoding: 'utf8' });
   assert.equal(half.status, 2);
   assert.match(half.stderr, /usage/);
+  // A spreadsheet's export (a byte-order mark, CR LF line ends) reads the same.
+  const text = readFileSync(csv, 'utf8');
+  writeFileSync(join(dir, 'excel.csv'), `\uFEFF${text.split('\n').join('\r\n')}\r\n`);
+  const excel = spawnSync(process.execPath, [fileURLToPath(new URL('../../tools/validate.mjs', import.meta.url)),
+    '--data', join(dir, 'excel.csv'), '--out', join(dir, 'excel'), '--configs', configs], { encoding: 'utf8' });
+  assert.equal(excel.status, 0, excel.stderr);
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'excel', 'validation.json'), 'utf8')).runs.map((x) => x.tpot_ms),
+    ledger.runs.map((x) => x.tpot_ms));
   // A CSV of no runs is an error, not a ledger of nulls.
   writeFileSync(join(dir, 'none.csv'), `${keep.map((i) => names[i]).join(',')}\n`);
   const none = spawnSync(process.execPath, [fileURLToPath(new URL('../../tools/validate.mjs', import.meta.url)),
