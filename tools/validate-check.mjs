@@ -2,10 +2,11 @@
 // npm test's ledger check (issue #22): re-prices the fixed spread of priced runs named in
 // docs/validation.json ("spread", chosen by tools/validate-ledger.mjs spreadOf) with the
 // native CLI and fails if any predicted mean differs from the committed file (an estimate
-// changed without `npm run validate`), or if the file's overall TTFT or TPOT MAPE is more
-// than 1 point above docs/validation-baseline.json.
+// changed without `npm run validate`), or if any run's stored request is not the one the
+// protocol now writes for its row, or if the file's overall TTFT or TPOT MAPE is more than 1
+// point above docs/validation-baseline.json.
 // Usage: node tools/validate-check.mjs
-import { LEDGER, BASELINE, readText, serve } from './validate-ledger.mjs';
+import { LEDGER, BASELINE, readRows, readText, serve, staleRequests } from './validate-ledger.mjs';
 
 const ledger = JSON.parse(readText(LEDGER));
 const baseline = JSON.parse(readText(BASELINE));
@@ -21,6 +22,10 @@ const requestOf = (r) => {
   const m = r.request.model;
   return m && typeof m === 'object' && m.$model ? { ...r.request, model: ledger.models[m.$model] } : r.request;
 };
+// Every stored request is the one the protocol writes today (a protocol edit re-validates).
+const stale = staleRequests(ledger, readRows());
+if (stale.length)
+  problems.push(`${stale.length} run(s) of ${LEDGER} carry a request the protocol no longer writes (${stale[0]}, ...)`);
 const started = Date.now();
 const results = problems.length ? [] : serve(spread.map(requestOf));
 results.forEach((/** @type {any} */ got, /** @type {number} */ i) => {

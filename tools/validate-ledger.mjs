@@ -282,6 +282,28 @@ export function requestOf(row, options = {}) {
   return { request, model_file: model.file };
 }
 
+/** JSON with every object's keys sorted: the same for equal values built in any order. @param {unknown} x */
+const canonical = (x) => JSON.stringify(x, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v)
+  ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
+
+/**
+ * The runs of a ledger whose stored request is not the one the protocol now writes for its row: a
+ * protocol or mapping edit without `npm run validate`. Their ids; a run missing from `rows` is one.
+ * @param {{runs: {id: string, request: any}[], models?: Record<string, unknown>}} ledger @param {Row[]} rows
+ */
+export function staleRequests(ledger, rows) {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ledger.runs.filter((r) => {
+    if (!r.request) return false;
+    const row = byId.get(r.id);
+    const mapped = row && requestOf(row);
+    if (!mapped || !('request' in mapped)) return true;
+    const file = r.request.model?.$model;
+    const stored = file ? { ...r.request, model: ledger.models?.[file] } : r.request;
+    return canonical(stored) !== canonical(mapped.request);
+  }).map((r) => r.id);
+}
+
 /** @param {string[]} args @param {string} input */
 export function run(args, input) {
   const cli = process.env.STEPCALC_CLI || join(ROOT, 'build', 'stepcalc');

@@ -10,7 +10,9 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CHAT_TEMPLATE_TOKENS, layoutOf, requestOf, subsetOf } from '../../tools/validate-ledger.mjs';
+import {
+  CHAT_TEMPLATE_TOKENS, layoutOf, readRows, requestOf, staleRequests, subsetOf,
+} from '../../tools/validate-ledger.mjs';
 
 /** A Qwen3-235B-A22B-FP8 row on H200 with the given columns changed. */
 const row = (columns) => ({
@@ -184,4 +186,21 @@ test('8 prompts filling a 8,192-token step exactly stay in lockstep; 8 tokens mo
   // ... and with the template's tokens they do not: the first tokens spread, and the mean falls.
   assert.ok(templated.p99 > templated.p50 * 1.05, JSON.stringify(templated));
   assert.ok(templated.mean < exact.mean * 0.9, `${templated.mean} against ${exact.mean}`);
+});
+
+test('the committed ledger carries the requests the protocol writes today; an edited one is named stale', () => {
+  const ledger = JSON.parse(readFileSync(new URL('../../docs/validation.json', import.meta.url), 'utf8'));
+  const rows = readRows();
+  assert.deepEqual(staleRequests(ledger, rows), []);
+  const copy = structuredClone(ledger);
+  const priced = copy.runs.filter((r) => r.status === 'priced');
+  priced[3].request.workload.input_tokens -= CHAT_TEMPLATE_TOKENS;  // as the ledger was before the template
+  const withConfig = priced.find((r) => r.request.model?.$model);
+  const file = withConfig.request.model.$model;
+  copy.models[file] = { ...copy.models[file], num_hidden_layers: 1 };
+  const stale = staleRequests(copy, rows);
+  assert.ok(stale.includes(priced[3].id), stale.join());
+  assert.ok(stale.includes(withConfig.id), stale.join());
+  // A run whose row is gone is stale too.
+  assert.ok(staleRequests(ledger, rows.filter((r) => r.id !== priced[0].id)).includes(priced[0].id));
 });
