@@ -329,15 +329,20 @@ export const facts = {
   /** Which table version the serving ledger finds closer, per GPU and figure (docs/kernel-versions.json). */
   'kernel-version-verdict': (ctx) => {
     const k = ctx.readJson('docs/kernel-versions.json');
+    // A GPU no ledger run was measured on has no figures to weigh (H100-PCIe): said, not ranked.
+    const measured = (/** @type {any} */ g) => g.versions.every((/** @type {any} */ v) =>
+      typeof v.ttft_mape === 'number' && typeof v.tpot_mape === 'number');
+    const gpus = k.gpus.filter(measured);
+    const none = k.gpus.filter((/** @type {any} */ g) => !measured(g)).map((/** @type {any} */ g) => g.gpu);
     const parts = [];
     for (const figure of ['ttft', 'tpot']) {
-      const closer = k.gpus.map((/** @type {any} */ g) => {
+      const closer = gpus.map((/** @type {any} */ g) => {
         const best = [...g.versions].sort((a, b) => a[`${figure}_mape`] - b[`${figure}_mape`])[0];
         return `${best.version.replace('vllm-', '')} on ${g.gpu}`;
       });
       parts.push(`${figure.toUpperCase()} is closer with ${list(closer)}`);
     }
-    return parts.join('; ');
+    return parts.join('; ') + (none.length ? ` (no measured runs on ${list(none)})` : '');
   },
 
   /** The page's calibration panel on the bundled sample: its fit and the errors it shows. */

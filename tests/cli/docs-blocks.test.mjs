@@ -125,3 +125,14 @@ test('every field docs/RESULT.md describes by hand exists in a real result', () 
     .replace('| `gpu_time_us`, `cpu_time_us` |', '| `gpu_time_us`, `gpu_us` |');
   assert.deepEqual(undocumentedFields(invented, paths), ['step_time_s', 'measured.gpu_us']);
 });
+
+test('the kernel-version verdict ranks only GPUs with measured runs; one without is said, not ranked', async () => {
+  const { facts } = await import('../../tools/docs-facts.mjs');
+  const v = (version, ttft, tpot) => ({ version, ttft_mape: ttft, tpot_mape: tpot });
+  const ctx = { readJson: () => ({ gpus: [
+    { gpu: 'H100', versions: [v('vllm-0.14.0', 50, 18), v('vllm-0.24.0', 40, 17)] },
+    { gpu: 'H100-PCIe', versions: [v('vllm-0.14.0', null, null), v('vllm-0.24.0', null, null)] },
+  ] }) };
+  assert.equal(facts['kernel-version-verdict'](ctx), 'TTFT is closer with 0.24.0 on H100; TPOT is closer with ' +
+    '0.24.0 on H100 (no measured runs on H100-PCIe)');
+});
