@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import {
   ROOT, DATA, LEDGER, BASELINE, PROTOCOL, readRows, readText, priceRows, spreadOf, overall, ttftError, tpotError,
   contradictions, CONTRADICTION_DROP, CONTRADICTION_CLIENTS, fewerInFlight, IN_FLIGHT_SHARE,
-  ENGINE_DEFAULT_MAX_NUM_SEQS, pricedAtEngineCap,
+  ENGINE_DEFAULT_MAX_NUM_SEQS, pricedAtEngineCap, CHAT_TEMPLATE_TOKENS,
 } from './validate-ledger.mjs';
 import { ALTERNATIVES_FILE, FIT_PART } from './validate-alternatives.mjs';
 
@@ -56,6 +56,28 @@ const DATA_NAME = OTHER ?? DATA;
 /** Where a file goes: the repository's docs/, or --out. @param {string} file a docs/ path */
 const output = (file) => (OUT ? join(OUT, file.replace(/^docs\//, '')) : join(ROOT, file));
 const SVG = 'docs/validation-predicted-vs-measured.svg';
+
+/** Clients of a run, as the load buckets of byLoad: [least, most] (most Infinity: no bound). */
+const LOAD_CLIENTS = /** @type {const} */ ([[1, 4], [5, 8], [9, 16], [17, 64], [65, 256], [257, Infinity]]);
+/** Prompts up to this many tokens (the row's isl) are short in byLoad; longer ones long. */
+const SHORT_PROMPT = 2048;
+const SHORT_PROMPT_WORDS = SHORT_PROMPT.toLocaleString('en-US');
+
+/**
+ * The priced runs by load: clients (LOAD_CLIENTS) x prompt length (isl up to SHORT_PROMPT, or
+ * longer), each bucket's n, MAPE and bias. Where a subset's error comes from: queueing grows with
+ * clients, and whether prompts share a step depends on their length against the step's budget.
+ * @param {Run[]} runs
+ */
+function byLoad(runs) {
+  const isl = (/** @type {Run} */ r) => Number(req(r).workload.input_tokens) - CHAT_TEMPLATE_TOKENS;
+  return LOAD_CLIENTS.flatMap(([least, most]) => [true, false].map((short) => {
+    const list = runs.filter((r) => r.status === 'priced' && req(r).workload.concurrency >= least &&
+      req(r).workload.concurrency <= most && (isl(r) <= SHORT_PROMPT) === short);
+    return { clients: most === Infinity ? `${least}+` : `${least}-${most}`,
+      prompt: short ? `up to ${SHORT_PROMPT_WORDS}` : `over ${SHORT_PROMPT_WORDS}`, ...overall(list) };
+  })).filter((b) => b.priced > 0);
+}
 
 /** A percentage of the ledger's, or "-" where no run was priced to give one. @param {number | null} v */
 const percent = (v) => (v === null || v === undefined ? '-' : `${v}%`);
@@ -410,6 +432,17 @@ function markdown(runs, subs, spread) {
     '',
     'MAPE and bias in percent of the measured mean; `-`: no run of the subset could be priced.',
     '',
+    '## By load (clients x prompt length)',
+    '',
+    `Every priced run by its clients and its prompt (isl tokens, up to ${SHORT_PROMPT_WORDS} or longer), over ` +
+      'all subsets: where the estimates err with load rather than with the model or GPU. `by_load` in ' +
+      'validation.json.',
+    '',
+    '| clients | prompt tokens | runs | TTFT MAPE | TTFT bias | TPOT MAPE | TPOT bias |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+    ...byLoad(runs).map((/** @type {any} */ b) => `| ${b.clients} | ${b.prompt} | ${b.priced} | ` +
+      `${pc(b.ttft_mape)} | ${pc(b.ttft_bias)} | ${pc(b.tpot_mape)} | ${pc(b.tpot_bias)} |`),
+    '',
     '## The 10 worst runs',
     '',
     'By the larger of the two absolute errors; the cause is what the run\'s own result shows.',
@@ -518,6 +551,7 @@ const ledger = {
   spread: spread.map((r) => r.id),
   models,
   subsets: subs,
+  by_load: byLoad(runs),
   runs: compact,
 };
 if (OUT) mkdirSync(OUT, { recursive: true });

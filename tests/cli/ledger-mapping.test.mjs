@@ -127,6 +127,8 @@ test('npm run validate -- --data RUNS.csv --out DIR: your own runs, in the publi
   assert.deepEqual(ledger.runs.map((x) => [x.id, x.status]), [['mine-b200', 'priced'], ['mine-pp2', 'unsupported'],
     ['mine-b300', 'priced'], ['mine-clone', 'priced'], ['mine-unknown', 'unsupported']]);
   assert.equal(ledger.runs[0].request.workload.concurrency, 4);
+  // By load: the three priced runs, 4 clients of 1,024-token prompts, in one bucket.
+  assert.deepEqual(ledger.by_load.map((b) => [b.clients, b.prompt, b.priced]), [['1-4', 'up to 2,048', 3]]);
   assert.equal(ledger.runs[2].request.gpu, 'B300');
   assert.deepEqual(ledger.runs[3].request.model, { $model: 'nvidia--Clone-70B-FP8_config.json' });
   assert.equal(ledger.models['nvidia--Clone-70B-FP8_config.json'].quantization_config.quant_method, 'modelopt');
@@ -203,4 +205,13 @@ test('the committed ledger carries the requests the protocol writes today; an ed
   assert.ok(stale.includes(withConfig.id), stale.join());
   // A run whose row is gone is stale too.
   assert.ok(staleRequests(ledger, rows.filter((r) => r.id !== priced[0].id)).includes(priced[0].id));
+});
+
+test('the ledger by load: every priced run in one bucket of clients x prompt length', () => {
+  const ledger = JSON.parse(readFileSync(new URL('../../docs/validation.json', import.meta.url), 'utf8'));
+  const sum = ledger.by_load.reduce((n, b) => n + b.priced, 0);
+  assert.equal(sum, ledger.overall.priced);
+  assert.ok(ledger.by_load.every((b) => b.priced > 0 && typeof b.ttft_mape === 'number'));
+  assert.match(readFileSync(new URL('../../docs/VALIDATION.md', import.meta.url), 'utf8'),
+    /## By load \(clients x prompt length\)\n[^]*\| 5-8 \| up to 2,048 \| \d+ \|/);
 });
