@@ -14,7 +14,7 @@ import { niceTicks } from './charts.js';
 import { MODE, useCatalogue } from './catalogue.js';
 import { encodeHash } from './state.js';
 import { defaultDetails, defaultServing, encodeDetails } from './serving-state.js';
-import { biasWords, fieldErrorWords } from './words.js';
+import { fieldErrorWords, ledgerErrorWords } from './words.js';
 import { PERCENTILES, TP_CHOICES, decodePlan, defaultPlan, encodePlan, planComplete, planRequest, targetsAtRisk }
   from './plan-state.js';
 // The planner's default prices, the file core/plan/plan_defaults.cpp mirrors (bundled in).
@@ -52,9 +52,7 @@ function riskNote(c, slo) {
 
 /** The accuracy ledger's error on runs like a candidate (docs/VALIDATION.md), in words. */
 function validationNote(v) {
-  if (!v || v.subset === null) return 'no measured runs like this one';
-  return `TTFT ±${fixed(v.ttft_mape, 0)}%${biasWords(v.ttft_bias)}, TPOT ±${fixed(v.tpot_mape, 0)}%` +
-    `${biasWords(v.tpot_bias)} on ${int(v.runs)} measured runs like this`;
+  return ledgerErrorWords(v) ?? 'no measured runs like this one';
 }
 
 /**

@@ -11,7 +11,7 @@
 import { h, svg, int, fixed, parseTyped, fill, docLink, withDocLinks } from './dom.js';
 import { exportButtons } from './export-buttons.js';
 import { aboutExport } from './export-about.js';
-import { biasWords, fieldErrorWords } from './words.js';
+import { biasWords, fieldErrorWords, ledgerErrorWords } from './words.js';
 import { curveChart, misses, ms, rate, rateChart, ratePoint } from './serving-charts.js';
 import { curveKind } from './serving-runner.js';
 import { engineMemory } from './serving-state.js';
@@ -165,9 +165,8 @@ export function validationWords(v, which) {
  * (docs/VALIDATION.md)", or that none was measured.
  */
 export function accuracyWords(v) {
-  if (!v || v.subset === null) return 'no measured runs like this (docs/VALIDATION.md)';
-  return `TTFT ±${fixed(v.ttft_mape, 0)}%${biasWords(v.ttft_bias)} and TPOT ±${fixed(v.tpot_mape, 0)}%` +
-    `${biasWords(v.tpot_bias)} on ${v.runs} measured runs like this: ${v.subset} (docs/VALIDATION.md)`;
+  const words = ledgerErrorWords(v);
+  return words ? `${words}: ${v.subset} (docs/VALIDATION.md)` : 'no measured runs like this (docs/VALIDATION.md)';
 }
 
 /**

@@ -3,6 +3,7 @@
 // core's errors rewritten from JSON paths into them ("step.decode_requests[0].
 // progress_index must not be negative" -> "Decode row 1: KV length must not be
 // negative."). The API and CLI keep the JSON path; only the page says it this way.
+import { fixed } from './dom.js';
 
 /** Labels of the model's shape fields, as the model panel shows them. */
 export const SHAPE_LABELS = {
@@ -129,4 +130,16 @@ export function fieldErrorWords(error, label) {
 export function biasWords(bias) {
   const b = Math.round(bias ?? 0);
   return b === 0 ? '' : ` (estimated ${Math.abs(b)}% ${b < 0 ? 'low' : 'high'} there)`;
+}
+
+/**
+ * The accuracy ledger's error on the measured runs like a configuration (a result's
+ * `validation`), both figures with the way each leant: "TTFT ±33% (estimated 13% high there)
+ * and TPOT ±11% (estimated 11% low there) on 30 measured runs like this" (no commas: exports put
+ * it in a CSV's header line); null where no run like it was measured.
+ */
+export function ledgerErrorWords(v) {
+  if (!v || v.subset === null) return null;
+  return `TTFT ±${fixed(v.ttft_mape, 0)}%${biasWords(v.ttft_bias)} and TPOT ±${fixed(v.tpot_mape, 0)}%` +
+    `${biasWords(v.tpot_bias)} on ${v.runs} measured runs like this`;
 }
