@@ -226,8 +226,12 @@ export function subsetOf(row) {
   // AIConfigurator labels gpt-oss's MXFP4 checkpoint nvfp4; the subset names what runs.
   const precision = row.model_path.startsWith('openai/gpt-oss') ? 'mxfp4' : row.gemm_quant_mode || 'bf16';
   const gpu = GPUS[row.system] ?? row.system;
-  return `${row.model_path} | ${gpu} | ${precision} | ${row.mode === 'agg' ? layout : row.mode}`;
+  const mode = modeOf(row);
+  return `${row.model_path} | ${gpu} | ${precision} | ${mode === 'agg' ? layout : mode}`;
 }
+
+/** A row's engine mode: `agg` (one engine), `disagg`, ...; a CSV without the column, or an empty cell: `agg`. */
+const modeOf = (/** @type {Row} */ row) => row.mode || 'agg';
 
 /**
  * The serve request of a row under PROTOCOL, or the reason the tool cannot even write one.
@@ -242,8 +246,10 @@ export function requestOf(row, options = {}) {
     if ((row[column] ?? '') === '' || !Number.isFinite(measured) || measured <= 0)
       return { reason: `${column} ${JSON.stringify(row[column] ?? '')}: no measured time to compare with` };
   }
-  if (row.mode !== 'agg')
-    return { reason: `mode ${row.mode}: disaggregated prefill and decode engines are not simulated (one engine only)` };
+  const mode = modeOf(row);
+  if (mode === 'disagg')
+    return { reason: 'mode disagg: disaggregated prefill and decode engines are not simulated (one engine only)' };
+  if (mode !== 'agg') return { reason: `mode ${mode}: neither agg (one engine) nor disagg` };
   if (row.backend && row.backend !== 'vllm') return { reason: `backend ${row.backend}: stepcalc prices vLLM engines` };
   if (Number(row.pp_size || 1) > 1)
     return { reason: `pp_size ${row.pp_size}: pipeline parallelism is not simulated (one stage per engine)` };

@@ -520,8 +520,11 @@ if (!rows.length) {
   process.exit(2);
 }
 const started = Date.now();
-const runs = priceRows(rows, (n) => process.stderr.write(`\rvalidate: ${n} requests priced`), { configs: CONFIG_DIRS });
-process.stderr.write('\n');
+// Progress rewrites one line on a terminal; a log (CI, a redirect) gets no carriage-return runs.
+const tty = process.stderr.isTTY === true;
+const runs = priceRows(rows, (n) => { if (tty) process.stderr.write(`\rvalidate: ${n} requests priced`); },
+  { configs: CONFIG_DIRS });
+if (tty) process.stderr.write('\n');
 const subs = subsets(runs);
 const spread = spreadOf(runs);
 for (const { run: r, other } of contradictions(runs)) contradicted.set(r.id, other);

@@ -57,7 +57,14 @@ test('what the core does not simulate is a reason naming the column, never price
   assert.match(reason({ pp_size: '2' }), /^pp_size 2: pipeline parallelism/);
   assert.match(reason({ backend: 'sglang' }), /^backend sglang:/);
   assert.match(reason({ moe_quant_mode: 'nvfp4' }), /^moe_quant_mode nvfp4 differs from gemm_quant_mode fp8/);
-  assert.match(reason({ mode: 'disagg' }), /^mode disagg:/);
+  assert.match(reason({ mode: 'disagg' }), /^mode disagg: disaggregated/);
+  assert.match(reason({ mode: 'aggregated' }), /^mode aggregated: neither agg \(one engine\) nor disagg$/);
+  // A CSV without the mode column, or an empty cell: one engine, as the source's agg.
+  for (const mode of ['', undefined]) {
+    const mapped = requestOf(row({ mode }));
+    assert.ok('request' in mapped, `mode ${mode}`);
+    assert.equal(subsetOf(row({ mode })), subsetOf(row({})));
+  }
   assert.match(reason({ system: 'mi300x' }), /^system mi300x/);
   assert.match(reason({ gemm_quant_mode: 'int8_sq', moe_quant_mode: 'int8_sq' }), /^gemm_quant_mode int8_sq has no/);
   // The block-scaled FP8 label is the fp8 request (the checkpoint's weight_block_size picks the kernel).
