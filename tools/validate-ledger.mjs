@@ -63,7 +63,7 @@ const GPUS = /** @type {Record<string, string>} */ (Object.fromEntries(
 /** CSV gemm_quant_mode -> request quantization. */
 const QUANT = /** @type {Record<string, string>} */ ({
   '': 'none', bf16: 'none', float16: 'none', fp8: 'fp8', fp8_block: 'fp8', nvfp4: 'nvfp4', mxfp4: 'mxfp4',
-  int4_wo: 'int4', w4a16: 'int4',
+  w4a16_mxfp4: 'mxfp4', int4_wo: 'int4', w4a16: 'int4',
 });
 /**
  * CSV precision values whose runs cache K and V in FP8: NVIDIA's ModelOpt checkpoints of these runs declare
@@ -224,10 +224,43 @@ export function subsetOf(row) {
   const { ep, dp } = layoutOf(row);
   const layout = `TP${row.tp_size || '?'}` + (ep > 1 ? ` EP${ep}` : '') + (dp > 1 ? ` DP${dp}` : '');
   // AIConfigurator labels gpt-oss's MXFP4 checkpoint nvfp4; the subset names what runs.
-  const precision = row.model_path.startsWith('openai/gpt-oss') ? 'mxfp4' : row.gemm_quant_mode || 'bf16';
+  const precision = row.model_path.startsWith('openai/gpt-oss') ? 'mxfp4'
+    : expertsOnly(row) || row.gemm_quant_mode || 'bf16';
   const gpu = GPUS[row.system] ?? row.system;
   const mode = modeOf(row);
   return `${row.model_path} | ${gpu} | ${precision} | ${mode === 'agg' ? layout : mode}`;
+}
+
+/** gemm_quant_mode labels of 16-bit GEMMs. */
+const SIXTEEN_BIT = new Set(['', 'bf16', 'float16']);
+
+/**
+ * Where a row's labels differ: its moe_quant_mode when the GEMMs are 16-bit and only the experts are
+ * quantised (a checkpoint such as gpt-oss's or Kimi-K2.5's INT4 may be labelled so; priced only if the
+ * checkpoint's config says the same, requestOf), null when they differ otherwise; undefined when they agree.
+ * @param {Row} row @returns {string | null | undefined}
+ */
+function expertsOnly(row) {
+  const asRequest = (/** @type {string} */ label) => QUANT[label] ?? label;
+  if (!row.moe_quant_mode || asRequest(row.moe_quant_mode) === asRequest(row.gemm_quant_mode ?? '')) return undefined;
+  const moe = asRequest(row.moe_quant_mode);
+  return SIXTEEN_BIT.has(row.gemm_quant_mode ?? '') && moe !== 'none' && QUANT[row.moe_quant_mode] !== undefined
+    ? row.moe_quant_mode : null;
+}
+
+/**
+ * The format a checkpoint's config quantises its weights in, as a request's `quantization`
+ * (mxfp4, int4, nvfp4, fp8), or undefined.
+ * @param {Record<string, any>} config
+ */
+function checkpointFormat(config) {
+  const q = config.quantization_config ?? config.text_config?.quantization_config;
+  if (!q) return undefined;
+  if (q.quant_method === 'mxfp4' || q.quant_method === 'fp8') return q.quant_method;
+  if (q.quant_method === 'modelopt') return { NVFP4: 'nvfp4', FP8: 'fp8' }[String(q.quant_algo)];
+  const w = Object.values(q.config_groups ?? {})[0]?.weights;  // compressed-tensors
+  if (w?.num_bits === 4) return w.type === 'int' ? 'int4' : w.type === 'float' ? 'nvfp4' : undefined;
+  return w?.num_bits === 8 && w.type === 'float' ? 'fp8' : undefined;
 }
 
 /** A row's engine mode: `agg` (one engine), `disagg`, ...; a CSV without the column, or an empty cell: `agg`. */
@@ -254,10 +287,10 @@ export function requestOf(row, options = {}) {
   if (Number(row.pp_size || 1) > 1)
     return { reason: `pp_size ${row.pp_size}: pipeline parallelism is not simulated (one stage per engine)` };
   // Labels of one format (fp8 and fp8_block, say) are the same request; compared as mapped.
-  const asRequest = (/** @type {string} */ label) => QUANT[label] ?? label;
-  if (row.moe_quant_mode && asRequest(row.moe_quant_mode) !== asRequest(row.gemm_quant_mode))
-    return { reason: `moe_quant_mode ${row.moe_quant_mode} differs from gemm_quant_mode ` +
-      `${row.gemm_quant_mode || '(none)'}: a request runs one quantization, or its checkpoint's own` };
+  const differs = `moe_quant_mode ${row.moe_quant_mode} differs from gemm_quant_mode ` +
+    `${row.gemm_quant_mode || '(none)'}: a request runs one quantization, or its checkpoint's own`;
+  const experts = expertsOnly(row);
+  if (experts === null) return { reason: differs };
   const gpu = GPUS[row.system];
   if (!gpu) return { reason: `system ${row.system} is not a GPU stepcalc knows` };
   const dirs = [SHIPPED_CONFIGS, ...(options.configs ?? [])];
@@ -268,13 +301,15 @@ export function requestOf(row, options = {}) {
     return { reason: `no preset or config for ${row.model_path}: looked for ` +
       `${[...names.checkpoint, ...names.base].join(' or ') || 'a config'} in ${where}` };
   }
-  let quantization = QUANT[row.gemm_quant_mode];
+  let quantization = QUANT[experts ?? row.gemm_quant_mode];
   if (quantization === undefined) return { reason: `gemm_quant_mode ${row.gemm_quant_mode} has no request value` };
   // AIConfigurator labels gpt-oss's MXFP4 checkpoint nvfp4; the checkpoint says what runs.
   const config = typeof model.model === 'object' ? model.model
     : JSON.parse(readText(`presets/models/${model.model}.json`));
   const quant = config.quantization_config?.quant_method;
   if (quantization === 'nvfp4' && quant === 'mxfp4') quantization = 'mxfp4';
+  // 16-bit GEMMs beside quantised experts: the checkpoint's own split, when its config quantises in that format.
+  if (experts !== undefined && checkpointFormat(config) !== quantization) return { reason: differs };
   const c = Number(row.concurrency);
   const request = {
     id: row.id, model: model.model, model_name: row.model_path, gpu, mode: PROTOCOL.mode,

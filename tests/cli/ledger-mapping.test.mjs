@@ -87,6 +87,22 @@ test('what the core does not simulate is a reason naming the column, never price
   const dense = { moe_tp_size: '', moe_ep_size: '', attention_dp_size: '', gemm_quant_mode: '', moe_quant_mode: '' };
   for (const id of ['meta-llama/Llama-3.1-8B', 'meta-llama/Meta-Llama-3.1-8B'])
     assert.equal(requestOf(row({ ...dense, model_path: id })).model_file, 'meta-llama--Meta-Llama-3.1-8B_config.json');
+  // 16-bit GEMMs beside quantised experts, as a checkpoint that quantises only its experts runs:
+  // the same request as the rows labelled with one format, when the checkpoint's config says so.
+  const gptoss = { model_path: 'openai/gpt-oss-120b', precision: 'fp4', gemm_quant_mode: 'nvfp4',
+    moe_quant_mode: 'nvfp4' };
+  const kimi = { model_path: 'moonshotai/Kimi-K2.5', precision: 'int4', gemm_quant_mode: 'int4_wo',
+    moe_quant_mode: 'int4_wo', tp_size: '8', moe_tp_size: '8' };
+  for (const [model, experts] of [[gptoss, 'w4a16_mxfp4'], [gptoss, 'nvfp4'], [kimi, 'int4_wo']]) {
+    const split = row({ ...model, gemm_quant_mode: 'float16', moe_quant_mode: experts });
+    assert.deepEqual(requestOf(split), requestOf(row(model)));
+    assert.equal(subsetOf(split), subsetOf(row(model)).replace('nvfp4', experts));
+  }
+  // ... not when the checkpoint quantises in another format, nor beside quantised GEMMs.
+  assert.match(reason({ ...kimi, gemm_quant_mode: 'float16', moe_quant_mode: 'nvfp4' }),
+    /^moe_quant_mode nvfp4 differs from gemm_quant_mode float16/);
+  assert.match(reason({ ...gptoss, gemm_quant_mode: '', moe_quant_mode: 'w4a8_mxfp4_mxfp8' }),
+    /^moe_quant_mode w4a8_mxfp4_mxfp8 differs from gemm_quant_mode \(none\)/);
   // The ledger's own rows: pp_size 1, vLLM, one quantization (or none for a dense BF16 model).
   assert.ok('request' in requestOf(row({})));
   assert.ok('request' in requestOf(row({ pp_size: '', backend: '' })));
