@@ -310,17 +310,68 @@ export function requestOf(row, options = {}) {
   if (quantization === 'nvfp4' && quant === 'mxfp4') quantization = 'mxfp4';
   // 16-bit GEMMs beside quantised experts: the checkpoint's own split, when its config quantises in that format.
   if (experts !== undefined && checkpointFormat(config) !== quantization) return { reason: differs };
+  const own = ownProtocol(row);
+  if ('reason' in own) return own;
   const c = Number(row.concurrency);
+  const kv = own.kv_cache_dtype ?? (FP8_KV_PRECISIONS.has(row.precision) ? 'fp8' : undefined);
+  const warmup = own.warmup_requests ?? 2 * c;
   const request = {
     id: row.id, model: model.model, model_name: row.model_path, gpu, mode: PROTOCOL.mode,
     ...layoutOf(row),
-    quantization, ...(FP8_KV_PRECISIONS.has(row.precision) ? { kv_cache_dtype: 'fp8' } : {}),
+    quantization, ...(kv !== undefined ? { kv_cache_dtype: kv } : {}),
     workload: {
-      input_tokens: Number(row.isl) + CHAT_TEMPLATE_TOKENS, output_tokens: Number(row.osl), concurrency: c,
-      num_requests: 12 * c, warmup_requests: 2 * c, warmup_drain: true, seed: PROTOCOL.seed,
+      input_tokens: Number(row.isl) + (own.endpoint_type === 'completions' ? 0 : CHAT_TEMPLATE_TOKENS),
+      output_tokens: Number(row.osl), concurrency: c,
+      num_requests: warmup + (own.measured_requests ?? 10 * c), warmup_requests: warmup, warmup_drain: true,
+      seed: PROTOCOL.seed,
     },
+    ...(own.engine ? { engine: own.engine } : {}),
   };
   return { request, model_file: model.file };
+}
+
+/**
+ * Columns a CSV of one's own runs may add to say how they were measured, each overriding the
+ * protocol for its row where the cell is not empty (the public CSV has none of them):
+ * the benchmark's `measured_requests` (its request count, after the warm-up) and
+ * `warmup_requests`, `endpoint_type` (`chat`: the prompt in a chat template, as the protocol;
+ * `completions`: isl tokens exactly), the server's `kv_cache_dtype` and its engine flags
+ * `max_num_seqs`, `max_num_batched_tokens`, `gpu_memory_utilization`.
+ */
+export const PROTOCOL_COLUMNS = ['measured_requests', 'warmup_requests', 'endpoint_type', 'kv_cache_dtype',
+  'max_num_seqs', 'max_num_batched_tokens', 'gpu_memory_utilization'];
+
+/**
+ * A row's own protocol columns (PROTOCOL_COLUMNS) as request values, or the reason one cannot be read.
+ * @param {Row} row
+ * @returns {{measured_requests?: number, warmup_requests?: number, endpoint_type?: string,
+ *   kv_cache_dtype?: string, engine?: Record<string, number>} | {reason: string}}
+ */
+function ownProtocol(row) {
+  /** @type {Record<string, any>} */
+  const out = {};
+  const cell = (/** @type {string} */ column) => (row[column] ?? '').trim();
+  const bad = (/** @type {string} */ column, /** @type {string} */ what) =>
+    ({ reason: `${column} ${JSON.stringify(row[column])}: ${what}` });
+  for (const column of ['measured_requests', 'warmup_requests', 'max_num_seqs', 'max_num_batched_tokens']) {
+    if (cell(column) === '') continue;
+    const n = Number(cell(column)), least = column === 'warmup_requests' ? 0 : 1;
+    if (!Number.isInteger(n) || n < least) return bad(column, `not a whole number of at least ${least}`);
+    if (column.startsWith('max_')) (out.engine ??= {})[column] = n;
+    else out[column] = n;
+  }
+  if (cell('gpu_memory_utilization') !== '') {
+    const u = Number(cell('gpu_memory_utilization'));
+    if (!(u > 0 && u <= 1)) return bad('gpu_memory_utilization', 'not a fraction in (0, 1]');
+    (out.engine ??= {}).gpu_memory_utilization = u;
+  }
+  if (cell('endpoint_type') !== '') {
+    if (!['chat', 'completions'].includes(cell('endpoint_type')))
+      return bad('endpoint_type', 'not chat or completions');
+    out.endpoint_type = cell('endpoint_type');
+  }
+  if (cell('kv_cache_dtype') !== '') out.kv_cache_dtype = cell('kv_cache_dtype');  // the core checks the name
+  return out;
 }
 
 /** JSON with every object's keys sorted: the same for equal values built in any order. @param {unknown} x */

@@ -14,7 +14,8 @@
 import { writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import {
-  ROOT, DATA, LEDGER, BASELINE, PROTOCOL, readRows, readText, priceRows, spreadOf, overall, ttftError, tpotError,
+  ROOT, DATA, LEDGER, BASELINE, PROTOCOL, PROTOCOL_COLUMNS, readRows, readText, priceRows, spreadOf, overall,
+  ttftError, tpotError,
   contradictions, CONTRADICTION_DROP, CONTRADICTION_CLIENTS, fewerInFlight, IN_FLIGHT_SHARE,
   ENGINE_DEFAULT_MAX_NUM_SEQS, pricedAtEngineCap, CHAT_TEMPLATE_TOKENS,
 } from './validate-ledger.mjs';
@@ -401,7 +402,7 @@ function markdown(runs, subs, spread) {
       `${OTHER ? '' : '; provenance in `data/silicon/README.md`'}). ` +
       'Each run is priced with `stepcalc serve` under one protocol:',
     '',
-    ...Object.entries(PROTOCOL).map(([k, v]) => `- ${k.replace(/_/g, ' ')}: ${v}`),
+    ...Object.entries(protocol).map(([k, v]) => `- ${k.replace(/_/g, ' ')}: ${v}`),
     '',
     `**Runs priced: ${all.priced} of ${all.runs} (${(100 * all.priced / all.runs).toFixed(1)}%).** ` +
       'The rest are `unsupported`, each with the core\'s error as its reason, or the tool\'s where a row says ' +
@@ -519,6 +520,14 @@ if (!rows.length) {
   console.error(`validate: ${DATA_NAME} has no runs (a header line only)`);
   process.exit(2);
 }
+/** The protocol as written, and which of a CSV's own protocol columns its rows fill (none in the public CSV). */
+const protocol = (() => {
+  const filled = PROTOCOL_COLUMNS.map((c) => /** @type {[string, number]} */ (
+    [c, rows.filter((r) => (r[c] ?? '').trim() !== '').length])).filter(([, n]) => n > 0);
+  return filled.length === 0 ? PROTOCOL : { ...PROTOCOL, own_columns: 'the CSV\'s own ' +
+    filled.map(([c, n]) => `${c} (${n} ${n === 1 ? 'row' : 'rows'})`).join(', ') +
+    ' override the choices above for the rows that fill them (data/silicon/README.md)' };
+})();
 const started = Date.now();
 // Progress rewrites one line on a terminal; a log (CI, a redirect) gets no carriage-return runs.
 const tty = process.stderr.isTTY === true;
@@ -548,7 +557,7 @@ const ledger = {
   generated_by: 'npm run validate (tools/validate.mjs)',
   data: DATA_NAME,
   ...(CONFIG_DIRS.length ? { model_configs: CONFIG_DIRS } : {}),
-  protocol: PROTOCOL,
+  protocol,
   protocol_alternatives: alternatives(),
   overall: overall(runs),
   spread: spread.map((r) => r.id),

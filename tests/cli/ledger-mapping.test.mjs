@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  CHAT_TEMPLATE_TOKENS, layoutOf, readRows, requestOf, staleRequests, subsetOf,
+  CHAT_TEMPLATE_TOKENS, layoutOf, priceRows, readRows, requestOf, staleRequests, subsetOf,
 } from '../../tools/validate-ledger.mjs';
 
 /** A Qwen3-235B-A22B-FP8 row on H200 with the given columns changed. */
@@ -106,6 +106,50 @@ test('what the core does not simulate is a reason naming the column, never price
   // The ledger's own rows: pp_size 1, vLLM, one quantization (or none for a dense BF16 model).
   assert.ok('request' in requestOf(row({})));
   assert.ok('request' in requestOf(row({ pp_size: '', backend: '' })));
+});
+
+test('a CSV of one\'s own runs may say how they were measured: its own protocol columns override the protocol', () => {
+  const base = requestOf(row({})).request;
+  const own = requestOf(row({ measured_requests: '40', warmup_requests: '0', endpoint_type: 'completions',
+    kv_cache_dtype: 'auto', max_num_seqs: '128', max_num_batched_tokens: '2048', gpu_memory_utilization: '0.85' }));
+  assert.ok('request' in own, own.reason);
+  const q = own.request;
+  assert.deepEqual(q.workload, { ...base.workload, input_tokens: 1000, num_requests: 40, warmup_requests: 0 });
+  assert.equal(q.kv_cache_dtype, 'auto');
+  assert.deepEqual(q.engine, { max_num_seqs: 128, max_num_batched_tokens: 2048, gpu_memory_utilization: 0.85 });
+  // Empty cells (or no such columns) leave the protocol's choices; only the warm-up given: 10 x clients measured.
+  assert.deepEqual(requestOf(row({ measured_requests: '', endpoint_type: ' ', max_num_seqs: '' })).request, base);
+  assert.equal(requestOf(row({ warmup_requests: '4' })).request.workload.num_requests, 4 + 80);
+  assert.equal(requestOf(row({ endpoint_type: 'chat' })).request.workload.input_tokens, 1000 + CHAT_TEMPLATE_TOKENS);
+  const reason = (columns) => requestOf(row(columns)).reason;
+  assert.equal(reason({ max_num_seqs: '0' }), 'max_num_seqs "0": not a whole number of at least 1');
+  assert.equal(reason({ measured_requests: '2.5' }), 'measured_requests "2.5": not a whole number of at least 1');
+  assert.equal(reason({ warmup_requests: '-1' }), 'warmup_requests "-1": not a whole number of at least 0');
+  assert.equal(reason({ gpu_memory_utilization: '1.2' }), 'gpu_memory_utilization "1.2": not a fraction in (0, 1]');
+  assert.equal(reason({ endpoint_type: 'embeddings' }), 'endpoint_type "embeddings": not chat or completions');
+  // Priced as the core prices such a request: a lower max_num_seqs than the clients queues them.
+  const capped = priceRows([row({ id: 'own-capped', max_num_seqs: '2', measured_requests: '16' }),
+    row({ id: 'own', measured_requests: '16' })]);
+  assert.deepEqual(capped.map((r) => r.status), ['priced', 'priced']);
+  assert.ok(capped[0].ttft_ms > capped[1].ttft_ms, `${capped[0].ttft_ms} <= ${capped[1].ttft_ms}`);
+  // A kv_cache_dtype the core does not know is its error, named.
+  const unknown = priceRows([row({ id: 'own-kv', kv_cache_dtype: 'fp3', measured_requests: '16' })])[0];
+  assert.equal(unknown.status, 'unsupported');
+  assert.match(String(unknown.reason), /kv_cache_dtype/);
+  // The written protocol says which rows chose their own.
+  const dir = mkdtempSync(join(tmpdir(), 'stepcalc-own-'));
+  const columns = ['id', 'model_path', 'system', 'mode', 'precision', 'gemm_quant_mode', 'moe_quant_mode', 'tp_size',
+    'moe_tp_size', 'isl', 'osl', 'concurrency', 'silicon_ttft_ms', 'silicon_tpot_ms', 'max_num_seqs'];
+  const line = (id, cap) => columns.map((c) => ({ ...row({ id }), max_num_seqs: cap })[c]).join(',');
+  writeFileSync(join(dir, 'own.csv'), [columns.join(','), line('a', '2'), line('b', '')].join('\n'));
+  const r = spawnSync(process.execPath, [fileURLToPath(new URL('../../tools/validate.mjs', import.meta.url)),
+    '--data', join(dir, 'own.csv'), '--out', join(dir, 'out')], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const written = JSON.parse(readFileSync(join(dir, 'out', 'validation.json'), 'utf8'));
+  assert.match(written.protocol.own_columns, /^the CSV's own max_num_seqs \(1 row\) override/);
+  assert.deepEqual(written.runs.map((x) => x.request.engine), [{ max_num_seqs: 2 }, undefined]);
+  assert.match(readFileSync(join(dir, 'out', 'VALIDATION.md'), 'utf8'), /- own columns: the CSV's own max_num_seqs/);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('npm run validate -- --data RUNS.csv --out DIR: your own runs, in the public CSV\'s columns', () => {
