@@ -109,7 +109,7 @@ export const readText = (file) => readFileSync(join(ROOT, file), 'utf8');
  * The rows of the public runs (DATA, whose copy is checked by its SHA-256) or of another CSV
  * in its columns (`file`: a path from the working directory; no quoted commas: checked by the
  * column count). A CSV without the added `concurrency` column gets it as DATA did:
- * `silicon_data_source`'s `silicon_concurrency=`, else `batch_size`.
+ * `silicon_data_source`'s `silicon_concurrency=`, else `batch_size` (x `attention_dp_size`: clientsOfBatch).
  * @param {string} [file] @returns {Row[]}
  */
 export function readRows(file) {
@@ -130,9 +130,21 @@ export function readRows(file) {
     if (cells.length !== names.length) throw new Error(`${name}: row ${i + 2} has ${cells.length} cells`);
     const row = Object.fromEntries(cells.map((v, j) => [names[j], v]));
     if (!names.includes('concurrency'))
-      row.concurrency = /silicon_concurrency=(\d+)/.exec(row.silicon_data_source ?? '')?.[1] ?? row.batch_size ?? '';
+      row.concurrency = /silicon_concurrency=(\d+)/.exec(row.silicon_data_source ?? '')?.[1] ?? clientsOfBatch(row);
     return row;
   });
+}
+
+/**
+ * The clients of a row that records only AIConfigurator's `batch_size`, which counts one attention
+ * data-parallel rank's requests: batch_size x attention_dp_size (every public row with both columns and
+ * `silicon_concurrency=` agrees); '' without a batch size.
+ * @param {Row} row
+ */
+export function clientsOfBatch(row) {
+  const batch = Number(row.batch_size), dp = Number(row.attention_dp_size || 1);
+  return (row.batch_size ?? '') === '' || !Number.isFinite(batch) || !(dp >= 1) ? (row.batch_size ?? '')
+    : String(batch * dp);
 }
 
 /** The presets the core ships, by name. @returns {Set<string>} */

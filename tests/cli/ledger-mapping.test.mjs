@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  CHAT_TEMPLATE_TOKENS, layoutOf, priceRows, readRows, requestOf, staleRequests, subsetOf,
+  CHAT_TEMPLATE_TOKENS, clientsOfBatch, layoutOf, priceRows, readRows, requestOf, staleRequests, subsetOf,
 } from '../../tools/validate-ledger.mjs';
 
 /** A Qwen3-235B-A22B-FP8 row on H200 with the given columns changed. */
@@ -272,6 +272,24 @@ test('the committed ledger carries the requests the protocol writes today; an ed
   assert.ok(stale.includes(withConfig.id), stale.join());
   // A run whose row is gone is stale too.
   assert.ok(staleRequests(ledger, rows.filter((r) => r.id !== priced[0].id)).includes(priced[0].id));
+});
+
+test('a CSV without concurrency: silicon_concurrency=, else the batch of each attention data-parallel rank', () => {
+  // Every public row with silicon_concurrency= and a batch size agrees with batch_size x attention_dp_size.
+  const rows = readRows();
+  const both = rows.filter((r) => /silicon_concurrency=/.test(r.silicon_data_source) && r.batch_size !== '');
+  assert.ok(both.some((r) => Number(r.attention_dp_size) > 1));
+  for (const r of both) assert.equal(clientsOfBatch(r), r.concurrency, r.id);
+  assert.equal(clientsOfBatch({ batch_size: '16', attention_dp_size: '4' }), '64');
+  assert.equal(clientsOfBatch({ batch_size: '16', attention_dp_size: '' }), '16');
+  assert.equal(clientsOfBatch({ batch_size: '' }), '');
+  // readRows derives it so when the column is missing.
+  const dir = mkdtempSync(join(tmpdir(), 'stepcalc-batch-'));
+  writeFileSync(join(dir, 'r.csv'), 'id,model_path,system,isl,osl,silicon_ttft_ms,silicon_tpot_ms,batch_size,' +
+    'attention_dp_size,silicon_data_source\na,m,h100_sxm,1,1,1,1,8,2,x\n' +
+    'b,m,h100_sxm,1,1,1,1,8,2,silicon_concurrency=4\n');
+  assert.deepEqual(readRows(join(dir, 'r.csv')).map((r) => r.concurrency), ['16', '4']);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('the ledger by load: every priced run in one bucket of clients x prompt length', () => {
