@@ -303,6 +303,11 @@ export function requestOf(row, options = {}) {
     `${row.gemm_quant_mode || '(none)'}: a request runs one quantization, or its checkpoint's own`;
   const experts = expertsOnly(row);
   if (experts === null) return { reason: differs };
+  for (const column of ['isl', 'osl', 'concurrency']) {
+    const n = Number((row[column] ?? '').trim() || NaN);
+    if (!Number.isInteger(n) || n < 1)
+      return { reason: `${column} ${JSON.stringify(row[column] ?? '')}: not a whole number of at least 1` };
+  }
   const gpu = GPUS[row.system];
   if (!gpu) return { reason: `system ${row.system} is not a GPU stepcalc knows` };
   const dirs = [SHIPPED_CONFIGS, ...(options.configs ?? [])];

@@ -80,6 +80,9 @@ test('what the core does not simulate is a reason naming the column, never price
   // The prompt as the engine prefills it: isl tokens in a chat template of one user message.
   assert.equal(requestOf(row({ isl: '1024' })).request.workload.input_tokens, 1024 + CHAT_TEMPLATE_TOKENS);
   assert.equal(CHAT_TEMPLATE_TOKENS, 8);
+  // Lengths and clients are whole numbers of at least 1, named by their column (an empty isl was an 8-token prompt).
+  for (const [column, value] of [['isl', ''], ['osl', 'x'], ['concurrency', '2.5'], ['isl', '0']])
+    assert.equal(reason({ [column]: value }), `${column} ${JSON.stringify(value)}: not a whole number of at least 1`);
   // A run measured nothing to compare with: no guess, its reason.
   for (const [column, value] of [['silicon_ttft_ms', ''], ['silicon_tpot_ms', '0'], ['silicon_tpot_ms', 'n/a']])
     assert.equal(reason({ [column]: value }), `${column} ${JSON.stringify(value)}: no measured time to compare with`);
