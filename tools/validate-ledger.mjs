@@ -106,9 +106,47 @@ const CONFIGS = /** @type {Record<string, string>} */ ({
 export const readText = (file) => readFileSync(join(ROOT, file), 'utf8');
 
 /**
+ * The records of a CSV text (RFC 4180: fields separated by commas, a field in double quotes may hold
+ * commas, line breaks and doubled quotes; records end with LF or CR LF); blank lines are skipped. A
+ * quote left open is an error naming the record it opened in.
+ * @param {string} text @param {string} name for errors @returns {string[][]}
+ */
+export function parseCsv(text, name) {
+  /** @type {string[][]} */
+  const records = [];
+  let record = /** @type {string[]} */ ([]), field = '', quoted = false, opened = 0, line = 1;
+  const end = () => {
+    record.push(field);
+    if (record.length > 1 || record[0].trim() !== '') records.push(record);
+    record = [], field = '';
+  };
+  for (let i = 0; i < text.length; ++i) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') field += '"', ++i;
+      else if (ch === '"') quoted = false;
+      else field += ch, line += ch === '\n' ? 1 : 0;
+    } else if (ch === '"' && field === '') {
+      quoted = true, opened = line;
+    } else if (ch === ',') {
+      record.push(field), field = '';
+    } else if (ch === '\n' || (ch === '\r' && text[i + 1] === '\n')) {
+      if (ch === '\r') ++i;
+      end(), ++line;
+    } else {
+      field += ch;
+    }
+  }
+  if (quoted) throw new Error(`${name}: line ${opened} opens a quoted field that never closes`);
+  if (field !== '' || record.length) end();
+  return records;
+}
+
+/**
  * The rows of the public runs (DATA, whose copy is checked by its SHA-256) or of another CSV
- * in its columns (`file`: a path from the working directory; no quoted commas: checked by the
- * column count). A CSV without the added `concurrency` column gets it as DATA did:
+ * in its columns (`file`: a path from the working directory; fields may be quoted, parseCsv; a row
+ * with another number of cells than the header is refused). A CSV without the added `concurrency`
+ * column gets it as DATA did:
  * `silicon_data_source`'s `silicon_concurrency=`, else `batch_size` (x `attention_dp_size`: clientsOfBatch).
  * @param {string} [file] @returns {Row[]}
  */
@@ -120,14 +158,13 @@ export function readRows(file) {
     if (sha !== DATA_SHA256)
       throw new Error(`${DATA}: SHA-256 ${sha}, expected ${DATA_SHA256} (data/silicon/README.md)`);
   }
-  const [head, ...lines] = text.trim().split(/\r?\n/);
-  const names = head.split(',');
+  const [head = [], ...lines] = parseCsv(text.replace(/^\uFEFF/, ''), name);
+  const names = head.map((h) => h.trim());
   for (const column of ['id', 'model_path', 'system', 'isl', 'osl', 'silicon_ttft_ms', 'silicon_tpot_ms'])
     if (!names.includes(column)) throw new Error(`${name}: no column ${column} (data/silicon/README.md lists them)`);
-  return lines.map((line, i) => {
-    const cells = line.split(',');
-    // silicon_data_source holds "; "-separated fields but no commas; a row with more cells is refused.
-    if (cells.length !== names.length) throw new Error(`${name}: row ${i + 2} has ${cells.length} cells`);
+  return lines.map((cells, i) => {
+    if (cells.length !== names.length)
+      throw new Error(`${name}: row ${i + 2} has ${cells.length} cells, the header ${names.length}`);
     const row = Object.fromEntries(cells.map((v, j) => [names[j], v]));
     if (!names.includes('concurrency'))
       row.concurrency = /silicon_concurrency=(\d+)/.exec(row.silicon_data_source ?? '')?.[1] ?? clientsOfBatch(row);

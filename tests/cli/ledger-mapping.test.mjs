@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  CHAT_TEMPLATE_TOKENS, clientsOfBatch, layoutOf, priceRows, readRows, requestOf, staleRequests, subsetOf,
+  CHAT_TEMPLATE_TOKENS, clientsOfBatch, layoutOf, parseCsv, priceRows, readRows, requestOf, staleRequests, subsetOf,
 } from '../../tools/validate-ledger.mjs';
 
 /** A Qwen3-235B-A22B-FP8 row on H200 with the given columns changed. */
@@ -226,6 +226,22 @@ test('npm run validate -- --data RUNS.csv --out DIR: your own runs, in the publi
   assert.equal(excel.status, 0, excel.stderr);
   assert.deepEqual(JSON.parse(readFileSync(join(dir, 'excel', 'validation.json'), 'utf8')).runs.map((x) => x.tpot_ms),
     ledger.runs.map((x) => x.tpot_ms));
+  // Quoted fields (a field with a comma, a doubled quote), as a spreadsheet writes them, read the same.
+  const quote = (f) => `"${f.replace(/"/g, '""')}"`;
+  const quotedText = text.trim().split('\n').map((l, i) => l.split(',').map((f, j) =>
+    (i > 0 && j === at('silicon_data_source') ? quote(`${f}, "noted"`) : quote(f))).join(',')).join('\n');
+  writeFileSync(join(dir, 'quoted.csv'), quotedText);
+  const quoted = spawnSync(process.execPath, [fileURLToPath(new URL('../../tools/validate.mjs', import.meta.url)),
+    '--data', join(dir, 'quoted.csv'), '--out', join(dir, 'quoted'), '--configs', configs], { encoding: 'utf8' });
+  assert.equal(quoted.status, 0, quoted.stderr);
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'quoted', 'validation.json'), 'utf8')).runs.map((x) => x.tpot_ms),
+    ledger.runs.map((x) => x.tpot_ms));
+  // A quote that never closes is an error naming its line, not a ledger of misread rows.
+  writeFileSync(join(dir, 'open.csv'), `${text.trim()}\n"mine-open,${'x,'.repeat(3)}\n`);
+  const open = spawnSync(process.execPath, [fileURLToPath(new URL('../../tools/validate.mjs', import.meta.url)),
+    '--data', join(dir, 'open.csv'), '--out', join(dir, 'open')], { encoding: 'utf8' });
+  assert.equal(open.status, 2);
+  assert.match(open.stderr, /open\.csv: line 7 opens a quoted field that never closes/);
   // A CSV of no runs is an error, not a ledger of nulls.
   writeFileSync(join(dir, 'none.csv'), `${keep.map((i) => names[i]).join(',')}\n`);
   const none = spawnSync(process.execPath, [fileURLToPath(new URL('../../tools/validate.mjs', import.meta.url)),
@@ -275,6 +291,12 @@ test('the committed ledger carries the requests the protocol writes today; an ed
   assert.ok(stale.includes(withConfig.id), stale.join());
   // A run whose row is gone is stale too.
   assert.ok(staleRequests(ledger, rows.filter((r) => r.id !== priced[0].id)).includes(priced[0].id));
+});
+
+test('CSV records as RFC 4180 has them: quoted commas, doubled quotes, line breaks in quotes, CR LF', () => {
+  assert.deepEqual(parseCsv('a,b\r\n"x,y","say ""hi"""\n"two\nlines",\n\n  \n', 't'),
+    [['a', 'b'], ['x,y', 'say "hi"'], ['two\nlines', '']]);
+  assert.throws(() => parseCsv('a,b\n1,2\n"3,4\n', 't'), /^Error: t: line 3 opens a quoted field that never closes$/);
 });
 
 test('a CSV without concurrency: silicon_concurrency=, else the batch of each attention data-parallel rank', () => {
