@@ -54,12 +54,17 @@ export const PROTOCOL = {
  */
 export const CHAT_TEMPLATE_TOKENS = 8;
 
-/** AIConfigurator system name (the CSV's `system`) -> stepcalc GPU, from every GPU preset's `aic_system`. */
+/**
+ * The CSV's `system` (lower-cased) -> stepcalc GPU: every GPU preset's `aic_system` (AIConfigurator's
+ * name, `h100_sxm`) and its own name (`h100`, `rtx-pro-6000`), so that one's own runs may name either.
+ */
 const GPUS = /** @type {Record<string, string>} */ (Object.fromEntries(
-  readdirSync(join(ROOT, 'presets', 'gpus')).filter((f) => f.endsWith('.json')).map((f) => {
+  readdirSync(join(ROOT, 'presets', 'gpus')).filter((f) => f.endsWith('.json')).flatMap((f) => {
     const g = JSON.parse(readFileSync(join(ROOT, 'presets', 'gpus', f), 'utf8'));
-    return [g.aic_system, g.name];
+    return [[g.aic_system, g.name], [g.name.toLowerCase(), g.name]];
   })));
+/** @param {Row} row */
+const gpuOf = (row) => GPUS[(row.system ?? '').trim().toLowerCase()];
 /** CSV gemm_quant_mode -> request quantization. */
 const QUANT = /** @type {Record<string, string>} */ ({
   '': 'none', bf16: 'none', float16: 'none', fp8: 'fp8', fp8_block: 'fp8', nvfp4: 'nvfp4', mxfp4: 'mxfp4',
@@ -275,7 +280,7 @@ export function subsetOf(row) {
   // AIConfigurator labels gpt-oss's MXFP4 checkpoint nvfp4; the subset names what runs.
   const precision = row.model_path.startsWith('openai/gpt-oss') ? 'mxfp4'
     : expertsOnly(row) || row.gemm_quant_mode || 'bf16';
-  const gpu = GPUS[row.system] ?? row.system;
+  const gpu = gpuOf(row) ?? row.system;
   const mode = modeOf(row);
   return `${row.model_path} | ${gpu} | ${precision} | ${mode === 'agg' ? layout : mode}`;
 }
@@ -345,7 +350,7 @@ export function requestOf(row, options = {}) {
     if (!Number.isInteger(n) || n < 1)
       return { reason: `${column} ${JSON.stringify(row[column] ?? '')}: not a whole number of at least 1` };
   }
-  const gpu = GPUS[row.system];
+  const gpu = gpuOf(row);
   if (!gpu) return { reason: `system ${row.system} is not a GPU stepcalc knows` };
   const dirs = [SHIPPED_CONFIGS, ...(options.configs ?? [])];
   const model = modelOf(row, dirs);

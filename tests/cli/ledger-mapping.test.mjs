@@ -66,6 +66,9 @@ test('what the core does not simulate is a reason naming the column, never price
     assert.equal(subsetOf(row({ mode })), subsetOf(row({})));
   }
   assert.match(reason({ system: 'mi300x' }), /^system mi300x/);
+  // The system by AIConfigurator's name or stepcalc's, in any case.
+  for (const system of ['h200_sxm', 'H200_SXM', 'H200', ' h200 '])
+    assert.equal(requestOf(row({ system })).request.gpu, 'H200', system);
   assert.match(reason({ gemm_quant_mode: 'int8_sq', moe_quant_mode: 'int8_sq' }), /^gemm_quant_mode int8_sq has no/);
   // The block-scaled FP8 label is the fp8 request (the checkpoint's weight_block_size picks the kernel).
   assert.ok('request' in requestOf(row({ gemm_quant_mode: 'fp8', moe_quant_mode: 'fp8_block' })));
