@@ -255,19 +255,25 @@ function dataParallel(runs) {
     single.get(k)?.push(r);
   }
   const mean = (/** @type {number[]} */ xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  /** @type {Map<string, {n: number, measured: number[], predicted: number[], twins: number}>} */
+  /** @type {Map<string, {n: number, measured: number[], predicted: number[], twins: number, same: number}>} */
   const by = new Map();
+  // The same measurement: a twin's TTFT and TPOT both within this share of the run's.
+  const SAME = 0.001;
+  const near = (/** @type {number} */ a, /** @type {number} */ b) => Math.abs(a / b - 1) < SAME;
   for (const r of priced) {
     const q = req(r);
     if ((q.dp ?? 1) <= 1) continue;
     const twins = single.get(twinKey(r)) ?? [];
     if (!twins.length) continue;
     const k = `${head(r.subset)} | TP${q.tp} EP${q.ep} DP${q.dp}`;
-    if (!by.has(k)) by.set(k, { n: 0, measured: [], predicted: [], twins: 0 });
-    const e = /** @type {{n: number, measured: number[], predicted: number[], twins: number}} */ (by.get(k));
+    if (!by.has(k)) by.set(k, { n: 0, measured: [], predicted: [], twins: 0, same: 0 });
+    const e = /** @type {{n: number, measured: number[], predicted: number[], twins: number, same: number}} */ (
+      by.get(k));
     const twinTpot = mean(twins.map((t) => t.silicon_tpot_ms));
     e.n += 1;
     e.twins += twins.length;
+    if (twins.some((t) => near(t.silicon_ttft_ms, r.silicon_ttft_ms) && near(t.silicon_tpot_ms, r.silicon_tpot_ms)))
+      e.same += 1;
     e.measured.push(r.silicon_tpot_ms / twinTpot);
     e.predicted.push(/** @type {number} */ (r.tpot_ms) / twinTpot);
   }
@@ -285,15 +291,17 @@ function dataParallel(runs) {
       'the ledger\'s runs of the same model, GPU, precision, lengths and clients on one engine of the same TP (its ' +
       'twins), as the ratio of mean TPOTs (median over the layout\'s runs). Where the measured ratio is near 1, the ' +
       'run measured what one engine serving every client measures, and the simulation, which splits the clients, ' +
-      'is under; the ledger prices such runs as their layout says all the same.',
+      'is under; the ledger prices such runs as their layout says all the same. "The same measurement" counts the ' +
+      `runs whose measured TTFT and TPOT both equal a twin's to ${100 * SAME}%: one measurement under two layouts' ` +
+      'names, which cannot have measured both.',
     '',
     '| model | GPU | precision | layout | runs with twins | twin runs | measured TPOT / twins\' | ' +
-      'predicted TPOT / twins\' measured |',
-    '| --- | --- | --- | --- | ---: | ---: | ---: | ---: |',
+      'predicted TPOT / twins\' measured | the same measurement |',
+    '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |',
     ...[...by.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([k, e]) => {
       const [model, gpu, precision, layout] = k.split(' | ');
       return `| ${model} | ${gpu} | ${precision} | ${layout} | ${e.n} | ${e.twins} | ` +
-        `${median(e.measured).toFixed(2)} | ${median(e.predicted).toFixed(2)} |`;
+        `${median(e.measured).toFixed(2)} | ${median(e.predicted).toFixed(2)} | ${e.same} |`;
     }),
     '',
   ];

@@ -320,6 +320,15 @@ test('a CSV without concurrency: silicon_concurrency=, else the batch of each at
   rmSync(dir, { recursive: true, force: true });
 });
 
+test('the data-parallel runs that repeat a one-engine twin\'s measurement are counted', () => {
+  const md = readFileSync(new URL('../../docs/VALIDATION.md', import.meta.url), 'utf8');
+  // Kimi-K2.5's TP4 EP16 DP4 runs on B200 carry their TP4 EP4 twins' TTFT and TPOT to 0.1%: all 30.
+  const tableRow = (head, tail) => new RegExp(`\\| ${head} \\| \\d+ \\| \\d+ \\| ${tail}`);
+  assert.match(md, tableRow('moonshotai/Kimi-K2\\.5 \\| B200 \\| nvfp4 \\| TP4 EP16 DP4', '[\\d.]+ \\| [\\d.]+ \\| 30 \\|'));
+  // MiniMax-M2.5's on H100 are other runs of the same speed (TPOT ratio 1.00), not the same measurement.
+  assert.match(md, tableRow('MiniMaxAI/MiniMax-M2\\.5 \\| H100 \\| fp8 \\| TP4 EP16 DP4', '1\\.00 \\| [\\d.]+ \\| 0 \\|'));
+});
+
 test('the ledger by load: every priced run in one bucket of clients x prompt length', () => {
   const ledger = JSON.parse(readFileSync(new URL('../../docs/validation.json', import.meta.url), 'utf8'));
   const sum = ledger.by_load.reduce((n, b) => n + b.priced, 0);
