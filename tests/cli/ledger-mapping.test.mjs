@@ -324,9 +324,11 @@ test('the data-parallel runs that repeat a one-engine twin\'s measurement are co
   const md = readFileSync(new URL('../../docs/VALIDATION.md', import.meta.url), 'utf8');
   // Kimi-K2.5's TP4 EP16 DP4 runs on B200 carry their TP4 EP4 twins' TTFT and TPOT to 0.1%: all 30.
   const tableRow = (head, tail) => new RegExp(`\\| ${head} \\| \\d+ \\| \\d+ \\| ${tail}`);
-  assert.match(md, tableRow('moonshotai/Kimi-K2\\.5 \\| B200 \\| nvfp4 \\| TP4 EP16 DP4', '[\\d.]+ \\| [\\d.]+ \\| 30 \\|'));
+  assert.match(md, tableRow('moonshotai/Kimi-K2\\.5 \\| B200 \\| nvfp4 \\| TP4 EP16 DP4',
+    '[\\d.]+ \\| [\\d.]+ \\| 30 \\|'));
   // MiniMax-M2.5's on H100 are other runs of the same speed (TPOT ratio 1.00), not the same measurement.
-  assert.match(md, tableRow('MiniMaxAI/MiniMax-M2\\.5 \\| H100 \\| fp8 \\| TP4 EP16 DP4', '1\\.00 \\| [\\d.]+ \\| 0 \\|'));
+  assert.match(md, tableRow('MiniMaxAI/MiniMax-M2\\.5 \\| H100 \\| fp8 \\| TP4 EP16 DP4',
+    '1\\.00 \\| [\\d.]+ \\| 0 \\|'));
 });
 
 test('the ledger by load: every priced run in one bucket of clients x prompt length', () => {
