@@ -360,7 +360,7 @@ export function requestOf(row, options = {}) {
     return { reason: `no preset or config for ${row.model_path}: looked for ` +
       `${[...names.checkpoint, ...names.base].join(' or ') || 'a config'} in ${where}` };
   }
-  let quantization = QUANT[experts ?? row.gemm_quant_mode];
+  let quantization = QUANT[experts ?? row.gemm_quant_mode ?? ''];
   if (quantization === undefined) return { reason: `gemm_quant_mode ${row.gemm_quant_mode} has no request value` };
   // AIConfigurator labels gpt-oss's MXFP4 checkpoint nvfp4; the checkpoint says what runs.
   const config = typeof model.model === 'object' ? model.model

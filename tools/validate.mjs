@@ -534,7 +534,7 @@ const protocol = (() => {
     [c, rows.filter((r) => (r[c] ?? '').trim() !== '').length])).filter(([, n]) => n > 0);
   return filled.length === 0 ? PROTOCOL : { ...PROTOCOL, own_columns: 'the CSV\'s own ' +
     filled.map(([c, n]) => `${c} (${n} ${n === 1 ? 'row' : 'rows'})`).join(', ') +
-    ' override the choices above for the rows that fill them (data/silicon/README.md)' };
+    ' override the choices above for the rows that fill them (docs/SERVING.md, "How accurate")' };
 })();
 const started = Date.now();
 // Progress rewrites one line on a terminal; a log (CI, a redirect) gets no carriage-return runs.

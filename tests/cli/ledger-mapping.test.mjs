@@ -158,6 +158,22 @@ test('a CSV of one\'s own runs may say how they were measured: its own protocol 
   rmSync(dir, { recursive: true, force: true });
 });
 
+test('docs/SERVING.md\'s example CSV of one\'s own runs maps to the requests it describes', () => {
+  const doc = readFileSync(new URL('../../docs/SERVING.md', import.meta.url), 'utf8');
+  const block = /```csv\n([^]*?)```/.exec(doc);
+  assert.ok(block, 'no csv block');
+  const [head, ...records] = parseCsv(block[1].replace(/TTFT_MS/g, '100').replace(/TPOT_MS/g, '10'), 'SERVING.md');
+  const mapped = records.map((r) => requestOf(Object.fromEntries(r.map((v, i) => [head[i], v]))));
+  for (const m of mapped) assert.ok('request' in m, m.reason);
+  const [first, second] = mapped.map((m) => m.request);
+  assert.equal(first.model, 'llama-3.1-8b-instruct');
+  assert.equal(first.gpu, 'H100');
+  assert.deepEqual([first.tp, first.workload.concurrency, first.workload.num_requests], [1, 8, 96]);
+  assert.equal(second.model, 'qwen3-32b');
+  assert.deepEqual([second.tp, second.workload.num_requests, second.workload.warmup_requests], [2, 72, 8]);
+  assert.deepEqual(second.engine, { max_num_seqs: 32 });
+});
+
 test('npm run validate -- --data RUNS.csv --out DIR: your own runs, in the public CSV\'s columns', () => {
   const [head, ...lines] = readFileSync(new URL('../../data/silicon/vllm-public.csv', import.meta.url), 'utf8')
     .trim().split('\n');
