@@ -58,6 +58,9 @@ const DATA_NAME = OTHER ?? DATA;
 const output = (file) => (OUT ? join(OUT, file.replace(/^docs\//, '')) : join(ROOT, file));
 const SVG = 'docs/validation-predicted-vs-measured.svg';
 
+/** Each priced run's row isl (byLoad), set once the rows are priced. @type {Map<Run, number>} */
+const islOfRun = new Map();
+
 /** Clients of a run, as the load buckets of byLoad: [least, most] (most Infinity: no bound). */
 const LOAD_CLIENTS = /** @type {const} */ ([[1, 4], [5, 8], [9, 16], [17, 64], [65, 256], [257, Infinity]]);
 /** Prompts up to this many tokens (the row's isl) are short in byLoad; longer ones long. */
@@ -71,7 +74,8 @@ const SHORT_PROMPT_WORDS = SHORT_PROMPT.toLocaleString('en-US');
  * @param {Run[]} runs
  */
 function byLoad(runs) {
-  const isl = (/** @type {Run} */ r) => Number(req(r).workload.input_tokens) - CHAT_TEMPLATE_TOKENS;
+  // The row's isl (a request's input tokens hold the chat template's too, or not: endpoint_type).
+  const isl = (/** @type {Run} */ r) => islOfRun.get(r) ?? Number(req(r).workload.input_tokens) - CHAT_TEMPLATE_TOKENS;
   return LOAD_CLIENTS.flatMap(([least, most]) => [true, false].map((short) => {
     const list = runs.filter((r) => r.status === 'priced' && req(r).workload.concurrency >= least &&
       req(r).workload.concurrency <= most && (isl(r) <= SHORT_PROMPT) === short);
@@ -542,6 +546,7 @@ const tty = process.stderr.isTTY === true;
 const runs = priceRows(rows, (n) => { if (tty) process.stderr.write(`\rvalidate: ${n} requests priced`); },
   { configs: CONFIG_DIRS });
 if (tty) process.stderr.write('\n');
+runs.forEach((r, i) => islOfRun.set(r, Number(rows[i].isl)));  // priceRows keeps the rows' order
 const subs = subsets(runs);
 const spread = spreadOf(runs);
 for (const { run: r, other } of contradictions(runs)) contradicted.set(r.id, other);

@@ -145,16 +145,20 @@ test('a CSV of one\'s own runs may say how they were measured: its own protocol 
   // The written protocol says which rows chose their own.
   const dir = mkdtempSync(join(tmpdir(), 'stepcalc-own-'));
   const columns = ['id', 'model_path', 'system', 'mode', 'precision', 'gemm_quant_mode', 'moe_quant_mode', 'tp_size',
-    'moe_tp_size', 'isl', 'osl', 'concurrency', 'silicon_ttft_ms', 'silicon_tpot_ms', 'max_num_seqs'];
-  const line = (id, cap) => columns.map((c) => ({ ...row({ id }), max_num_seqs: cap })[c]).join(',');
-  writeFileSync(join(dir, 'own.csv'), [columns.join(','), line('a', '2'), line('b', '')].join('\n'));
+    'moe_tp_size', 'isl', 'osl', 'concurrency', 'silicon_ttft_ms', 'silicon_tpot_ms', 'max_num_seqs', 'endpoint_type'];
+  const line = (id, cap, more = {}) => columns.map((c) => ({ ...row({ id }), max_num_seqs: cap, endpoint_type: '',
+    ...more })[c]).join(',');
+  writeFileSync(join(dir, 'own.csv'), [columns.join(','), line('a', '2'), line('b', ''),
+    line('c', '', { isl: '2050', endpoint_type: 'completions' })].join('\n'));
   const r = spawnSync(process.execPath, [fileURLToPath(new URL('../../tools/validate.mjs', import.meta.url)),
     '--data', join(dir, 'own.csv'), '--out', join(dir, 'out')], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   const written = JSON.parse(readFileSync(join(dir, 'out', 'validation.json'), 'utf8'));
-  assert.match(written.protocol.own_columns, /^the CSV's own max_num_seqs \(1 row\) override/);
-  assert.deepEqual(written.runs.map((x) => x.request.engine), [{ max_num_seqs: 2 }, undefined]);
-  assert.match(readFileSync(join(dir, 'out', 'VALIDATION.md'), 'utf8'), /- own columns: the CSV's own max_num_seqs/);
+  assert.match(written.protocol.own_columns, /^the CSV's own endpoint_type \(1 row\), max_num_seqs \(1 row\) override/);
+  assert.deepEqual(written.runs.map((x) => x.request.engine), [{ max_num_seqs: 2 }, undefined, undefined]);
+  // By load by the row's isl: 2,050 tokens sent as they are (completions) are over 2,048, not 2,042.
+  assert.deepEqual(written.by_load.map((b) => [b.prompt, b.priced]), [['up to 2,048', 2], ['over 2,048', 1]]);
+  assert.match(readFileSync(join(dir, 'out', 'VALIDATION.md'), 'utf8'), /- own columns: the CSV's own endpoint_type/);
   rmSync(dir, { recursive: true, force: true });
 });
 
