@@ -17,7 +17,7 @@ import {
   ROOT, DATA, LEDGER, BASELINE, PROTOCOL, PROTOCOL_COLUMNS, readRows, readText, priceRows, spreadOf, overall,
   ttftError, tpotError,
   contradictions, CONTRADICTION_DROP, CONTRADICTION_CLIENTS, fewerInFlight, IN_FLIGHT_SHARE,
-  ENGINE_DEFAULT_MAX_NUM_SEQS, pricedAtEngineCap, CHAT_TEMPLATE_TOKENS,
+  ENGINE_DEFAULT_MAX_NUM_SEQS, pricedAtEngineCap,
 } from './validate-ledger.mjs';
 import { ALTERNATIVES_FILE, FIT_PART } from './validate-alternatives.mjs';
 
@@ -58,9 +58,6 @@ const DATA_NAME = OTHER ?? DATA;
 const output = (file) => (OUT ? join(OUT, file.replace(/^docs\//, '')) : join(ROOT, file));
 const SVG = 'docs/validation-predicted-vs-measured.svg';
 
-/** Each priced run's row isl (byLoad), set once the rows are priced. @type {Map<Run, number>} */
-const islOfRun = new Map();
-
 /** Clients of a run, as the load buckets of byLoad: [least, most] (most Infinity: no bound). */
 const LOAD_CLIENTS = /** @type {const} */ ([[1, 4], [5, 8], [9, 16], [17, 64], [65, 256], [257, Infinity]]);
 /** Prompts up to this many tokens (the row's isl) are short in byLoad; longer ones long. */
@@ -71,14 +68,14 @@ const SHORT_PROMPT_WORDS = SHORT_PROMPT.toLocaleString('en-US');
  * The priced runs by load: clients (LOAD_CLIENTS) x prompt length (isl up to SHORT_PROMPT, or
  * longer), each bucket's n, MAPE and bias. Where a subset's error comes from: queueing grows with
  * clients, and whether prompts share a step depends on their length against the step's budget.
- * @param {Run[]} runs
+ * `rows`: the CSV rows the runs were priced from, in the same order (priceRows keeps it): the prompt
+ * is the row's isl (a request's input tokens hold the chat template's too, or not: endpoint_type).
+ * @param {Run[]} runs @param {import('./validate-ledger.mjs').Row[]} rows
  */
-function byLoad(runs) {
-  // The row's isl (a request's input tokens hold the chat template's too, or not: endpoint_type).
-  const isl = (/** @type {Run} */ r) => islOfRun.get(r) ?? Number(req(r).workload.input_tokens) - CHAT_TEMPLATE_TOKENS;
+function byLoad(runs, rows) {
   return LOAD_CLIENTS.flatMap(([least, most]) => [true, false].map((short) => {
-    const list = runs.filter((r) => r.status === 'priced' && req(r).workload.concurrency >= least &&
-      req(r).workload.concurrency <= most && (isl(r) <= SHORT_PROMPT) === short);
+    const list = runs.filter((r, i) => r.status === 'priced' && req(r).workload.concurrency >= least &&
+      req(r).workload.concurrency <= most && (Number(rows[i].isl) <= SHORT_PROMPT) === short);
     return { clients: most === Infinity ? `${least}+` : `${least}-${most}`,
       prompt: short ? `up to ${SHORT_PROMPT_WORDS}` : `over ${SHORT_PROMPT_WORDS}`, ...overall(list) };
   })).filter((b) => b.priced > 0);
@@ -389,8 +386,11 @@ function evidence(alt) {
   ];
 }
 
-/** @param {Run[]} runs @param {ReturnType<typeof subsets>} subs @param {Run[]} spread */
-function markdown(runs, subs, spread) {
+/**
+ * @param {Run[]} runs @param {ReturnType<typeof subsets>} subs @param {Run[]} spread
+ * @param {ReturnType<typeof byLoad>} loads
+ */
+function markdown(runs, subs, spread, loads) {
   const all = overall(runs);
   const fit = overall(runs.filter((r) => r.subset.startsWith(FIT_PART)));
   const held = overall(runs.filter((r) => !r.subset.startsWith(FIT_PART)));
@@ -453,7 +453,7 @@ function markdown(runs, subs, spread) {
     '',
     '| clients | prompt tokens | runs | TTFT MAPE | TTFT bias | TPOT MAPE | TPOT bias |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
-    ...byLoad(runs).map((/** @type {any} */ b) => `| ${b.clients} | ${b.prompt} | ${b.priced} | ` +
+    ...loads.map((/** @type {any} */ b) => `| ${b.clients} | ${b.prompt} | ${b.priced} | ` +
       `${pc(b.ttft_mape)} | ${pc(b.ttft_bias)} | ${pc(b.tpot_mape)} | ${pc(b.tpot_bias)} |`),
     '',
     '## The 10 worst runs',
@@ -546,8 +546,8 @@ const tty = process.stderr.isTTY === true;
 const runs = priceRows(rows, (n) => { if (tty) process.stderr.write(`\rvalidate: ${n} requests priced`); },
   { configs: CONFIG_DIRS });
 if (tty) process.stderr.write('\n');
-runs.forEach((r, i) => islOfRun.set(r, Number(rows[i].isl)));  // priceRows keeps the rows' order
 const subs = subsets(runs);
+const loads = byLoad(runs, rows);
 const spread = spreadOf(runs);
 for (const { run: r, other } of contradictions(runs)) contradicted.set(r.id, other);
 {
@@ -576,12 +576,12 @@ const ledger = {
   spread: spread.map((r) => r.id),
   models,
   subsets: subs,
-  by_load: byLoad(runs),
+  by_load: loads,
   runs: compact,
 };
 if (OUT) mkdirSync(OUT, { recursive: true });
 writeFileSync(output(LEDGER), ledgerText(ledger));
-writeFileSync(output('docs/VALIDATION.md'), markdown(runs, subs, spread));
+writeFileSync(output('docs/VALIDATION.md'), markdown(runs, subs, spread, loads));
 writeFileSync(output(SVG), svg(runs.filter((r) => r.status === 'priced')));
 const all = overall(runs);
 if (!OTHER && (process.argv.includes('--baseline') || !existsSync(join(ROOT, BASELINE))))
