@@ -346,9 +346,8 @@ export function requestOf(row, options = {}) {
   const experts = expertsOnly(row);
   if (experts === null) return { reason: differs };
   for (const column of ['isl', 'osl', 'concurrency']) {
-    const n = Number((row[column] ?? '').trim() || NaN);
-    if (!Number.isInteger(n) || n < 1)
-      return { reason: `${column} ${JSON.stringify(row[column] ?? '')}: not a whole number of at least 1` };
+    const n = wholeCell(row, column, 1);
+    if (typeof n !== 'number') return n;
   }
   const gpu = gpuOf(row);
   if (!gpu) return { reason: `system ${row.system} is not a GPU stepcalc knows` };
@@ -401,6 +400,16 @@ export const PROTOCOL_COLUMNS = ['measured_requests', 'warmup_requests', 'endpoi
   'max_num_seqs', 'max_num_batched_tokens', 'gpu_memory_utilization'];
 
 /**
+ * A cell as a whole number of at least `least`, or the reason naming its column (an empty cell is not one).
+ * @param {Row} row @param {string} column @param {number} least @returns {number | {reason: string}}
+ */
+function wholeCell(row, column, least) {
+  const n = Number((row[column] ?? '').trim() || NaN);
+  return Number.isInteger(n) && n >= least ? n
+    : { reason: `${column} ${JSON.stringify(row[column] ?? '')}: not a whole number of at least ${least}` };
+}
+
+/**
  * A row's own protocol columns (PROTOCOL_COLUMNS) as request values, or the reason one cannot be read.
  * @param {Row} row
  * @returns {{measured_requests?: number, warmup_requests?: number, endpoint_type?: string,
@@ -414,8 +423,8 @@ function ownProtocol(row) {
     ({ reason: `${column} ${JSON.stringify(row[column])}: ${what}` });
   for (const column of ['measured_requests', 'warmup_requests', 'max_num_seqs', 'max_num_batched_tokens']) {
     if (cell(column) === '') continue;
-    const n = Number(cell(column)), least = column === 'warmup_requests' ? 0 : 1;
-    if (!Number.isInteger(n) || n < least) return bad(column, `not a whole number of at least ${least}`);
+    const n = wholeCell(row, column, column === 'warmup_requests' ? 0 : 1);
+    if (typeof n !== 'number') return n;
     if (column.startsWith('max_')) (out.engine ??= {})[column] = n;
     else out[column] = n;
   }
