@@ -98,6 +98,14 @@ function priceUnder(runs, alt) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  // It takes no arguments; any (a --help, a flag meant for validate.mjs) gets the usage rather
+  // than eight minutes of re-pricing and a rewritten docs/validation-alternatives.json.
+  if (process.argv.length > 2) {
+    const help = ['--help', '-h'].includes(process.argv[2]);
+    (help ? console.log : console.error)('usage: node tools/validate-alternatives.mjs (no arguments): re-prices ' +
+      `every public run under each alternative protocol and writes ${ALTERNATIVES_FILE}`);
+    process.exit(help ? 0 : 2);
+  }
   const runs = readRows().flatMap((row) => {
     const mapped = requestOf(row);
     return 'request' in mapped ? [{ subset: subsetOf(row), request: /** @type {Req} */ (mapped.request),

@@ -23,10 +23,34 @@ import { ALTERNATIVES_FILE, FIT_PART } from './validate-alternatives.mjs';
 
 /** @typedef {import('./validate-ledger.mjs').Run} Run */
 
+const USAGE = 'usage: node tools/validate.mjs [--baseline] | --data RUNS.csv --out DIR [--configs DIR]';
+/**
+ * The command line, read strictly: `--help` prints the usage, and any other argument than the
+ * four options (one a flag, three with a value), or an option without its value, is a usage
+ * error naming it, so a typo such as `--dta` or a forgotten file never falls through to
+ * rewriting the public ledger in docs/.
+ */
+const ARGS = process.argv.slice(2);
+if (ARGS.includes('--help') || ARGS.includes('-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
+for (let i = 0; i < ARGS.length; i++) {
+  const valued = ['--data', '--out', '--configs'].includes(ARGS[i]);
+  if (ARGS[i] !== '--baseline' && !valued) {
+    console.error(`validate: unknown argument ${JSON.stringify(ARGS[i])}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (valued && (i + 1 >= ARGS.length || ARGS[i + 1].startsWith('--'))) {
+    console.error(`validate: ${ARGS[i]} needs a value\n${USAGE}`);
+    process.exit(2);
+  }
+  if (valued) i++;
+}
 /** The value after `flag` on the command line. @param {string} flag */
 const option = (flag) => {
-  const i = process.argv.indexOf(flag);
-  return i > 0 ? process.argv[i + 1] : undefined;
+  const i = ARGS.indexOf(flag);
+  return i >= 0 ? ARGS[i + 1] : undefined;
 };
 /**
  * Another CSV of measured runs (`--data`), written to `--out`; the public runs otherwise. Paths
@@ -36,7 +60,7 @@ const given = { data: option('--data'), out: option('--out'), configs: option('-
 const half = (given.data === undefined) !== (given.out === undefined);
 if (half || (given.data !== undefined && (!given.data || !given.out)) ||
     (given.configs !== undefined && (!given.configs || given.data === undefined))) {
-  console.error('usage: node tools/validate.mjs [--baseline] | --data RUNS.csv --out DIR [--configs DIR]');
+  console.error(USAGE);
   process.exit(2);
 }
 const from = (/** @type {string | undefined} */ p) =>

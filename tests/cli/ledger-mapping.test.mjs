@@ -241,6 +241,20 @@ test('npm run validate -- --data RUNS.csv --out DIR: your own runs, in the publi
     '--data', csv], { encoding: 'utf8' });
   assert.equal(half.status, 2);
   assert.match(half.stderr, /usage/);
+  // So are an option without its value, a typo and any other argument (each used to price and
+  // rewrite the public ledger in docs/); --help prints the usage.
+  const validate = (...args) => spawnSync(process.execPath,
+    [fileURLToPath(new URL('../../tools/validate.mjs', import.meta.url)), ...args], { encoding: 'utf8' });
+  for (const [args, said] of [[['--data'], /--data needs a value/], [['--data', '--out', out], /--data needs a value/],
+    [['--dta', csv, '--out', out], /unknown argument "--dta"/], [['--baseline', 'now'], /unknown argument "now"/]]) {
+    const r = validate(...args);
+    assert.equal(r.status, 2, args.join(' '));
+    assert.match(r.stderr, said);
+    assert.match(r.stderr, /usage: node tools\/validate\.mjs/);
+  }
+  const help = validate('--help');
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /^usage: node tools\/validate\.mjs .*--data RUNS\.csv --out DIR/);
   // A spreadsheet's export (a byte-order mark, CR LF line ends) reads the same.
   const text = readFileSync(csv, 'utf8');
   writeFileSync(join(dir, 'excel.csv'), `\uFEFF${text.split('\n').join('\r\n')}\r\n`);
