@@ -121,8 +121,23 @@ function subsets(runs) {
     const list = by.get(key) ?? [];
     const reasons = [...new Set(list.filter((r) => r.status !== 'priced').map((r) => shortReason(r.reason ?? '')))];
     const why = reasons.length ? { unsupported: reasons } : {};
-    return { key, model, gpu, precision, layout, ...overall(list), ...why };
+    const all = overall(list);
+    return { key, model, gpu, precision, layout, ...all, ...why, ...besideEstimates(list, all.priced) };
   });
+}
+
+/**
+ * The figures a serve or plan result carries for its nearest subset (`validation`): the subset's
+ * priced runs less those with fewer requests in flight than clients (`fewer`, filled before the
+ * subsets are), which measured a smaller load than their row says and so do not tell how an
+ * estimate for that many clients errs. `left_out` counts them.
+ * @param {Run[]} list a subset's runs
+ * @param {number} priced how many of them were priced
+ */
+function besideEstimates(list, priced) {
+  if (priced === 0) return {};
+  const { runs: _, priced: shown, ...figures } = overall(list.filter((r) => !fewer.has(r.id)));
+  return { beside_estimates: { priced: shown, left_out: priced - shown, ...figures } };
 }
 
 /** The reason without the run's own numbers (for a subset's summary). @param {string} reason */
@@ -141,8 +156,9 @@ const fewer = new Map();
 /**
  * The runs whose measured TPOT falls as their clients grow, and the figures without them.
  * @param {Run[]} runs
+ * @param {any[]} subs the subsets' figures (subsets())
  */
-function contradictionSection(runs) {
+function contradictionSection(runs, subs) {
   const list = contradictions(runs);
   const capped = fewerInFlight(runs);
   if (!list.length && !capped.length) return [];
@@ -195,6 +211,39 @@ function contradictionSection(runs) {
     '',
     `Both kinds stay in the ledger and in every figure above; nothing is fitted to them or left out. Over the ` +
       `other ${rest.priced} priced runs: TTFT MAPE ${percent(rest.ttft_mape)}, TPOT MAPE ${percent(rest.tpot_mape)}.`,
+    '',
+    ...besideSection(subs),
+  ];
+}
+
+/**
+ * The figures beside an estimate (a result's `validation`) where they are not the subset's
+ * own: the runs with fewer requests in flight than clients left out.
+ * @param {any[]} subs the subsets' figures (subsets())
+ */
+function besideSection(subs) {
+  const changed = subs.filter((s) => s.beside_estimates?.left_out > 0);
+  if (!changed.length) return [];
+  const pair = (/** @type {number | null} */ mape, /** @type {number | null} */ b) =>
+    (mape === null ? '-' : `${pc(mape)} (${pc(b)})`);
+  return [
+    '### The error beside an estimate',
+    '',
+    'A serve or plan result carries the figures of the subset nearest its request (`validation`, ' +
+      'docs/SERVING.md, "How accurate") over that subset\'s priced runs less those with fewer requests in ' +
+      'flight than clients: they measured a smaller load than their row says, so they do not tell how an ' +
+      'estimate for that many clients errs (`beside_estimates` in validation.json; the result\'s ' +
+      '`runs_left_out` counts them). The subsets whose figures that changes:',
+    '',
+    '| model | GPU | precision | layout | runs | left out | TTFT MAPE (bias) | TPOT MAPE (bias) | ' +
+      'every priced run: TTFT MAPE (bias) | TPOT MAPE (bias) |',
+    '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...changed.map((s) => {
+      const b = s.beside_estimates;
+      return `| ${s.model} | ${s.gpu} | ${s.precision} | ${s.layout} | ${b.priced} | ${b.left_out} | ` +
+        `${pair(b.ttft_mape, b.ttft_bias)} | ` +
+        `${pair(b.tpot_mape, b.tpot_bias)} | ${pair(s.ttft_mape, s.ttft_bias)} | ${pair(s.tpot_mape, s.tpot_bias)} |`;
+    }),
     '',
   ];
 }
@@ -490,7 +539,7 @@ function markdown(runs, subs, spread, loads) {
       `${r.silicon_tpot_ms.toFixed(2)} / ${(/** @type {number} */ (r.tpot_ms)).toFixed(2)} | ${pct(tpotError(r))} | ` +
       `${causeOf(r)} |`),
     '',
-    ...contradictionSection(runs),
+    ...contradictionSection(runs, subs),
     ...dataParallel(runs),
     '## Why this protocol: the alternatives',
     '',
@@ -570,15 +619,15 @@ const tty = process.stderr.isTTY === true;
 const runs = priceRows(rows, (n) => { if (tty) process.stderr.write(`\rvalidate: ${n} requests priced`); },
   { configs: CONFIG_DIRS });
 if (tty) process.stderr.write('\n');
-const subs = subsets(runs);
-const loads = byLoad(runs, rows);
-const spread = spreadOf(runs);
 for (const { run: r, other } of contradictions(runs)) contradicted.set(r.id, other);
 {
   const capped = fewerInFlight(runs);
   const repriced = pricedAtEngineCap(capped.map((c) => c.run));
   capped.forEach(({ run: r, measured, simulated }, i) => fewer.set(r.id, { measured, simulated, capped: repriced[i] }));
 }
+const subs = subsets(runs);
+const loads = byLoad(runs, rows);
+const spread = spreadOf(runs);
 const round1 = (/** @type {number} */ x) => Math.round(x * 10) / 10;
 const withCause = runs.map((r) => {
   if (r.status !== 'priced') return r;

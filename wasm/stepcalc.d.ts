@@ -314,7 +314,9 @@ export interface ServeResult {
 
 export type ServeValidation =
   | { subset: string; gpu: string; precision: 'bf16' | 'fp8' | 'nvfp4' | 'mxfp4' | 'int4_wo'; moe: boolean; tp: number;
-    runs: number;
+    /** The runs the figures are over; runs_left_out: the subset's runs that measured fewer requests in
+     * flight than clients (docs/VALIDATION.md, "The error beside an estimate"). */
+    runs: number; runs_left_out: number;
     ttft_mape: number; tpot_mape: number; ttft_bias: number; tpot_bias: number }
   | { subset: null; note: 'no measured runs like this' };
 

@@ -41,6 +41,7 @@ void write_validation(JsonWriter& w, const ValidationMatch& validation) {
                             {"moe", v->moe},
                             {"tp", static_cast<int64_t>(v->tp)},
                             {"runs", static_cast<int64_t>(v->runs)},
+                            {"runs_left_out", static_cast<int64_t>(v->runs_left_out)},
                             {"ttft_mape", v->ttft_mape()},
                             {"tpot_mape", v->tpot_mape()},
                             {"ttft_bias", v->ttft_bias()},

@@ -22,7 +22,10 @@ struct ValidationSubset {
   const char* precision;
   bool moe;            ///< a mixture-of-experts model
   uint8_t tp, ep, dp;  ///< the layout: "TP4 EP16 DP4" is 4, 16, 4
-  int32_t runs;        ///< priced runs
+  /// The runs its figures are over: its priced runs less those that measured fewer requests in
+  /// flight than clients (a smaller load than their row says; docs/VALIDATION.md, "The error
+  /// beside an estimate"), and how many those were.
+  int16_t runs, runs_left_out;
   /// MAPE in hundredths of a percent (two decimals, as the ledger rounds them; kept small
   /// in the first view's module): ttft_mape() and tpot_mape() give percent.
   uint16_t ttft_mape_x100, tpot_mape_x100;
