@@ -11,7 +11,7 @@
 import { h, svg, int, fixed, parseTyped, fill, docLink, withDocLinks } from './dom.js';
 import { exportButtons } from './export-buttons.js';
 import { aboutExport } from './export-about.js';
-import { biasWords, fieldErrorWords, ledgerErrorWords } from './words.js';
+import { biasWords, fieldErrorWords, leftOutWords, ledgerErrorWords } from './words.js';
 import { curveChart, misses, ms, rate, rateChart, ratePoint } from './serving-charts.js';
 import { curveKind } from './serving-runner.js';
 import { engineMemory } from './serving-state.js';
@@ -156,7 +156,7 @@ export function validationWords(v, which) {
   if (!v || v.subset === null) return 'no measured runs like this';
   const mape = which === 'ttft' ? v.ttft_mape : v.tpot_mape;
   return `±${fixed(mape, 0)}% on ${int(v.runs)} measured runs like this` +
-    biasWords(which === 'ttft' ? v.ttft_bias : v.tpot_bias);
+    biasWords(which === 'ttft' ? v.ttft_bias : v.tpot_bias) + leftOutWords(v);
 }
 
 /**

@@ -140,6 +140,18 @@ export function biasWords(bias) {
  */
 export function ledgerErrorWords(v) {
   if (!v || v.subset === null) return null;
+  const left = v.runs_left_out ?? 0;
   return `TTFT ±${fixed(v.ttft_mape, 0)}%${biasWords(v.ttft_bias)} and TPOT ±${fixed(v.tpot_mape, 0)}%` +
-    `${biasWords(v.tpot_bias)} on ${v.runs} measured runs like this`;
+    `${biasWords(v.tpot_bias)} on ${v.runs} measured runs like this` +
+    (left > 0 ? ` (${left} more left out: they measured fewer clients than their rows say)` : '');
+}
+
+/**
+ * The subset's runs its figures leave out (a result's `validation.runs_left_out`: runs that
+ * measured fewer requests in flight than clients, docs/VALIDATION.md), said after a card's
+ * figure: "; 3 more measured fewer clients than their rows say and are left out", or nothing.
+ */
+export function leftOutWords(v) {
+  const left = v?.runs_left_out ?? 0;
+  return left > 0 ? `; ${left} more measured fewer clients than their rows say and are left out` : '';
 }

@@ -4,7 +4,7 @@
 // and chart ticks that are round and never overlap.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { biasWords, inUserWords, labelFor } from '../../web/words.js';
+import { biasWords, inUserWords, labelFor, ledgerErrorWords, leftOutWords } from '../../web/words.js';
 import { bandEdges } from '../../web/serving-charts.js';
 import { parseNumber, time, timeUs, deltaTime } from '../../web/dom.js';
 import { niceTicks, spacedLabels } from '../../web/charts.js';
@@ -131,6 +131,21 @@ test('the ledger\'s bias in words: which way the estimates erred on runs like th
   assert.equal(biasWords(0.4), '');
   assert.equal(biasWords(-0.4), '');
   assert.equal(biasWords(undefined), '');
+});
+
+test('the runs a ledger figure leaves out are said beside it', () => {
+  // gpt-oss-120b on four H100s: 23 runs counted, 3 that measured fewer clients than they say left out.
+  const v = { subset: 'openai/gpt-oss-120b | H100 | mxfp4 | TP4', runs: 23, runs_left_out: 3, ttft_mape: 19.49,
+    ttft_bias: -5.68, tpot_mape: 17.06, tpot_bias: 5.8 };
+  assert.equal(leftOutWords(v), '; 3 more measured fewer clients than their rows say and are left out');
+  assert.equal(ledgerErrorWords(v), 'TTFT ±19% (estimated 6% low there) and TPOT ±17% (estimated 6% high there) ' +
+    'on 23 measured runs like this (3 more left out: they measured fewer clients than their rows say)');
+  // none left out: nothing said (a result without the field, as before it existed, alike)
+  for (const w of [{ ...v, runs_left_out: 0 }, { ...v, runs_left_out: undefined }]) {
+    assert.equal(leftOutWords(w), '');
+    assert.ok(ledgerErrorWords(w)?.endsWith('on 23 measured runs like this'));
+  }
+  assert.ok(!ledgerErrorWords(v)?.includes(','), 'no commas: exports put it in a CSV header line');
 });
 
 test('the band: where a measured value lies when the estimate errs as on the runs like it', () => {
