@@ -577,6 +577,57 @@ export function overall(runs) {
   };
 }
 
+/**
+ * What the measurements say of themselves where one setup (model, GPU, precision, layout,
+ * lengths and clients) was measured more than once. `identical`: the priced runs that repeat an
+ * earlier run's measured TTFT and TPOT exactly (one measurement listed under two ids), with the
+ * first such pair and the figures over one run per measurement (`distinct`). `spread`: over the
+ * setups with two or more different measurements, each measurement's mean absolute deviation
+ * from its setup's mean, in percent, the run-to-run spread a perfect estimate of the mean would
+ * still show as error.
+ * @param {Run[]} runs
+ */
+export function repeats(runs) {
+  const q = (/** @type {Run} */ r) => /** @type {any} */ (r.request);
+  /** @type {Map<string, Run[]>} distinct measurements per setup, in CSV order */
+  const setups = new Map();
+  /** @type {Run[]} */
+  const identical = [];
+  /** @type {[string, string] | null} */
+  let pair = null;
+  for (const r of runs) {
+    if (r.status !== 'priced') continue;
+    const w = q(r).workload;
+    const key = [r.subset, q(r).tp ?? 1, q(r).ep ?? 1, q(r).dp ?? 1, w.input_tokens, w.output_tokens,
+      w.concurrency].join(' ');
+    const seen = setups.get(key) ?? [];
+    const same = seen.find((o) => o.silicon_ttft_ms === r.silicon_ttft_ms && o.silicon_tpot_ms === r.silicon_tpot_ms);
+    if (same) {
+      identical.push(r);
+      pair ??= [same.id, r.id];
+    } else {
+      seen.push(r);
+      setups.set(key, seen);
+    }
+  }
+  const repeated = [...setups.values()].filter((list) => list.length > 1);
+  const deviation = (/** @type {(r: Run) => number} */ f) => {
+    let sum = 0, n = 0;
+    for (const list of repeated) {
+      const mean = list.reduce((a, r) => a + f(r), 0) / list.length;
+      for (const r of list) { sum += Math.abs(f(r) / mean - 1); n++; }
+    }
+    return n ? round2((100 * sum) / n) : null;
+  };
+  const ids = new Set(identical.map((r) => r.id));
+  return {
+    identical: identical.length, first_identical_pair: pair,
+    distinct: overall(runs.filter((r) => r.status === 'priced' && !ids.has(r.id))),
+    spread: { setups: repeated.length, runs: repeated.reduce((a, l) => a + l.length, 0),
+      ttft_deviation: deviation((r) => r.silicon_ttft_ms), tpot_deviation: deviation((r) => r.silicon_tpot_ms) },
+  };
+}
+
 // A run's measured TPOT may not fall by more than this share while its clients grow by
 // CONTRADICTION_CLIENTS times or more (the same model, GPU, precision, layout and lengths):
 // more clients put more requests in every decode step, so each step takes longer.

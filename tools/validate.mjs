@@ -17,7 +17,7 @@ import {
   ROOT, DATA, LEDGER, BASELINE, PROTOCOL, PROTOCOL_COLUMNS, readRows, readText, priceRows, spreadOf, overall,
   ttftError, tpotError,
   contradictions, CONTRADICTION_DROP, CONTRADICTION_CLIENTS, fewerInFlight, IN_FLIGHT_SHARE,
-  ENGINE_DEFAULT_MAX_NUM_SEQS, pricedAtEngineCap,
+  ENGINE_DEFAULT_MAX_NUM_SEQS, pricedAtEngineCap, repeats,
 } from './validate-ledger.mjs';
 import { ALTERNATIVES_FILE, FIT_PART } from './validate-alternatives.mjs';
 
@@ -213,6 +213,33 @@ function contradictionSection(runs, subs) {
       `other ${rest.priced} priced runs: TTFT MAPE ${percent(rest.ttft_mape)}, TPOT MAPE ${percent(rest.tpot_mape)}.`,
     '',
     ...besideSection(subs),
+  ];
+}
+
+/**
+ * Setups measured more than once: the runs that repeat another's measurement exactly, and the
+ * spread between different measurements of one setup (repeats()).
+ * @param {Run[]} runs
+ */
+function repeatSection(runs) {
+  const r = repeats(runs);
+  if (!r.identical && !r.spread.setups) return [];
+  const all = overall(runs);
+  return [
+    '## Repeated measurements',
+    '',
+    ...(r.identical ? [`${r.identical} priced runs repeat the measured TTFT and TPOT of an earlier run of the same ` +
+      'model, GPU, precision, layout, lengths and clients exactly: one measurement listed under two ids (the first: ' +
+      `${r.first_identical_pair?.join(' and ')}). They stay in every figure, as the data has them; over one run ` +
+      `per measurement (${r.distinct.priced} runs) TTFT MAPE is ${percent(r.distinct.ttft_mape)} (bias ` +
+      `${percent(r.distinct.ttft_bias)}) and TPOT MAPE ${percent(r.distinct.tpot_mape)} (bias ` +
+      `${percent(r.distinct.tpot_bias)}), against ${percent(all.ttft_mape)} and ${percent(all.tpot_mape)} over ` +
+      'every priced run.', ''] : []),
+    ...(r.spread.setups ? [`${r.spread.setups} setups were measured two or more times with different results ` +
+      `(${r.spread.runs} runs): each measurement lies, on average, ${percent(r.spread.ttft_deviation)} (TTFT) and ` +
+      `${percent(r.spread.tpot_deviation)} (TPOT) from its setup's mean. That much error an estimate of the mean ` +
+      'would show on them even if it were exact: the measurements\' own run-to-run spread (`repeats` in ' +
+      'validation.json).', ''] : []),
   ];
 }
 
@@ -540,6 +567,7 @@ function markdown(runs, subs, spread, loads) {
       `${causeOf(r)} |`),
     '',
     ...contradictionSection(runs, subs),
+    ...repeatSection(runs),
     ...dataParallel(runs),
     '## Why this protocol: the alternatives',
     '',
@@ -650,6 +678,7 @@ const ledger = {
   models,
   subsets: subs,
   by_load: loads,
+  repeats: repeats(runs),
   runs: compact,
 };
 if (OUT) mkdirSync(OUT, { recursive: true });

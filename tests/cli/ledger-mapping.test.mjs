@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  CHAT_TEMPLATE_TOKENS, clientsOfBatch, layoutOf, parseCsv, priceRows, readRows, requestOf, staleRequests, subsetOf,
+  CHAT_TEMPLATE_TOKENS, clientsOfBatch, layoutOf, parseCsv, priceRows, readRows, repeats, requestOf, staleRequests,
+  subsetOf,
 } from '../../tools/validate-ledger.mjs';
 
 /** A Qwen3-235B-A22B-FP8 row on H200 with the given columns changed. */
@@ -372,4 +373,29 @@ test('the ledger by load: every priced run in one bucket of clients x prompt len
   assert.ok(ledger.by_load.every((b) => b.priced > 0 && typeof b.ttft_mape === 'number'));
   assert.match(readFileSync(new URL('../../docs/VALIDATION.md', import.meta.url), 'utf8'),
     /## By load \(clients x prompt length\)\n[^]*\| 5-8 \| up to 2,048 \| \d+ \|/);
+});
+
+test('repeated measurements: one measurement under two ids, and the spread of different ones', () => {
+  const run = (id, clients, ttft, tpot, predicted = [ttft, tpot]) => ({ id, subset: 'm | H100 | fp8 | TP2',
+    status: 'priced', request: { tp: 2, workload: { input_tokens: 1032, output_tokens: 1024, concurrency: clients } },
+    ttft_ms: predicted[0], tpot_ms: predicted[1], silicon_ttft_ms: ttft, silicon_tpot_ms: tpot });
+  const r = repeats([
+    run('a', 8, 100, 10, [150, 12]), run('a-again', 8, 100, 10, [150, 12]),  // one measurement, two ids
+    run('b', 8, 120, 11, [150, 12]),  // the same setup measured again, differently
+    run('c', 16, 200, 20, [200, 20]),  // another setup, measured once
+    run('d', 16, 200, 21, [200, 20]),  // ... and again: another TPOT, so not the same measurement
+    { id: 'x', subset: 'm | H100 | fp8 | TP2', status: 'unsupported', reason: 'no' },
+  ]);
+  assert.equal(r.identical, 1);
+  assert.deepEqual(r.first_identical_pair, ['a', 'a-again']);
+  // one run per measurement: a, b, c, d
+  assert.equal(r.distinct.priced, 4);
+  assert.equal(r.distinct.ttft_mape, Math.round(100 * 100 * (0.5 + 0.25 + 0 + 0.0) / 4) / 100);
+  // setups with two or more different measurements: {a, b} (means 110 ms, 10.5 ms) and {c, d} (200 ms, 20.5 ms)
+  assert.deepEqual(r.spread, { setups: 2, runs: 4,
+    ttft_deviation: Math.round(100 * 100 * (10 / 110 + 10 / 110 + 0 + 0) / 4) / 100,
+    tpot_deviation: Math.round(100 * 100 * (0.5 / 10.5 + 0.5 / 10.5 + 0.5 / 20.5 + 0.5 / 20.5) / 4) / 100 });
+  // nothing repeated: nothing said
+  assert.deepEqual(repeats([run('c', 16, 200, 20)]).spread, { setups: 0, runs: 0, ttft_deviation: null,
+    tpot_deviation: null });
 });
