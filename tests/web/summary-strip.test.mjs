@@ -216,6 +216,23 @@ test('the strip\'s memory fit is that of the Serving panel\'s engine settings, a
   await page.close();
 });
 
+test('the ledger\'s error beside TTFT and TPOT says the runs it leaves out', async () => {
+  // gpt-oss-120b on four H100s: its subset's runs that measured fewer requests in flight than
+  // clients are not in the figures beside the estimate, and the strip says how many.
+  const page = await openPage(env.browser,
+    `${env.base}#v=1&m=gpt-oss-120b&g=H100&tp=4&mode=measured&sv=256_16_c4_n0_u0`, DESKTOP);
+  const v = cliServe({ model: 'gpt-oss-120b', gpu: 'H100', tp: 4, mode: 'measured',
+    workload: { input_tokens: 256, output_tokens: 16, concurrency: 4 } }).validation;
+  assert.equal(v.subset, 'openai/gpt-oss-120b | H100 | mxfp4 | TP4');
+  assert.ok(v.runs_left_out > 0);
+  assert.equal(await stripDone(page, 120000), 'done');
+  const left = `; ${v.runs_left_out} more measured fewer clients than their rows say and are left out`;
+  for (const which of ['ttft', 'tpot'])
+    assert.ok((await page.getByTestId(`summary-${which}`).textContent()).includes(ledger(v, which) + left), which);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test('an overloaded workload says "Overloaded" in the strip, not a plain number', async () => {
   // Llama-3.1-70B at TP 2, 1,000 in / 300 out at 2 requests/s: more than it sustains.
   const page = await openPage(env.browser,
