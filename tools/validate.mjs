@@ -32,7 +32,10 @@ const USAGE = 'usage: node tools/validate.mjs [--baseline] | --data RUNS.csv --o
  */
 const ARGS = process.argv.slice(2);
 if (ARGS.includes('--help') || ARGS.includes('-h')) {
-  console.log(USAGE);
+  console.log(`${USAGE}\n  no options: prices the public runs (data/silicon/vllm-public.csv) and rewrites ` +
+    'docs/VALIDATION.md, docs/validation.json and its plot; --baseline also moves docs/validation-baseline.json\n' +
+    '  --data: your own measured runs (the columns they need: docs/SERVING.md, "How accurate"), written to --out; ' +
+    'model configs the repository lacks from --configs or the model_configs/ beside RUNS.csv');
   process.exit(0);
 }
 for (let i = 0; i < ARGS.length; i++) {
