@@ -636,9 +636,10 @@ export const CONTRADICTION_CLIENTS = 4;
 
 /**
  * The priced runs whose measured TPOT contradicts their own series: below (1 - DROP) x the
- * measured TPOT of a run of the same setup at 1 / CLIENTS of their concurrency or fewer. Each
- * with that run (the slowest such). One of the pair measured something other than what its
- * row says; which one, the data cannot tell. Sorted by id.
+ * measured TPOT of the same setup at 1 / CLIENTS of their concurrency or fewer (a setup measured
+ * more than once: its median run). Each with that run (of the slowest such setup). One of the
+ * pair measured something other than what its row says; which one, the data cannot tell.
+ * Sorted by id.
  * @param {Run[]} runs
  * @returns {{run: Run, other: Run}[]}
  */
@@ -658,9 +659,18 @@ export function contradictions(runs) {
   }
   const out = [];
   for (const list of series.values()) {
+    // A setup measured more than once stands at its median run (the lower middle one of an even
+    // count): one odd measurement among repeats does not make the series contradict itself.
+    /** @type {Map<number, Run>} */
+    const median = new Map();
+    for (const c of new Set(list.map((r) => req(r).workload.concurrency))) {
+      const same = list.filter((r) => req(r).workload.concurrency === c)
+        .sort((a, b) => a.silicon_tpot_ms - b.silicon_tpot_ms || (a.id < b.id ? -1 : 1));
+      median.set(c, same[Math.floor((same.length - 1) / 2)]);
+    }
     for (const r of list) {
       const c = req(r).workload.concurrency;
-      const fewer = list.filter((o) => req(o).workload.concurrency * CONTRADICTION_CLIENTS <= c);
+      const fewer = [...median.entries()].filter(([k]) => k * CONTRADICTION_CLIENTS <= c).map(([, m]) => m);
       if (!fewer.length) continue;
       const other = fewer.reduce((a, b) => (b.silicon_tpot_ms > a.silicon_tpot_ms ? b : a));
       if (r.silicon_tpot_ms < (1 - CONTRADICTION_DROP) * other.silicon_tpot_ms) out.push({ run: r, other });

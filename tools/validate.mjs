@@ -173,7 +173,9 @@ function contradictionSection(runs, subs) {
     `More clients put more requests in every decode step, so a setup's TPOT does not fall as its clients grow. ` +
       `In these ${list.length} priced runs the measured TPOT is more than ${100 * CONTRADICTION_DROP}% below ` +
       `that of a run of the same model, GPU, precision, layout and lengths at 1/${CONTRADICTION_CLIENTS} of the ` +
-      'clients or fewer (the slowest such run is named). One run of each pair measured something its row does ' +
+      'clients or fewer (the slowest such run is named; of a setup measured more than once, its median run, ' +
+      'so one odd measurement among repeats does not stand for its setup). One run of each pair measured ' +
+      'something its row does ' +
       'not say; the data cannot tell which (`contradicts` in validation.json names the other run).',
     '',
     '| run | clients | measured TPOT / TTFT ms | predicted TPOT ms | same setup at | ' +

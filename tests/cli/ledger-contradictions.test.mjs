@@ -38,6 +38,20 @@ test('a TPOT more than 20% below a run at a quarter of the clients or fewer cont
     [['a16', 'a2'], ['a17', 'a2'], ['a64', 'a2'], ['a8', 'a2']]);
 });
 
+test('a setup measured more than once stands at its median run: one odd repeat contradicts nothing', () => {
+  // Kimi-K2.5 on eight H200s, 1,024 + 8,192 tokens: five runs at 16 clients measured ~16 ms, one
+  // 64 ms; the three at 64 clients (~32 ms) are not below the series, the odd repeat is.
+  const runs = [
+    ...[16.35, 16.44, 16.0, 16.44, 16.0].map((tpot, i) => run(`c16-${i}`, { clients: 16, tpot })),
+    run('c16-odd', { clients: 16, tpot: 63.98 }),
+    ...[31.89, 31.81, 31.81].map((tpot, i) => run(`c64-${i}`, { clients: 64, tpot })),
+  ];
+  assert.deepEqual(contradictions(runs), []);
+  // below the median run of the repeats (16.35 ms: the lower middle of six) by more than a fifth
+  const fast = [...runs, run('c64-fast', { clients: 64, tpot: 12 })];
+  assert.deepEqual(contradictions(fast).map((c) => [c.run.id, c.other.id]), [['c64-fast', 'c16-0']]);
+});
+
 test('the committed ledger marks exactly the runs the rule finds, and VALIDATION.md lists them', () => {
   const ledger = JSON.parse(readFileSync(fileURLToPath(new URL('../../docs/validation.json', import.meta.url)),
     'utf8'));
