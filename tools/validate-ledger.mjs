@@ -578,6 +578,16 @@ export function overall(runs) {
 }
 
 /**
+ * A run's series: its subset, layout and lengths (its setup but for the clients), as the checks of
+ * the measurements against each other (repeats, contradictions) group runs.
+ * @param {Run} r
+ */
+function seriesKey(r) {
+  const q = /** @type {any} */ (r.request), w = q.workload;
+  return [r.subset, q.tp ?? 1, q.ep ?? 1, q.dp ?? 1, w.input_tokens, w.output_tokens].join(' ');
+}
+
+/**
  * What the measurements say of themselves where one setup (model, GPU, precision, layout,
  * lengths and clients) was measured more than once. `identical`: the priced runs that repeat an
  * earlier run's measured TTFT and TPOT exactly (one measurement listed under two ids), with the
@@ -588,7 +598,6 @@ export function overall(runs) {
  * @param {Run[]} runs
  */
 export function repeats(runs) {
-  const q = (/** @type {Run} */ r) => /** @type {any} */ (r.request);
   /** @type {Map<string, Run[]>} distinct measurements per setup, in CSV order */
   const setups = new Map();
   /** @type {Run[]} */
@@ -597,9 +606,7 @@ export function repeats(runs) {
   let pair = null;
   for (const r of runs) {
     if (r.status !== 'priced') continue;
-    const w = q(r).workload;
-    const key = [r.subset, q(r).tp ?? 1, q(r).ep ?? 1, q(r).dp ?? 1, w.input_tokens, w.output_tokens,
-      w.concurrency].join(' ');
+    const key = `${seriesKey(r)} ${/** @type {any} */ (r.request).workload.concurrency}`;
     const seen = setups.get(key) ?? [];
     const same = seen.find((o) => o.silicon_ttft_ms === r.silicon_ttft_ms && o.silicon_tpot_ms === r.silicon_tpot_ms);
     if (same) {
@@ -645,10 +652,6 @@ export const CONTRADICTION_CLIENTS = 4;
  */
 export function contradictions(runs) {
   const req = (/** @type {Run} */ r) => /** @type {any} */ (r.request);
-  const seriesKey = (/** @type {Run} */ r) => {
-    const q = req(r), w = q.workload;
-    return [r.subset, q.tp ?? 1, q.ep ?? 1, q.dp ?? 1, w.input_tokens, w.output_tokens].join(' ');
-  };
   /** @type {Map<string, Run[]>} */
   const series = new Map();
   for (const r of runs) {
