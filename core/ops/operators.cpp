@@ -201,7 +201,10 @@ void add_moe_ops(const ModelSpec& s, const Precision& p, int64_t tp, int64_t ep,
   const double hidden = d(s.hidden_size);
   const OpScope moe = OpScope::kMoeLayer;
   ops.push_back(gemm("router", moe, d(m.num_experts), hidden, WeightFormat::kBf16));  // replicated, kept 16-bit
-  ops.push_back(elementwise("topk_softmax", moe, d(m.num_experts) * 4 + d(m.top_k) * 8, 4 * d(m.num_experts)));
+  // MXFP4 experts run as one monolithic kernel that takes the router's logits and picks the
+  // experts itself; its table times that routing too (docs/MEASURED-MODE.md).
+  if (p.experts != WeightFormat::kMxfp4)
+    ops.push_back(elementwise("topk_softmax", moe, d(m.num_experts) * 4 + d(m.top_k) * 8, 4 * d(m.num_experts)));
   Operator fused = named("fused_moe", OpKind::kMoe, moe);
   fused.format = p.experts;
   fused.moe_hidden = static_cast<int>(s.hidden_size);
