@@ -29,7 +29,8 @@ const TABLE_DOC = {
   allreduce: '`tp,elements,latency_us`: one vLLM custom all-reduce of `elements` bf16 values (2 bytes each) ' +
     'over `tp` GPUs, launched inside a CUDA graph (the way vLLM\'s forward pass runs).',
   moe: '`dtype,hidden,inter,experts,topk,moe_tp,moe_ep,tokens,latency_us`: one fused-MoE layer (both expert ' +
-    'GEMMs and the activation) for `tokens` tokens, `experts` experts of hidden size `hidden` and intermediate ' +
+    'GEMMs and the activation; for mxfp4 also the top-k choice from the router\'s logits, which vLLM\'s MXFP4 ' +
+    'kernels make themselves) for `tokens` tokens, `experts` experts of hidden size `hidden` and intermediate ' +
     'size `inter` (full, before MoE TP), `topk` experts per token, split by `moe_tp` x `moe_ep`; power-law ' +
     'routing with exponent 1.01 (the source\'s `power_law_1.01`: a few experts get most tokens, as a trained ' +
     'router sends them). `dtype`: the experts\' weights: bf16, fp8 (per-tensor), ' +
