@@ -99,10 +99,10 @@ TEST_CASE("MXFP4 experts pick their own experts: no topk_softmax beside the fuse
   // vLLM runs MXFP4 experts (gpt-oss) as one monolithic kernel handed the router's logits; its
   // MoE table times that routing too, so a separate topk_softmax would be counted twice.
   const ModelSpec s = mixtral();
-  Precision mxfp4 = precision_of(s, WeightFormat::kBf16, KvCacheDtype::kAuto);
-  const OperatorList bf16 = build_operator_list(s, mxfp4, 2);
-  mxfp4.experts = WeightFormat::kMxfp4;
-  const OperatorList quantised = build_operator_list(s, mxfp4, 2);
+  Precision precision = precision_of(s, WeightFormat::kBf16, KvCacheDtype::kAuto);
+  const OperatorList bf16 = build_operator_list(s, precision, 2);
+  precision.experts = WeightFormat::kMxfp4;
+  const OperatorList quantised = build_operator_list(s, precision, 2);
   CHECK(find_op(bf16, "topk_softmax") != nullptr);
   CHECK(find_op(quantised, "topk_softmax") == nullptr);
   CHECK(find_op(quantised, "router") != nullptr);  // the router GEMM stays outside the kernel
