@@ -15,7 +15,7 @@ import { writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import {
   ROOT, DATA, LEDGER, BASELINE, PROTOCOL, PROTOCOL_COLUMNS, readRows, readText, priceRows, spreadOf, overall,
-  ttftError, tpotError,
+  ttftError, tpotError, round2,
   contradictions, CONTRADICTION_DROP, CONTRADICTION_CLIENTS, fewerInFlight, IN_FLIGHT_SHARE,
   ENGINE_DEFAULT_MAX_NUM_SEQS, pricedAtEngineCap, repeats,
 } from './validate-ledger.mjs';
@@ -218,6 +218,90 @@ function contradictionSection(runs, subs) {
       `other ${rest.priced} priced runs: TTFT MAPE ${percent(rest.ttft_mape)}, TPOT MAPE ${percent(rest.tpot_mape)}.`,
     '',
     ...besideSection(subs),
+  ];
+}
+
+/**
+ * stepcalc's accuracy targets for the serving ledger (issue #22's bars): the share of runs priced,
+ * the overall TTFT and TPOT MAPE, every subset with at least SUBSET_MIN priced runs within its own
+ * bars, and the step-level MAPE of the measured mode on the calibration steps.
+ */
+const TARGETS = /** @type {const} */ ({ priced_share: 95, ttft_mape: 25, tpot_mape: 10, subset_min: 10,
+  subset_ttft_mape: 50, subset_tpot_mape: 20, step_mape: 3 });
+
+/**
+ * The ledger against TARGETS (`targets` in validation.json): each bar, the figure now and whether it
+ * is met; the subsets over a bar; and where the overall MAPE comes from: each such subset's share of
+ * it in points (its runs' absolute errors over all priced runs, so the shares of every subset add up
+ * to the overall MAPE), and the share of the runs whose measurements contradict their rows.
+ * @param {Run[]} runs @param {any[]} subs the subsets' figures (subsets())
+ */
+function targets(runs, subs) {
+  const all = overall(runs);
+  const priced = runs.filter((r) => r.status === 'priced');
+  const n = priced.length;
+  /** Points of the overall MAPE carried by some runs. @param {Run[]} list @param {(r: Run) => number} err */
+  const points = (list, err) => (n ? round2(100 * list.reduce((t, r) => t + Math.abs(err(r)), 0) / n) : null);
+  const judged = subs.filter((s) => s.priced >= TARGETS.subset_min);
+  const over = judged.filter((s) => s.ttft_mape > TARGETS.subset_ttft_mape || s.tpot_mape > TARGETS.subset_tpot_mape)
+    .map((s) => {
+      const list = priced.filter((r) => r.subset === s.key);
+      return { subset: s.key, priced: s.priced, ttft_mape: s.ttft_mape, tpot_mape: s.tpot_mape,
+        ttft_points: points(list, ttftError), tpot_points: points(list, tpotError) };
+    }).sort((a, b) => (b.tpot_points ?? 0) + (b.ttft_points ?? 0) - (a.tpot_points ?? 0) - (a.ttft_points ?? 0) ||
+      (a.subset < b.subset ? -1 : 1));
+  const flagged = priced.filter((r) => contradicted.has(r.id) || fewer.has(r.id));
+  const step = OTHER ? null : JSON.parse(readText('docs/accuracy.json')).modes.measured.mape;
+  const share = all.runs ? round2(100 * all.priced / all.runs) : 0;
+  const bar = (/** @type {string} */ what, /** @type {string} */ limit, /** @type {number | string | null} */ now,
+    /** @type {boolean} */ met) => ({ what, bar: limit, now, met });
+  return {
+    bars: [
+      bar('runs priced', `>= ${TARGETS.priced_share}%`, share, share >= TARGETS.priced_share),
+      bar('TTFT MAPE over the priced runs', `<= ${TARGETS.ttft_mape}%`, all.ttft_mape,
+        all.ttft_mape !== null && all.ttft_mape <= TARGETS.ttft_mape),
+      bar('TPOT MAPE over the priced runs', `<= ${TARGETS.tpot_mape}%`, all.tpot_mape,
+        all.tpot_mape !== null && all.tpot_mape <= TARGETS.tpot_mape),
+      bar(`subsets of ${TARGETS.subset_min} or more priced runs at TTFT MAPE <= ${TARGETS.subset_ttft_mape}% and ` +
+        `TPOT MAPE <= ${TARGETS.subset_tpot_mape}%`, 'all', `${judged.length - over.length} of ${judged.length}`,
+      over.length === 0),
+      ...(step === null ? [] : [bar('step-time MAPE of the measured mode on the calibration steps',
+        `<= ${TARGETS.step_mape}%`, step, step <= TARGETS.step_mape)]),
+    ],
+    over,
+    flagged: { runs: flagged.length, ttft_points: points(flagged, ttftError),
+      tpot_points: points(flagged, tpotError) },
+  };
+}
+
+/** VALIDATION.md's section on the targets. @param {ReturnType<typeof targets>} t */
+function targetSection(t) {
+  const cell = (/** @type {number | string | null} */ v) => (typeof v === 'number' ? `${v}%` : v ?? '-');
+  const pt = (/** @type {number | null} */ v) => (v === null ? '-' : v.toFixed(2));
+  return [
+    '## Against the targets',
+    '',
+    'What stepcalc aims at on this ledger, and where it stands (`targets` in validation.json):',
+    '',
+    '| target | bar | now | met |',
+    '| --- | --- | ---: | --- |',
+    ...t.bars.map((b) => `| ${b.what} | ${b.bar} | ${cell(b.now)} | ${b.met ? 'yes' : '**no**'} |`),
+    '',
+    ...(t.over.length ? [
+      'The subsets over a bar, and how much of the overall MAPE each carries: its runs\' absolute errors ' +
+        'summed over all priced runs, in points (every subset\'s points add up to the overall MAPE), the ' +
+        'subsets carrying the most first.',
+      '',
+      '| model | GPU | precision | layout | priced | TTFT MAPE | TPOT MAPE | TTFT points | TPOT points |',
+      '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |',
+      ...t.over.map((o) => `| ${o.subset} | ${o.priced} | ${pc(o.ttft_mape)} | ` +
+        `${pc(o.tpot_mape)} | ${pt(o.ttft_points)} | ${pt(o.tpot_points)} |`),
+      '',
+    ] : []),
+    ...(t.flagged.runs ? [`The ${t.flagged.runs} runs whose measurements contradict their rows (below, ` +
+      '"Measurements that contradict their series") carry ' +
+      `${pt(t.flagged.ttft_points)} points of the TTFT MAPE and ${pt(t.flagged.tpot_points)} of the TPOT MAPE.`,
+    ''] : []),
   ];
 }
 
@@ -550,6 +634,7 @@ function markdown(runs, subs, spread, loads) {
     '',
     'MAPE and bias in percent of the measured mean; `-`: no run of the subset could be priced.',
     '',
+    ...targetSection(targets(runs, subs)),
     '## By load (clients x prompt length)',
     '',
     `Every priced run by its clients and its prompt (isl tokens, up to ${SHORT_PROMPT_WORDS} or longer), over ` +
@@ -679,6 +764,7 @@ const ledger = {
   protocol,
   protocol_alternatives: alternatives(),
   overall: overall(runs),
+  targets: targets(runs, subs),
   spread: spread.map((r) => r.id),
   models,
   subsets: subs,

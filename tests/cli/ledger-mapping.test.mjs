@@ -160,6 +160,10 @@ test('a CSV of one\'s own runs may say how they were measured: its own protocol 
   // By load by the row's isl: 2,050 tokens sent as they are (completions) are over 2,048, not 2,042.
   assert.deepEqual(written.by_load.map((b) => [b.prompt, b.priced]), [['up to 2,048', 2], ['over 2,048', 1]]);
   assert.match(readFileSync(join(dir, 'out', 'VALIDATION.md'), 'utf8'), /- own columns: the CSV's own endpoint_type/);
+  // One's own runs are held to the same targets; the step-level bar is the repository's calibration, not theirs.
+  assert.deepEqual(written.targets.bars.map((b) => b.what.split(' ')[0]), ['runs', 'TTFT', 'TPOT', 'subsets']);
+  assert.equal(written.targets.bars[0].now, 100);
+  assert.match(readFileSync(join(dir, 'out', 'VALIDATION.md'), 'utf8'), /## Against the targets\n/);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -373,6 +377,38 @@ test('the ledger by load: every priced run in one bucket of clients x prompt len
   assert.ok(ledger.by_load.every((b) => b.priced > 0 && typeof b.ttft_mape === 'number'));
   assert.match(readFileSync(new URL('../../docs/VALIDATION.md', import.meta.url), 'utf8'),
     /## By load \(clients x prompt length\)\n[^]*\| 5-8 \| up to 2,048 \| \d+ \|/);
+});
+
+test('the ledger against its targets: every bar from the ledger\'s own figures, and where the error is', () => {
+  const ledger = JSON.parse(readFileSync(new URL('../../docs/validation.json', import.meta.url), 'utf8'));
+  const steps = JSON.parse(readFileSync(new URL('../../docs/accuracy.json', import.meta.url), 'utf8'));
+  const { bars, over, flagged } = ledger.targets;
+  const o = ledger.overall;
+  assert.deepEqual(bars.map((b) => [b.bar, b.now]), [['>= 95%', Math.round(10000 * o.priced / o.runs) / 100],
+    ['<= 25%', o.ttft_mape], ['<= 10%', o.tpot_mape], ['all', bars[3].now], ['<= 3%', steps.modes.measured.mape]]);
+  assert.deepEqual(bars.map((b) => b.met), [o.priced / o.runs >= 0.95, o.ttft_mape <= 25, o.tpot_mape <= 10,
+    over.length === 0, steps.modes.measured.mape <= 3]);
+  // The subsets over a bar are exactly those of ten or more priced runs past 50% TTFT or 20% TPOT.
+  const judged = ledger.subsets.filter((s) => s.priced >= 10);
+  const past = judged.filter((s) => s.ttft_mape > 50 || s.tpot_mape > 20).map((s) => s.key).sort();
+  assert.deepEqual(over.map((x) => x.subset).sort(), past);
+  assert.equal(bars[3].now, `${judged.length - past.length} of ${judged.length}`);
+  // Points: a subset's absolute errors over every priced run; all subsets' points add up to the MAPE.
+  const priced = ledger.runs.filter((r) => r.status === 'priced');
+  const points = (list, f) =>
+    Math.round(100 * 100 * list.reduce((t, r) => t + Math.abs(f(r)), 0) / priced.length) / 100;
+  const tpot = (r) => r.tpot_ms / r.silicon_tpot_ms - 1, ttft = (r) => r.ttft_ms / r.silicon_ttft_ms - 1;
+  for (const x of over) {
+    const list = priced.filter((r) => r.subset === x.subset);
+    assert.deepEqual([x.ttft_points, x.tpot_points], [points(list, ttft), points(list, tpot)], x.subset);
+  }
+  assert.ok(Math.abs(points(priced, tpot) - o.tpot_mape) < 0.011);
+  const odd = priced.filter((r) => r.contradicts || r.in_flight);
+  assert.deepEqual(flagged, { runs: odd.length, ttft_points: points(odd, ttft), tpot_points: points(odd, tpot) });
+  assert.ok(odd.length > 0 && flagged.tpot_points > 1, 'the public runs have measurements that contradict their rows');
+  const md = readFileSync(new URL('../../docs/VALIDATION.md', import.meta.url), 'utf8');
+  assert.match(md, new RegExp(`\\| TPOT MAPE over the priced runs \\| <= 10% \\| ${o.tpot_mape}% \\| ` +
+    `${o.tpot_mape <= 10 ? 'yes' : '\\*\\*no\\*\\*'} \\|`));
 });
 
 test('repeated measurements: one measurement under two ids, and the spread of different ones', () => {
