@@ -71,6 +71,12 @@ const QUANT = /** @type {Record<string, string>} */ ({
   w4a16_mxfp4: 'mxfp4', int4_wo: 'int4', w4a16: 'int4',
 });
 /**
+ * gemm_quant_mode and moe_quant_mode, as request values, that differ as labels yet name one request
+ * for a checkpoint whose config says MXFP4 (gpt-oss): AIConfigurator calls its format nvfp4, and its
+ * Hopper experts w4a16_mxfp4.
+ */
+const SAME_WHEN_MAPPED = new Set(['nvfp4 mxfp4', 'mxfp4 nvfp4']);
+/**
  * CSV precision values whose runs cache K and V in FP8: NVIDIA's ModelOpt checkpoints of these runs declare
  * kv_cache_quant_algo FP8 in hf_quant_config.json (data/silicon/model_configs/), which vLLM applies with
  * --kv-cache-dtype auto since PR #29980, and the runs themselves held more KV than a 16-bit cache could
@@ -344,7 +350,8 @@ export function requestOf(row, options = {}) {
   const differs = `moe_quant_mode ${row.moe_quant_mode} differs from gemm_quant_mode ` +
     `${row.gemm_quant_mode || '(none)'}: a request runs one quantization, or its checkpoint's own`;
   const experts = expertsOnly(row);
-  if (experts === null) return { reason: differs };
+  const labels = `${QUANT[row.gemm_quant_mode ?? ''] ?? ''} ${QUANT[row.moe_quant_mode] ?? ''}`;
+  if (experts === null && !SAME_WHEN_MAPPED.has(labels)) return { reason: differs };
   for (const column of ['isl', 'osl', 'concurrency']) {
     const n = wholeCell(row, column, 1);
     if (typeof n !== 'number') return n;
@@ -366,6 +373,8 @@ export function requestOf(row, options = {}) {
     : JSON.parse(readText(`presets/models/${model.model}.json`));
   const quant = config.quantization_config?.quant_method;
   if (quantization === 'nvfp4' && quant === 'mxfp4') quantization = 'mxfp4';
+  // Labels that differ (nvfp4 GEMMs, w4a16_mxfp4 experts) are one request only where the checkpoint makes them so.
+  if (experts === null && quant !== 'mxfp4') return { reason: differs };
   // 16-bit GEMMs beside quantised experts: the checkpoint's own split, when its config quantises in that format.
   if (experts !== undefined && checkpointFormat(config) !== quantization) return { reason: differs };
   const own = ownProtocol(row);

@@ -105,6 +105,12 @@ test('what the core does not simulate is a reason naming the column, never price
     assert.deepEqual(requestOf(split), requestOf(row(model)));
     assert.equal(subsetOf(split), subsetOf(row(model)).replace('nvfp4', experts));
   }
+  // gpt-oss's MXFP4 under both of AIConfigurator's names (nvfp4 for the checkpoint, w4a16_mxfp4 for its
+  // Hopper experts) is one request; the same two labels on a checkpoint of another format are not.
+  for (const [gemm, moe] of [['nvfp4', 'w4a16_mxfp4'], ['mxfp4', 'nvfp4']])
+    assert.deepEqual(requestOf(row({ ...gptoss, gemm_quant_mode: gemm, moe_quant_mode: moe })), requestOf(row(gptoss)));
+  assert.match(reason({ ...kimi, precision: 'fp4', gemm_quant_mode: 'nvfp4', moe_quant_mode: 'w4a16_mxfp4' }),
+    /^moe_quant_mode w4a16_mxfp4 differs from gemm_quant_mode nvfp4/);
   // ... not when the checkpoint quantises in another format, nor beside quantised GEMMs.
   assert.match(reason({ ...kimi, gemm_quant_mode: 'float16', moe_quant_mode: 'nvfp4' }),
     /^moe_quant_mode nvfp4 differs from gemm_quant_mode float16/);
