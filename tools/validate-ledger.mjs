@@ -20,11 +20,16 @@ export const BASELINE = 'docs/validation-baseline.json';
 export const SPREAD_SIZE = 60;
 
 /** The one protocol every row is priced under (written into the ledger as is). */
+/** The protocol's measured waves (num_requests = warm-up + MEASURED_WAVES x concurrency). */
+export const MEASURED_WAVES = 10;
+
 export const PROTOCOL = {
   command: 'stepcalc serve',
   mode: 'measured',
   loop: 'closed, at the row\'s concurrency',
-  num_requests: '12 x concurrency: 2 x concurrency of warm-up, then 10 x concurrency measured',
+  num_requests: '12 x concurrency: 2 x concurrency of warm-up, then 10 x concurrency measured (a run whose 10 ' +
+    'waves need more simulation work than one simulation may take measures as many waves as fit, at least one, ' +
+    'and says so: fewer_measured in validation.json)',
   warmup_requests: '2 x concurrency, drained (warmup_drain): simulated and left out of every figure; the measured ' +
     'requests start once the last warm-up request has finished, all clients at once, as aiperf waits for every ' +
     'warm-up response before profiling (docs/SERVING.md, "Warm-up")',
@@ -110,7 +115,7 @@ const CONFIGS = /** @type {Record<string, string>} */ ({
  * @typedef {{id: string, subset: string, status: 'priced' | 'unsupported', reason?: string,
  *   request: Record<string, unknown> | null, ttft_ms: number | null, tpot_ms: number | null,
  *   silicon_ttft_ms: number, silicon_tpot_ms: number, cause_facts?: Record<string, unknown>, cause?: string,
- *   model_file?: string}} Run
+ *   model_file?: string, fewer_measured?: {requests: number, why: string}}} Run
  */
 
 /** @param {string} file */
@@ -389,7 +394,7 @@ export function requestOf(row, options = {}) {
     workload: {
       input_tokens: Number(row.isl) + (own.endpoint_type === 'completions' ? 0 : CHAT_TEMPLATE_TOKENS),
       output_tokens: Number(row.osl), concurrency: c,
-      num_requests: warmup + (own.measured_requests ?? 10 * c), warmup_requests: warmup, warmup_drain: true,
+      num_requests: warmup + (own.measured_requests ?? MEASURED_WAVES * c), warmup_requests: warmup, warmup_drain: true,
       seed: PROTOCOL.seed,
     },
     ...(own.engine ? { engine: own.engine } : {}),
@@ -516,7 +521,33 @@ export function priceRows(rows, progress, options = {}) {
     serve(part.map((r) => r.request)).forEach((/** @type {any} */ result, j) => settle(part[j], result));
     progress?.(Math.min(i + chunk, todo.length));
   }
+  for (const r of todo) if (r.status !== 'priced') fewerWaves(r);
   return runs;
+}
+
+/**
+ * A run the core refuses as too much simulation work for the protocol's MEASURED_WAVES measured waves
+ * (a thousand clients of 8,192-token outputs, say) is priced with as many waves as fit, at least one,
+ * and says so (`fewer_measured`: the measured requests used and why), rather than left unsupported.
+ * A row that set its own measured_requests keeps the core's refusal: the count is its own.
+ * @param {Run} r
+ */
+function fewerWaves(r) {
+  const q = /** @type {any} */ (r.request), w = q.workload;
+  const tooLarge = /^too_large at workload\.num_requests/.test(r.reason ?? '');
+  if (!tooLarge || !w.concurrency || w.num_requests !== w.warmup_requests + MEASURED_WAVES * w.concurrency) return;
+  for (let waves = MEASURED_WAVES - 1; waves >= 1; waves--) {
+    const request = { ...q, workload: { ...w, num_requests: w.warmup_requests + waves * w.concurrency } };
+    const [result] = serve([request]);
+    if (result.error && /^too_large$/.test(result.error.code) && result.error.path === 'workload.num_requests')
+      continue;
+    const why = 'more simulation work than one simulation may take (the core\'s too_large)';
+    r.request = request;
+    delete r.reason;
+    settle(r, result);
+    if (r.status === 'priced') r.fewer_measured = { requests: waves * w.concurrency, why };
+    return;
+  }
 }
 
 /** @param {Run} r @param {any} result */

@@ -17,7 +17,7 @@ import {
   ROOT, DATA, LEDGER, BASELINE, PROTOCOL, PROTOCOL_COLUMNS, readRows, readText, priceRows, spreadOf, overall,
   ttftError, tpotError, round2,
   contradictions, CONTRADICTION_DROP, CONTRADICTION_CLIENTS, fewerInFlight, IN_FLIGHT_SHARE,
-  ENGINE_DEFAULT_MAX_NUM_SEQS, pricedAtEngineCap, repeats,
+  ENGINE_DEFAULT_MAX_NUM_SEQS, pricedAtEngineCap, repeats, MEASURED_WAVES,
 } from './validate-ledger.mjs';
 import { ALTERNATIVES_FILE, FIT_PART } from './validate-alternatives.mjs';
 
@@ -419,6 +419,10 @@ function causeOf(r) {
       `clients, the simulation ~${inFlight.simulated.toFixed(0)} ("Fewer requests in flight than clients")`);
   }
   if (f.preemptions > 0 && !out[0].includes('preemptions')) out.push(`${f.preemptions} KV-cache preemptions`);
+  if (r.fewer_measured) {
+    out.push(`${r.fewer_measured.requests} measured requests, not the protocol's ${MEASURED_WAVES * w.concurrency}: ` +
+      `${r.fewer_measured.why} (the first, synchronised wave weighs more)`);
+  }
   if (f.warnings.length) out.push(`warnings: ${f.warnings.join(', ')}`);
   return out.join('; ');
 }

@@ -385,6 +385,25 @@ test('the ledger by load: every priced run in one bucket of clients x prompt len
     /## By load \(clients x prompt length\)\n[^]*\| 5-8 \| up to 2,048 \| \d+ \|/);
 });
 
+test('a run too large for ten measured waves is priced with as many as one simulation may take, and says so', () => {
+  const big = { model_path: 'openai/gpt-oss-120b', system: 'b200_sxm', precision: 'fp4', gemm_quant_mode: 'nvfp4',
+    moe_quant_mode: 'nvfp4', tp_size: '8', moe_tp_size: '8', isl: '1024', osl: '8192', concurrency: '2048' };
+  const [fewer, own] = priceRows([row({ ...big, id: 'big' }), row({ ...big, id: 'own', measured_requests: '30000' })]);
+  assert.equal(fewer.status, 'priced', fewer.reason);
+  const w = fewer.request.workload;
+  assert.ok(fewer.fewer_measured.requests >= 2048 && fewer.fewer_measured.requests < 20480, fewer.fewer_measured);
+  assert.equal(fewer.fewer_measured.requests % 2048, 0);
+  assert.deepEqual([w.num_requests, w.warmup_requests], [4096 + fewer.fewer_measured.requests, 4096]);
+  // ... and one wave more than it took is refused by the core (the fewest waves are not given up early).
+  const next = String(fewer.fewer_measured.requests + 2048);
+  const more = priceRows([row({ ...big, id: 'more', measured_requests: next })]);
+  assert.match(String(more[0].reason), /^too_large at workload\.num_requests/);
+  // A row's own measured_requests is its own: the core's refusal stands.
+  assert.equal(own.status, 'unsupported');
+  assert.match(String(own.reason), /^too_large at workload\.num_requests/);
+  assert.equal(own.fewer_measured, undefined);
+});
+
 test('the ledger against its targets: every bar from the ledger\'s own figures, and where the error is', () => {
   const ledger = JSON.parse(readFileSync(new URL('../../docs/validation.json', import.meta.url), 'utf8'));
   const steps = JSON.parse(readFileSync(new URL('../../docs/accuracy.json', import.meta.url), 'utf8'));
