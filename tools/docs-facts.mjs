@@ -241,8 +241,13 @@ export const facts = {
     const names = (/** @type {(r: any) => string} */ f) => [...new Set(priced.map(f))].sort();
     const gpus = names((r) => r.request.gpu), models = names((r) => r.request.model_name);
     const o = v.overall;
+    const bar = (/** @type {string} */ what) => v.targets.bars.find((/** @type {any} */ b) => b.what === what);
+    const ttft = bar('TTFT MAPE over the priced runs'), tpot = bar('TPOT MAPE over the priced runs');
+    const met = ttft.met && tpot.met ? 'both met' : !ttft.met && !tpot.met ? 'neither met'
+      : ttft.met ? 'the TTFT one met, the TPOT one not' : 'the TPOT one met, the TTFT one not';
     return `${int(o.priced)} of ${int(o.runs)} measured vLLM serving runs (${models.length} models on ` +
-      `${list(gpus)}) priced: mean TTFT off by **${o.ttft_mape}%** (MAPE) and mean TPOT by **${o.tpot_mape}%**`;
+      `${list(gpus)}) priced: mean TTFT off by **${o.ttft_mape}%** (MAPE) and mean TPOT by **${o.tpot_mape}%** ` +
+      `(targets ${ttft.bar.replace('<= ', '')} and ${tpot.bar.replace('<= ', '')}: ${met})`;
   },
 
   /** The validation ledger's protocol against its alternatives (docs/validation-alternatives.json). */
