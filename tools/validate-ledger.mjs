@@ -19,10 +19,10 @@ export const BASELINE = 'docs/validation-baseline.json';
 /** Runs `npm test` re-prices and compares exactly with the ledger. */
 export const SPREAD_SIZE = 60;
 
-/** The one protocol every row is priced under (written into the ledger as is). */
 /** The protocol's measured waves (num_requests = warm-up + MEASURED_WAVES x concurrency). */
 export const MEASURED_WAVES = 10;
 
+/** The one protocol every row is priced under (written into the ledger as is). */
 export const PROTOCOL = {
   command: 'stepcalc serve',
   mode: 'measured',
@@ -539,9 +539,9 @@ function fewerWaves(r) {
   for (let waves = MEASURED_WAVES - 1; waves >= 1; waves--) {
     const request = { ...q, workload: { ...w, num_requests: w.warmup_requests + waves * w.concurrency } };
     const [result] = serve([request]);
-    if (result.error && /^too_large$/.test(result.error.code) && result.error.path === 'workload.num_requests')
-      continue;
-    const why = 'more simulation work than one simulation may take (the core\'s too_large)';
+    if (result.error?.code === 'too_large' && result.error.path === 'workload.num_requests') continue;
+    const why = `the protocol's ${MEASURED_WAVES * w.concurrency} measured requests: ` +
+      String(r.reason).replace(/^too_large at workload\.num_requests: /, '').replace(/; use fewer .*$/, '');
     r.request = request;
     delete r.reason;
     settle(r, result);

@@ -420,8 +420,8 @@ function causeOf(r) {
   }
   if (f.preemptions > 0 && !out[0].includes('preemptions')) out.push(`${f.preemptions} KV-cache preemptions`);
   if (r.fewer_measured) {
-    out.push(`${r.fewer_measured.requests} measured requests, not the protocol's ${MEASURED_WAVES * w.concurrency}: ` +
-      `${r.fewer_measured.why} (the first, synchronised wave weighs more)`);
+    out.push(`${r.fewer_measured.requests} measured requests, not the protocol's ${MEASURED_WAVES * w.concurrency} ` +
+      '(more simulation work than one simulation may take; the first, synchronised wave weighs more)');
   }
   if (f.warnings.length) out.push(`warnings: ${f.warnings.join(', ')}`);
   return out.join('; ');
