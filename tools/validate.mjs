@@ -581,9 +581,9 @@ function evidence(alt) {
 
 /**
  * @param {Run[]} runs @param {ReturnType<typeof subsets>} subs @param {Run[]} spread
- * @param {ReturnType<typeof byLoad>} loads
+ * @param {ReturnType<typeof byLoad>} loads @param {ReturnType<typeof targets>} aims the ledger against its targets
  */
-function markdown(runs, subs, spread, loads) {
+function markdown(runs, subs, spread, loads, aims) {
   const all = overall(runs);
   const fit = overall(runs.filter((r) => r.subset.startsWith(FIT_PART)));
   const held = overall(runs.filter((r) => !r.subset.startsWith(FIT_PART)));
@@ -638,7 +638,7 @@ function markdown(runs, subs, spread, loads) {
     '',
     'MAPE and bias in percent of the measured mean; `-`: no run of the subset could be priced.',
     '',
-    ...targetSection(targets(runs, subs)),
+    ...targetSection(aims),
     '## By load (clients x prompt length)',
     '',
     `Every priced run by its clients and its prompt (isl tokens, up to ${SHORT_PROMPT_WORDS} or longer), over ` +
@@ -761,6 +761,7 @@ const withCause = runs.map((r) => {
   return { ...r, cause: causeOf(r), ...(other ? { contradicts: other.id } : {}), ...inFlightField };
 });
 const { models, runs: compact } = compactModels(withCause);
+const aims = targets(runs, subs);
 const ledger = {
   generated_by: 'npm run validate (tools/validate.mjs)',
   data: DATA_NAME,
@@ -768,7 +769,7 @@ const ledger = {
   protocol,
   protocol_alternatives: alternatives(),
   overall: overall(runs),
-  targets: targets(runs, subs),
+  targets: aims,
   spread: spread.map((r) => r.id),
   models,
   subsets: subs,
@@ -778,7 +779,7 @@ const ledger = {
 };
 if (OUT) mkdirSync(OUT, { recursive: true });
 writeFileSync(output(LEDGER), ledgerText(ledger));
-writeFileSync(output('docs/VALIDATION.md'), markdown(runs, subs, spread, loads));
+writeFileSync(output('docs/VALIDATION.md'), markdown(runs, subs, spread, loads, aims));
 writeFileSync(output(SVG), svg(runs.filter((r) => r.status === 'priced')));
 const all = overall(runs);
 if (!OTHER && (process.argv.includes('--baseline') || !existsSync(join(ROOT, BASELINE))))
